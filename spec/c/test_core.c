@@ -1,0 +1,444 @@
+/*
+ * C unit tests of the core, no Lua. Paths are checked against a brute-force
+ * oracle written here from the step-cost formula (Bellman-Ford style
+ * relaxation until nothing changes), not against the engine's own output.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "astar.h"
+
+static int failures, checks;
+
+#define CHECK(cond)                                                                 \
+    do {                                                                            \
+        checks++;                                                                   \
+        if (!(cond)) {                                                              \
+            failures++;                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                           \
+    } while (0)
+
+#define CHECK_NEAR(a, b) CHECK(fabs((a) - (b)) <= 1e-9 * (1.0 + fabs(b)))
+
+/* ------------------------------------------------------------ the oracle */
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 16);
+}
+static double rnd01(void) { return (rnd() & 0xFFFFFF) / (double)0x1000000; }
+
+enum { MAXW = 14, MAXH = 14 };
+
+typedef struct world {
+    int w, h;
+    double cost[MAXH][MAXW];     /* INFINITY = blocked */
+    double layer[MAXH][MAXW];
+    double layer_weight;
+    int use_layer;
+    int claimed[MAXH][MAXW];     /* claim count seen by the querying unit */
+    double claim_penalty;
+    int use_node_cost;           /* node_cost(x, y): table lookup, INFINITY blocks */
+    double node_extra[MAXH][MAXW];
+    int use_edge_cost;
+    astar_diagonal diag;
+} world;
+
+static double edge_extra(int x, int y, int fx, int fy) {
+    unsigned k = (unsigned)(x * 73856093) ^ (unsigned)(y * 19349663) ^ (unsigned)(fx * 83492791) ^
+                 (unsigned)(fy * 2654435761u);
+    k %= 97;
+    if (k < 5) return INFINITY;
+    return (k % 4) * 0.25;
+}
+
+static int walk_ok(const world *w, int x, int y) {
+    if (x < 0 || y < 0 || x >= w->w || y >= w->h) return 0;
+    if (w->cost[y][x] == INFINITY) return 0;
+    if (w->use_node_cost && w->node_extra[y][x] == INFINITY) return 0;
+    return 1;
+}
+
+/* Cost of the step (ax, ay) -> (bx, by), INFINITY when illegal. */
+static double oracle_step(const world *w, int ax, int ay, int bx, int by) {
+    int dx = bx - ax, dy = by - ay;
+    if (abs(dx) > 1 || abs(dy) > 1 || (dx == 0 && dy == 0)) return INFINITY;
+    if (!walk_ok(w, bx, by)) return INFINITY;
+    double len = 1.0;
+    if (dx != 0 && dy != 0) {
+        int s1 = walk_ok(w, ax + dx, ay), s2 = walk_ok(w, ax, ay + dy);
+        if (w->diag == ASTAR_DIAG_NEVER) return INFINITY;
+        if (w->diag == ASTAR_DIAG_NO_CORNER_CUT && !(s1 && s2)) return INFINITY;
+        if (w->diag == ASTAR_DIAG_ONE_WALKABLE && !(s1 || s2)) return INFINITY;
+        len = sqrt(2.0);
+    }
+    double p = 0.0;
+    if (w->use_layer) p += w->layer_weight * w->layer[by][bx];
+    p += w->claim_penalty * w->claimed[by][bx];
+    if (w->use_node_cost) p += w->node_extra[by][bx];
+    if (w->use_edge_cost) {
+        double e = edge_extra(bx, by, ax, ay);
+        if (e == INFINITY) return INFINITY;
+        p += e;
+    }
+    return len * w->cost[by][bx] + (p > 0 ? p : 0.0);
+}
+
+static double oracle_cost(const world *w, int sx, int sy, int gx, int gy) {
+    static double dist[MAXH][MAXW];
+    for (int y = 0; y < w->h; y++)
+        for (int x = 0; x < w->w; x++) dist[y][x] = INFINITY;
+    if (!walk_ok(w, gx, gy)) return INFINITY;
+    dist[sy][sx] = 0.0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int y = 0; y < w->h; y++)
+            for (int x = 0; x < w->w; x++) {
+                if (dist[y][x] == INFINITY) continue;
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        int bx = x + dx, by = y + dy;
+                        double s = oracle_step(w, x, y, bx, by);
+                        if (s == INFINITY) continue;
+                        if (dist[y][x] + s < dist[by][bx] - 1e-12) {
+                            dist[by][bx] = dist[y][x] + s;
+                            changed = 1;
+                        }
+                    }
+            }
+    }
+    return dist[gy][gx];
+}
+
+static int cb_node(void *ud, int32_t x, int32_t y, double *extra) {
+    const world *w = ud;
+    if (w->node_extra[y][x] == INFINITY) return ASTAR_CB_BLOCK;
+    *extra = w->node_extra[y][x];
+    return ASTAR_CB_PASS;
+}
+
+static int cb_edge(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy, double *extra) {
+    (void)ud;
+    *extra = edge_extra(x, y, fx, fy);
+    return ASTAR_CB_PASS; /* INFINITY blocks, like false */
+}
+
+/* --------------------------------------------------------------- tests */
+
+static void test_grid_basics(void) {
+    astar_grid *g = astar_grid_new(5, 4, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    CHECK(g != NULL);
+    CHECK(astar_grid_width(g) == 5 && astar_grid_height(g) == 4);
+    CHECK(astar_grid_get_cost(g, 0, 0) == 1.0);
+    CHECK(isnan(astar_grid_get_cost(g, 5, 0)));
+    CHECK(astar_grid_set_cost(g, 1, 1, 0.0) == ASTAR_EINVAL);
+    CHECK(astar_grid_set_cost(g, 1, 1, -2.0) == ASTAR_EINVAL);
+    CHECK(astar_grid_set_cost(g, 1, 1, NAN) == ASTAR_EINVAL);
+    CHECK(astar_grid_set_cost(g, 1, 1, -INFINITY) == ASTAR_EINVAL);
+    CHECK(astar_grid_set_cost(g, -1, 1, 2.0) == ASTAR_EINVAL);
+    CHECK(astar_grid_get_cost(g, 1, 1) == 1.0);
+    CHECK(astar_grid_set_cost(g, 1, 1, 0.5) == ASTAR_OK);
+    CHECK(astar_grid_min_cost(g) == 0.5);
+    CHECK(astar_grid_set_cost(g, 1, 1, 3.0) == ASTAR_OK);
+    CHECK(astar_grid_min_cost(g) == 1.0); /* the minimum rose: recomputed */
+    CHECK(astar_grid_set_cost(g, 2, 2, INFINITY) == ASTAR_OK);
+    CHECK(astar_grid_get_cost(g, 2, 2) == INFINITY);
+    CHECK(astar_grid_fill(g, 2.0) == ASTAR_OK);
+    CHECK(astar_grid_min_cost(g) == 2.0);
+    CHECK(astar_grid_new(0, 3, ASTAR_DIAG_NEVER, NULL) == NULL);
+    CHECK(astar_grid_new(3, ASTAR_MAX_SIDE + 1, ASTAR_DIAG_NEVER, NULL) == NULL);
+    astar_grid_free(g);
+    astar_grid_free(NULL);
+}
+
+static void test_claims(void) {
+    astar_claims *c = astar_claims_new(4, 1, NULL);
+    int32_t a = astar_claims_unit_new(c), b = astar_claims_unit_new(c);
+    CHECK(a >= 0 && b >= 0 && a != b);
+    int32_t path_a[] = {0, 1, 2, 1, 3}; /* node 1 twice: counts once */
+    CHECK(astar_claims_set(c, a, path_a, 5) == ASTAR_OK);
+    CHECK(astar_claims_count(c, 1, 0) == 1);
+    int32_t path_b[] = {3, 2};
+    CHECK(astar_claims_set(c, b, path_b, 2) == ASTAR_OK);
+    CHECK(astar_claims_count(c, 2, 0) == 2 && astar_claims_count(c, 3, 0) == 2);
+    CHECK(astar_claims_advance(c, a, 2) == ASTAR_OK); /* now at index 2: nodes 2, 1, 3 ahead */
+    CHECK(astar_claims_count(c, 0, 0) == 0 && astar_claims_count(c, 1, 0) == 1);
+    CHECK(astar_claims_advance(c, a, 100) == ASTAR_OK); /* past the end: stays on node 3 */
+    CHECK(astar_claims_count(c, 1, 0) == 0 && astar_claims_count(c, 3, 0) == 2);
+    CHECK(astar_claims_current(c, a) == 3);
+    CHECK(astar_claims_set(c, a, path_a, 0) == ASTAR_EINVAL);
+    int32_t bad[] = {0, 4};
+    CHECK(astar_claims_set(c, a, bad, 2) == ASTAR_EINVAL);
+    CHECK(astar_claims_count(c, 3, 0) == 2); /* the failed set left the old claim */
+    CHECK(astar_claims_release(c, b) == ASTAR_OK);
+    CHECK(astar_claims_count(c, 2, 0) == 0 && astar_claims_count(c, 3, 0) == 1);
+    CHECK(astar_claims_unit_new(c) == b); /* the slot is reused */
+    astar_claims_free(c);
+}
+
+/* Random worlds against the oracle, every option of the cost model. */
+static void test_random_worlds(void) {
+    static world w;
+    int compared = 0, reachable = 0;
+    for (int iter = 0; iter < 1500; iter++) {
+        memset(&w, 0, sizeof w);
+        w.w = 2 + (int)(rnd() % (MAXW - 1));
+        w.h = 2 + (int)(rnd() % (MAXH - 1));
+        w.diag = (astar_diagonal)(rnd() % 4);
+        double density = rnd01() * 0.35;
+        astar_grid *g = astar_grid_new(w.w, w.h, w.diag, NULL);
+        astar_layer *layer = astar_layer_new(w.w, w.h, 0.0, NULL);
+        astar_claims *claims = astar_claims_new(w.w, w.h, NULL);
+        astar_search *s = astar_search_new(w.w, w.h, NULL);
+        w.use_layer = rnd() % 3 == 0;
+        w.layer_weight = w.use_layer ? rnd01() * 2 : 0;
+        w.use_node_cost = rnd() % 4 == 0;
+        w.use_edge_cost = rnd() % 4 == 0;
+        int use_claims = rnd() % 3 == 0;
+        for (int y = 0; y < w.h; y++)
+            for (int x = 0; x < w.w; x++) {
+                double c = rnd01() < density ? INFINITY : 0.5 + rnd01() * 3.5;
+                if (rnd() % 3 == 0 && c != INFINITY) c = 1.0;
+                w.cost[y][x] = c;
+                astar_grid_set_cost(g, x, y, c);
+                w.layer[y][x] = rnd01() * 6 - 3; /* negative values too */
+                astar_layer_set(layer, x, y, w.layer[y][x]);
+                w.node_extra[y][x] = rnd() % 10 == 0 ? INFINITY : rnd01() * 2;
+            }
+        int32_t me = -1;
+        if (use_claims) {
+            w.claim_penalty = rnd01() * 4;
+            for (int u = 0; u < 3; u++) {
+                int32_t slot = astar_claims_unit_new(claims), nodes[6];
+                int n = 1 + (int)(rnd() % 6);
+                for (int i = 0; i < n; i++) nodes[i] = (int32_t)(rnd() % (uint32_t)(w.w * w.h));
+                astar_claims_set(claims, slot, nodes, n);
+                if (u == 0) me = slot; /* the querying unit: its own claim must not count */
+            }
+        }
+        astar_query q;
+        astar_query_init(&q);
+        q.sx = (int32_t)(rnd() % (uint32_t)w.w), q.sy = (int32_t)(rnd() % (uint32_t)w.h);
+        q.gx = (int32_t)(rnd() % (uint32_t)w.w), q.gy = (int32_t)(rnd() % (uint32_t)w.h);
+        astar_layer_ref ref = {layer, w.layer_weight};
+        if (w.use_layer) q.layers = &ref, q.nlayers = 1;
+        if (use_claims) {
+            q.claims = claims;
+            q.claim_penalty = w.claim_penalty;
+            q.unit = me;
+        }
+        if (w.use_node_cost) q.node_cost = cb_node, q.node_cost_ud = &w;
+        if (w.use_edge_cost) q.edge_cost = cb_edge;
+        astar_result res;
+        astar_status st;
+        if (use_claims) {
+            /* The own claim must not count: the query as `me` must equal the query
+             * after `me` released its claim, and both the oracle's answer. */
+            astar_query q2 = q;
+            st = astar_find(s, g, &q, &res);
+            double with_own = res.cost;
+            astar_status st_own = st;
+            astar_claims_release(claims, me);
+            for (int y = 0; y < w.h; y++)
+                for (int x = 0; x < w.w; x++) w.claimed[y][x] = astar_claims_count(claims, x, y);
+            q2.unit = -1;
+            astar_result res2;
+            astar_status st2 = astar_find(s, g, &q2, &res2);
+            CHECK(st2 == st_own);
+            if (st2 == ASTAR_OK && st_own == ASTAR_OK) CHECK_NEAR(res2.cost, with_own);
+            st = st2;
+            res = res2;
+        } else {
+            st = astar_find(s, g, &q, &res);
+        }
+        double want = oracle_cost(&w, q.sx, q.sy, q.gx, q.gy);
+        compared++;
+        if (want == INFINITY) {
+            CHECK(st == ASTAR_UNREACHABLE);
+        } else {
+            reachable++;
+            CHECK(st == ASTAR_OK);
+            if (st == ASTAR_OK) {
+                CHECK_NEAR(res.cost, want);
+                int32_t n = 0;
+                const int32_t *path = astar_search_path(s, &n);
+                CHECK(n == res.length && n >= 1);
+                CHECK(path[0] == q.sy * w.w + q.sx && path[n - 1] == q.gy * w.w + q.gx);
+                double sum = 0.0;
+                for (int32_t i = 1; i < n; i++)
+                    sum += oracle_step(&w, path[i - 1] % w.w, path[i - 1] / w.w, path[i] % w.w,
+                                       path[i] / w.w);
+                CHECK_NEAR(sum, res.cost);
+            }
+        }
+        astar_search_free(s);
+        astar_claims_free(claims);
+        astar_layer_free(layer);
+        astar_grid_free(g);
+    }
+    CHECK(compared == 1500 && reachable > 500);
+}
+
+/* A counting allocator: a warm workspace must not allocate per query. */
+typedef struct counting {
+    long allocs;
+    long fail_at; /* fail the n-th allocation (0: never) */
+    long live;
+} counting;
+
+static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
+    counting *c = ud;
+    (void)old_size;
+    if (new_size == 0) {
+        if (p) c->live--;
+        free(p);
+        return NULL;
+    }
+    c->allocs++;
+    if (c->fail_at && c->allocs == c->fail_at) return NULL;
+    if (!p) c->live++;
+    return realloc(p, new_size);
+}
+
+static void test_allocations(void) {
+    counting cnt = {0, 0, 0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_grid *g = astar_grid_new(64, 64, ASTAR_DIAG_NO_CORNER_CUT, &a);
+    astar_search *s = astar_search_new(64, 64, &a);
+    astar_layer *layer = astar_layer_new(64, 64, 1.0, &a);
+    astar_layer_ref ref = {layer, 1.0};
+    for (int y = 10; y < 60; y++) astar_grid_set_cost(g, 30, y, INFINITY);
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 2, q.sy = 60, q.gx = 60, q.gy = 62;
+    q.layers = &ref;
+    q.nlayers = 1;
+    astar_result res;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+    long warm = cnt.allocs;
+    for (int i = 0; i < 50; i++) {
+        q.gx = 40 + i % 20;
+        CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+    }
+    CHECK(cnt.allocs == warm);
+    astar_layer_free(layer);
+    astar_search_free(s);
+    astar_grid_free(g);
+    CHECK(cnt.live == 0);
+
+    /* Every allocation of a cold query failing in turn: a clean ENOMEM, no leak. */
+    for (long n = 1; n < 20; n++) {
+        counting f = {0, 0, 0};
+        astar_alloc fa = {count_alloc, &f};
+        astar_grid *fg = astar_grid_new(40, 40, ASTAR_DIAG_ALWAYS, &fa);
+        astar_search *fs = astar_search_new(40, 40, &fa);
+        f.fail_at = f.allocs + n;
+        if (fg && fs) {
+            astar_query fq;
+            astar_query_init(&fq);
+            fq.gx = 39, fq.gy = 39;
+            astar_status st = astar_find(fs, fg, &fq, &res);
+            CHECK(st == ASTAR_OK || st == ASTAR_ENOMEM);
+            f.fail_at = 0;
+            CHECK(astar_find(fs, fg, &fq, &res) == ASTAR_OK); /* usable afterwards */
+        }
+        astar_search_free(fs);
+        astar_grid_free(fg);
+        CHECK(f.live == 0);
+    }
+}
+
+/* A callback that longjmps out of the search (as the Lua binding's does). */
+static jmp_buf escape;
+static int escaping_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
+    (void)ud;
+    *extra = 0.0;
+    if (x == 5 && y == 5) longjmp(escape, 1);
+    return ASTAR_CB_PASS;
+}
+
+static int aborting_edge_cost(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy, double *extra) {
+    (void)ud, (void)x, (void)y, (void)fx, (void)fy;
+    *extra = 0.0;
+    return ASTAR_CB_ABORT;
+}
+
+static int negative_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
+    (void)ud, (void)x, (void)y;
+    *extra = -1.0;
+    return ASTAR_CB_PASS;
+}
+
+static void test_interrupted_search(void) {
+    astar_grid *g = astar_grid_new(10, 10, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_search *s = astar_search_new(10, 10, NULL);
+    astar_query q;
+    astar_query_init(&q);
+    q.gx = 9, q.gy = 9;
+    q.node_cost = escaping_node_cost;
+    astar_result res;
+    if (setjmp(escape) == 0) {
+        astar_find(s, g, &q, &res);
+        CHECK(!"the callback should have jumped out");
+    }
+    astar_query plain;
+    astar_query_init(&plain);
+    plain.gx = 9, plain.gy = 9;
+    CHECK(astar_find(s, g, &plain, &res) == ASTAR_OK);
+    CHECK_NEAR(res.cost, 9 * sqrt(2.0));
+    q.node_cost = NULL;
+    q.edge_cost = aborting_edge_cost;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_EABORT);
+    q.edge_cost = NULL;
+    q.node_cost = negative_node_cost;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_EABORT);
+    CHECK(astar_find(s, g, &plain, &res) == ASTAR_OK);
+    astar_search_free(s);
+    astar_grid_free(g);
+}
+
+static void test_bad_queries(void) {
+    astar_grid *g = astar_grid_new(8, 8, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_search *s = astar_search_new(8, 8, NULL);
+    astar_search *other = astar_search_new(9, 8, NULL);
+    astar_query q;
+    astar_result res;
+    astar_query_init(&q);
+    q.gx = 8;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_EINVAL);
+    astar_query_init(&q);
+    q.weight = 0.5;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_EINVAL);
+    astar_query_init(&q);
+    CHECK(astar_find(other, g, &q, &res) == ASTAR_EINVAL);
+    astar_query_init(&q);
+    q.max_expansions = 0;
+    q.gx = 3;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_LIMIT && res.expansions == 0);
+    q.max_expansions = UINT64_MAX;
+    q.max_cost = 2.5;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_LIMIT);
+    q.max_cost = 3.0;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK && res.cost == 3.0);
+    astar_search_free(other);
+    astar_search_free(s);
+    astar_grid_free(g);
+}
+
+int main(void) {
+    test_grid_basics();
+    test_claims();
+    test_random_worlds();
+    test_allocations();
+    test_interrupted_search();
+    test_bad_queries();
+    printf("%d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}

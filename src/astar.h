@@ -1,0 +1,259 @@
+/*
+ * astar.h -- the public C interface of the astar core.
+ *
+ * The core is plain C11 with no Lua anywhere: a C or C++ host can use it on its
+ * own, and the Lua binding (src/lua/) is just one more host.
+ *
+ * Conventions
+ * - Coordinates are 0-based here (x in 0..width-1, y in 0..height-1); node ids
+ *   are y * width + x. (The Lua API is 1-based; the binding converts.)
+ * - Functions that can fail return an astar_status (ASTAR_OK = 0) or NULL.
+ *   Nothing aborts the process; nothing prints.
+ * - Ownership: every object made by astar_*_new is owned by the caller and
+ *   released with the matching astar_*_free (NULL is accepted and ignored).
+ *   All memory goes through the astar_alloc given at creation (NULL: malloc).
+ * - Thread safety: no global mutable state. Objects are not locked: a grid,
+ *   layer or claims object may be read by many searches at once (one
+ *   astar_search workspace per thread) as long as nobody writes to it.
+ * - Callbacks may longjmp out of astar_find (the Lua binding does). The core
+ *   holds no memory that only a local variable owns during a search, so a
+ *   jump leaks nothing; the workspace is simply reused by the next query.
+ */
+#ifndef ASTAR_H
+#define ASTAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ASTAR_VERSION "0.1.0"
+
+typedef enum astar_status {
+    ASTAR_OK = 0,          /* success (also: path found) */
+    ASTAR_UNREACHABLE,     /* the open list ran dry, or the goal is blocked */
+    ASTAR_LIMIT,           /* max_expansions or max_cost cut the search */
+    ASTAR_PARTIAL,         /* not found; the path leads to the closest node */
+    ASTAR_EINVAL,          /* an argument is out of range or malformed */
+    ASTAR_ENOMEM,          /* the allocator failed; nothing was changed */
+    ASTAR_EABORT           /* a callback asked to stop, or returned a bad value */
+} astar_status;
+
+/* Returns a static, human-readable name for a status ("found", "unreachable", ...). */
+const char *astar_status_name(astar_status s);
+
+/*
+ * Allocator hook, shaped like lua_Alloc: fn(ud, ptr, old_size, new_size).
+ * new_size == 0 frees ptr and returns NULL; otherwise it returns the new block
+ * or NULL on failure (ptr untouched). Passing NULL to a constructor uses malloc.
+ */
+typedef void *(*astar_alloc_fn)(void *ud, void *ptr, size_t old_size, size_t new_size);
+typedef struct astar_alloc {
+    astar_alloc_fn fn;
+    void *ud;
+} astar_alloc;
+
+typedef enum astar_diagonal {
+    ASTAR_DIAG_NEVER = 0,        /* 4-connected */
+    ASTAR_DIAG_ALWAYS,           /* 8-connected, corners may be cut */
+    ASTAR_DIAG_ONE_WALKABLE,     /* diagonal if at least one side cell is walkable */
+    ASTAR_DIAG_NO_CORNER_CUT,    /* diagonal only if both side cells are walkable */
+    ASTAR_DIAG_DEFAULT = -1      /* in a query: use the grid's mode */
+} astar_diagonal;
+
+typedef enum astar_heuristic {
+    ASTAR_H_DEFAULT = -1,   /* octile for 8-connected queries, manhattan for 4 */
+    ASTAR_H_OCTILE = 0,
+    ASTAR_H_MANHATTAN,
+    ASTAR_H_EUCLIDEAN,
+    ASTAR_H_CHEBYSHEV,
+    ASTAR_H_ZERO,
+    ASTAR_H_CUSTOM          /* astar_query.heuristic_fn, used as given (not scaled) */
+} astar_heuristic;
+
+/* ------------------------------------------------------------------ grid */
+
+typedef struct astar_grid astar_grid;
+
+/* The largest width or height accepted. */
+#define ASTAR_MAX_SIDE 32768
+
+/*
+ * A width x height grid, every cell walkable at cost 1, with the given default
+ * diagonal mode. Returns NULL if a side is < 1 or > ASTAR_MAX_SIDE, or on OOM.
+ */
+astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagonal,
+                           const astar_alloc *alloc);
+void astar_grid_free(astar_grid *g);
+
+int32_t astar_grid_width(const astar_grid *g);
+int32_t astar_grid_height(const astar_grid *g);
+astar_diagonal astar_grid_diagonal(const astar_grid *g);
+void astar_grid_set_diagonal(astar_grid *g, astar_diagonal d);
+
+/*
+ * Sets a cell's terrain cost: a finite number > 0 makes it walkable with that
+ * multiplier, INFINITY blocks it. ASTAR_EINVAL (and no change) for a cell
+ * outside the grid or a cost that is NaN, <= 0 or -inf.
+ */
+astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cost);
+/* The terrain cost, INFINITY when blocked; NaN for a cell outside the grid. */
+double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y);
+/* Sets every cell; same rule for cost as astar_grid_set_cost. */
+astar_status astar_grid_fill(astar_grid *g, double cost);
+/*
+ * Sets every cell at once from a row-major array of width*height costs
+ * (same rule per cost). Checks all values first: on ASTAR_EINVAL nothing changed.
+ */
+astar_status astar_grid_set_all(astar_grid *g, const double *costs);
+/* The smallest walkable terrain cost (INFINITY if no cell is walkable). */
+double astar_grid_min_cost(astar_grid *g);
+/* Bumped on every terrain change; lets caches know they are stale. */
+uint32_t astar_grid_version(const astar_grid *g);
+
+/* ------------------------------------------------------ influence layers */
+
+/*
+ * A number per cell, read by queries by reference (no copy per query).
+ * Values must be finite; setters reject NaN and infinities with ASTAR_EINVAL.
+ */
+typedef struct astar_layer astar_layer;
+
+astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
+                             const astar_alloc *alloc);
+void astar_layer_free(astar_layer *l);
+int32_t astar_layer_width(const astar_layer *l);
+int32_t astar_layer_height(const astar_layer *l);
+astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v);
+astar_status astar_layer_add(astar_layer *l, int32_t x, int32_t y, double v);
+double astar_layer_get(const astar_layer *l, int32_t x, int32_t y);  /* NaN outside */
+astar_status astar_layer_fill(astar_layer *l, double v);
+
+/* ---------------------------------------------------------------- claims */
+
+/*
+ * Nodes claimed by units along their planned paths. Units are small integer
+ * slots handed out by astar_claims_unit_new; a host maps its own unit keys to
+ * them. Each unit claims a path; only its current node and the ones after it
+ * count, and a node that appears twice in one path counts once for that unit.
+ */
+typedef struct astar_claims astar_claims;
+
+astar_claims *astar_claims_new(int32_t width, int32_t height, const astar_alloc *alloc);
+void astar_claims_free(astar_claims *c);
+int32_t astar_claims_width(const astar_claims *c);
+int32_t astar_claims_height(const astar_claims *c);
+/* A free unit slot (>= 0), or -1 on OOM. The slot holds no claim until set. */
+int32_t astar_claims_unit_new(astar_claims *c);
+/*
+ * Replaces the unit's claim by the path nodes[0..n-1] (node ids, 0-based;
+ * nodes[0] is where the unit stands). The array is copied. ASTAR_EINVAL for a
+ * bad slot, n < 1 or a node outside the grid; ASTAR_ENOMEM on OOM. On error
+ * the previous claim is left as it was.
+ */
+astar_status astar_claims_set(astar_claims *c, int32_t unit, const int32_t *nodes, int32_t n);
+/* Moves the unit `steps` (>= 0) nodes along its claim, releasing what it left. */
+astar_status astar_claims_advance(astar_claims *c, int32_t unit, int32_t steps);
+/* Drops the unit's claim and frees its slot for reuse. */
+astar_status astar_claims_release(astar_claims *c, int32_t unit);
+/* How many units claim the node now (0 outside the grid). */
+int32_t astar_claims_count(const astar_claims *c, int32_t x, int32_t y);
+/* The unit's current node id, or -1 if it has no claim. */
+int32_t astar_claims_current(const astar_claims *c, int32_t unit);
+
+/* ----------------------------------------------------------------- query */
+
+/* What a cost callback returns. */
+enum {
+    ASTAR_CB_PASS = 0,     /* *extra holds a cost >= 0 to add (INFINITY = block) */
+    ASTAR_CB_BLOCK = 1,    /* the node (or step) is blocked for this query */
+    ASTAR_CB_ABORT = -1    /* stop the search: astar_find returns ASTAR_EABORT */
+};
+
+/* Extra cost of entering node (x, y); called at most once per node per query. */
+typedef int (*astar_node_cost_fn)(void *ud, int32_t x, int32_t y, double *extra);
+/* Extra cost of the step (fx, fy) -> (x, y); called per step considered. */
+typedef int (*astar_edge_cost_fn)(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy,
+                                  double *extra);
+/* A custom heuristic: a finite estimate >= 0 (a bad value aborts the search). */
+typedef double (*astar_heuristic_fn)(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy);
+
+typedef struct astar_layer_ref {
+    const astar_layer *layer;
+    double weight;
+} astar_layer_ref;
+
+#define ASTAR_MAX_LAYERS 32
+
+/*
+ * One query. Fill it with astar_query_init, then set what you need.
+ *
+ * The step cost from a to an adjacent b is
+ *     L * cost(b) + max(0, P(b) + X(a, b))
+ * L = 1 or sqrt(2); P = sum of layer values * weights + claim penalty;
+ * X = node_cost(b) + edge_cost(a, b).
+ */
+typedef struct astar_query {
+    int32_t sx, sy, gx, gy;
+    astar_diagonal diagonal;          /* ASTAR_DIAG_DEFAULT: the grid's */
+    astar_heuristic heuristic;        /* ASTAR_H_DEFAULT */
+    astar_heuristic_fn heuristic_fn;  /* with ASTAR_H_CUSTOM */
+    void *heuristic_ud;
+    double weight;                    /* >= 1; 1 = optimal */
+    const astar_layer_ref *layers;    /* nlayers entries, same size as the grid */
+    int nlayers;                      /* 0..ASTAR_MAX_LAYERS */
+    const astar_claims *claims;       /* NULL: no claim penalties */
+    int32_t unit;                     /* the querying unit's slot, -1 for none */
+    double claim_penalty;             /* >= 0, added per other claiming unit */
+    int32_t claim_radius;             /* -1: every unit; r >= 0: Chebyshev radius */
+    astar_node_cost_fn node_cost;
+    void *node_cost_ud;
+    astar_edge_cost_fn edge_cost;
+    void *edge_cost_ud;
+    uint64_t max_expansions;          /* UINT64_MAX: no limit (0 expands nothing) */
+    double max_cost;                  /* INFINITY: no limit */
+    int partial;                      /* nonzero: return a partial path when not found */
+} astar_query;
+
+void astar_query_init(astar_query *q);
+
+typedef struct astar_result {
+    astar_status status;     /* ASTAR_OK, _UNREACHABLE, _LIMIT, _PARTIAL or an error */
+    astar_status reason;     /* with ASTAR_PARTIAL: _UNREACHABLE or _LIMIT */
+    double cost;             /* path cost (found or partial) */
+    uint64_t expansions;     /* nodes taken off the open list */
+    int32_t length;          /* nodes in the path (0 when none) */
+} astar_result;
+
+/* ---------------------------------------------------------------- search */
+
+/*
+ * A search workspace: node records, open list and the last path. Reused by
+ * every query on grids of its size, so a warm workspace allocates nothing per
+ * query (it grows only when a query needs more open-list or path room than
+ * any before). Not shareable between threads: one per thread.
+ */
+typedef struct astar_search astar_search;
+
+astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc);
+void astar_search_free(astar_search *s);
+
+/*
+ * Runs one query. Returns res->status. Errors: ASTAR_EINVAL for a bad query
+ * (coordinates outside, sizes that differ from the grid, weight < 1, ...),
+ * ASTAR_ENOMEM, ASTAR_EABORT (a callback aborted or returned NaN / < 0).
+ * On found or partial, the path is available from astar_search_path until the
+ * next query on this workspace.
+ */
+astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
+                        astar_result *res);
+
+/* The last path as node ids, start first; *length gets its size. Owned by s. */
+const int32_t *astar_search_path(const astar_search *s, int32_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,155 @@
+/* Grid topology: terrain costs with a blocked border, and allocation helpers. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *default_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
+    (void)ud;
+    (void)old_size;
+    if (new_size == 0) {
+        free(p);
+        return NULL;
+    }
+    return realloc(p, new_size);
+}
+
+void *astar_mem(const astar_alloc *a, void *p, size_t old_size, size_t new_size) {
+    if (new_size == 0 && p == NULL) return NULL;
+    return a->fn(a->ud, p, old_size, new_size);
+}
+
+size_t astar_array_size(size_t n, size_t size) {
+    if (size != 0 && n > SIZE_MAX / size) return 0;
+    return n * size;
+}
+
+bool astar_size_ok(int32_t width, int32_t height) {
+    return width >= 1 && height >= 1 && width <= ASTAR_MAX_SIDE && height <= ASTAR_MAX_SIDE;
+}
+
+astar_alloc astar_pick_alloc(const astar_alloc *alloc) {
+    astar_alloc a = {default_alloc, NULL};
+    if (alloc && alloc->fn) a = *alloc;
+    return a;
+}
+
+const char *astar_status_name(astar_status s) {
+    switch (s) {
+    case ASTAR_OK: return "found";
+    case ASTAR_UNREACHABLE: return "unreachable";
+    case ASTAR_LIMIT: return "limit";
+    case ASTAR_PARTIAL: return "partial";
+    case ASTAR_EINVAL: return "invalid argument";
+    case ASTAR_ENOMEM: return "not enough memory";
+    case ASTAR_EABORT: return "aborted by a callback";
+    }
+    return "unknown status";
+}
+
+static bool valid_cost(double c) {
+    return c > 0 && !isnan(c); /* +inf (blocked) passes, -inf and NaN do not */
+}
+
+astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagonal,
+                           const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    if (diagonal < ASTAR_DIAG_NEVER || diagonal > ASTAR_DIAG_NO_CORNER_CUT) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_grid *g = astar_mem(&a, NULL, 0, sizeof *g);
+    if (!g) return NULL;
+    memset(g, 0, sizeof *g);
+    g->alloc = a;
+    g->width = width;
+    g->height = height;
+    g->stride = width + 2;
+    g->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    g->diagonal = diagonal;
+    size_t bytes = astar_array_size(g->cells, sizeof(double));
+    g->cost = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
+    if (!g->cost) {
+        astar_mem(&a, g, sizeof *g, 0);
+        return NULL;
+    }
+    for (size_t i = 0; i < g->cells; i++) g->cost[i] = INFINITY;
+    astar_grid_fill(g, 1.0);
+    return g;
+}
+
+void astar_grid_free(astar_grid *g) {
+    if (!g) return;
+    astar_alloc a = g->alloc;
+    astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
+    astar_mem(&a, g, sizeof *g, 0);
+}
+
+int32_t astar_grid_width(const astar_grid *g) { return g->width; }
+int32_t astar_grid_height(const astar_grid *g) { return g->height; }
+astar_diagonal astar_grid_diagonal(const astar_grid *g) { return g->diagonal; }
+
+void astar_grid_set_diagonal(astar_grid *g, astar_diagonal d) {
+    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_NO_CORNER_CUT) g->diagonal = d;
+}
+
+static bool inside(const astar_grid *g, int32_t x, int32_t y) {
+    return x >= 0 && y >= 0 && x < g->width && y < g->height;
+}
+
+astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cost) {
+    if (!inside(g, x, y) || !valid_cost(cost)) return ASTAR_EINVAL;
+    double *cell = &g->cost[astar_cell(g->stride, x, y)];
+    double old = *cell;
+    if (old == cost) return ASTAR_OK;
+    *cell = cost;
+    g->version++;
+    if (!g->min_dirty) {
+        if (cost < g->min_cost)
+            g->min_cost = cost;
+        else if (old == g->min_cost)
+            g->min_dirty = true; /* the minimum may have risen: recompute when asked */
+    }
+    return ASTAR_OK;
+}
+
+double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y) {
+    if (!inside(g, x, y)) return NAN;
+    return g->cost[astar_cell(g->stride, x, y)];
+}
+
+astar_status astar_grid_fill(astar_grid *g, double cost) {
+    if (!valid_cost(cost)) return ASTAR_EINVAL;
+    for (int32_t y = 0; y < g->height; y++) {
+        double *row = &g->cost[astar_cell(g->stride, 0, y)];
+        for (int32_t x = 0; x < g->width; x++) row[x] = cost;
+    }
+    g->min_cost = cost;
+    g->min_dirty = false;
+    g->version++;
+    return ASTAR_OK;
+}
+
+astar_status astar_grid_set_all(astar_grid *g, const double *costs) {
+    size_t n = (size_t)g->width * (size_t)g->height;
+    for (size_t i = 0; i < n; i++)
+        if (!valid_cost(costs[i])) return ASTAR_EINVAL;
+    for (int32_t y = 0; y < g->height; y++) {
+        double *row = &g->cost[astar_cell(g->stride, 0, y)];
+        memcpy(row, costs + (size_t)y * (size_t)g->width, (size_t)g->width * sizeof(double));
+    }
+    g->min_dirty = true;
+    g->version++;
+    return ASTAR_OK;
+}
+
+double astar_grid_min_cost(astar_grid *g) {
+    if (g->min_dirty) {
+        double m = INFINITY;
+        for (size_t i = 0; i < g->cells; i++)
+            if (g->cost[i] < m) m = g->cost[i];
+        g->min_cost = m;
+        g->min_dirty = false;
+    }
+    return g->min_cost;
+}
+
+uint32_t astar_grid_version(const astar_grid *g) { return g->version; }

@@ -1,0 +1,227 @@
+/* Data the cost model reads: influence layers and claims. */
+#include "internal.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- layers */
+
+astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
+                             const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height) || !isfinite(initial)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_layer *l = astar_mem(&a, NULL, 0, sizeof *l);
+    if (!l) return NULL;
+    memset(l, 0, sizeof *l);
+    l->alloc = a;
+    l->width = width;
+    l->height = height;
+    l->stride = width + 2;
+    l->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    size_t bytes = astar_array_size(l->cells, sizeof(double));
+    l->value = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
+    if (!l->value) {
+        astar_mem(&a, l, sizeof *l, 0);
+        return NULL;
+    }
+    for (size_t i = 0; i < l->cells; i++) l->value[i] = 0.0;
+    astar_layer_fill(l, initial);
+    return l;
+}
+
+void astar_layer_free(astar_layer *l) {
+    if (!l) return;
+    astar_alloc a = l->alloc;
+    astar_mem(&a, l->value, l->cells * sizeof(double), 0);
+    astar_mem(&a, l, sizeof *l, 0);
+}
+
+int32_t astar_layer_width(const astar_layer *l) { return l->width; }
+int32_t astar_layer_height(const astar_layer *l) { return l->height; }
+
+static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
+    return x >= 0 && y >= 0 && x < l->width && y < l->height;
+}
+
+astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
+    if (!layer_inside(l, x, y) || !isfinite(v)) return ASTAR_EINVAL;
+    l->value[astar_cell(l->stride, x, y)] = v;
+    return ASTAR_OK;
+}
+
+astar_status astar_layer_add(astar_layer *l, int32_t x, int32_t y, double v) {
+    if (!layer_inside(l, x, y) || !isfinite(v)) return ASTAR_EINVAL;
+    double *cell = &l->value[astar_cell(l->stride, x, y)];
+    if (!isfinite(*cell + v)) return ASTAR_EINVAL;
+    *cell += v;
+    return ASTAR_OK;
+}
+
+double astar_layer_get(const astar_layer *l, int32_t x, int32_t y) {
+    if (!layer_inside(l, x, y)) return NAN;
+    return l->value[astar_cell(l->stride, x, y)];
+}
+
+astar_status astar_layer_fill(astar_layer *l, double v) {
+    if (!isfinite(v)) return ASTAR_EINVAL;
+    for (int32_t y = 0; y < l->height; y++) {
+        double *row = &l->value[astar_cell(l->stride, 0, y)];
+        for (int32_t x = 0; x < l->width; x++) row[x] = v;
+    }
+    return ASTAR_OK;
+}
+
+/* ---------------------------------------------------------------- claims */
+
+astar_claims *astar_claims_new(int32_t width, int32_t height, const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_claims *c = astar_mem(&a, NULL, 0, sizeof *c);
+    if (!c) return NULL;
+    memset(c, 0, sizeof *c);
+    c->alloc = a;
+    c->width = width;
+    c->height = height;
+    c->stride = width + 2;
+    c->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    size_t count_bytes = astar_array_size(c->cells, sizeof(int32_t));
+    size_t mark_bytes = astar_array_size(c->cells, sizeof(uint32_t));
+    c->count = count_bytes ? astar_mem(&a, NULL, 0, count_bytes) : NULL;
+    c->mark = mark_bytes ? astar_mem(&a, NULL, 0, mark_bytes) : NULL;
+    if (!c->count || !c->mark) {
+        astar_claims_free(c);
+        return NULL;
+    }
+    memset(c->count, 0, count_bytes);
+    memset(c->mark, 0, mark_bytes);
+    return c;
+}
+
+static void free_unit_buffers(astar_claims *c, astar_unit_claim *u) {
+    astar_mem(&c->alloc, u->cells, (size_t)u->cap * sizeof(int32_t), 0);
+    astar_mem(&c->alloc, u->last, (size_t)u->cap, 0);
+    u->cells = NULL;
+    u->last = NULL;
+    u->cap = 0;
+}
+
+void astar_claims_free(astar_claims *c) {
+    if (!c) return;
+    for (int32_t i = 0; i < c->nunits; i++) free_unit_buffers(c, &c->units[i]);
+    astar_alloc a = c->alloc;
+    astar_mem(&a, c->units, (size_t)c->cap_units * sizeof *c->units, 0);
+    if (c->count) astar_mem(&a, c->count, c->cells * sizeof(int32_t), 0);
+    if (c->mark) astar_mem(&a, c->mark, c->cells * sizeof(uint32_t), 0);
+    astar_mem(&a, c, sizeof *c, 0);
+}
+
+int32_t astar_claims_width(const astar_claims *c) { return c->width; }
+int32_t astar_claims_height(const astar_claims *c) { return c->height; }
+
+int32_t astar_claims_unit_new(astar_claims *c) {
+    for (int32_t i = 0; i < c->nunits; i++)
+        if (c->units[i].pos == ASTAR_UNIT_FREE) {
+            c->units[i].pos = ASTAR_UNIT_IDLE;
+            return i;
+        }
+    if (c->nunits == c->cap_units) {
+        if (c->cap_units >= INT32_MAX / 2) return -1;
+        int32_t cap = c->cap_units ? c->cap_units * 2 : 8;
+        size_t bytes = astar_array_size((size_t)cap, sizeof *c->units);
+        astar_unit_claim *units = bytes ? astar_mem(&c->alloc, c->units,
+                                                    (size_t)c->cap_units * sizeof *c->units, bytes)
+                                        : NULL;
+        if (!units) return -1;
+        c->units = units;
+        c->cap_units = cap;
+    }
+    astar_unit_claim *u = &c->units[c->nunits];
+    memset(u, 0, sizeof *u);
+    u->pos = ASTAR_UNIT_IDLE;
+    return c->nunits++;
+}
+
+static astar_unit_claim *unit_slot(const astar_claims *c, int32_t unit) {
+    if (unit < 0 || unit >= c->nunits || c->units[unit].pos == ASTAR_UNIT_FREE) return NULL;
+    return &c->units[unit];
+}
+
+/* Adds delta to the count of every distinct node in u's claim from index `from` to `to`-1. */
+static void count_range(astar_claims *c, const astar_unit_claim *u, int32_t from, int32_t to,
+                        int32_t delta) {
+    for (int32_t i = from; i < to; i++)
+        if (u->last[i]) c->count[u->cells[i]] += delta;
+}
+
+static void drop_claim(astar_claims *c, astar_unit_claim *u) {
+    if (u->pos >= 0) count_range(c, u, u->pos, u->n, -1);
+    u->pos = ASTAR_UNIT_IDLE;
+    u->n = 0;
+}
+
+astar_status astar_claims_set(astar_claims *c, int32_t unit, const int32_t *nodes, int32_t n) {
+    astar_unit_claim *u = unit_slot(c, unit);
+    if (!u || n < 1 || !nodes) return ASTAR_EINVAL;
+    int64_t size = (int64_t)c->width * c->height;
+    for (int32_t i = 0; i < n; i++)
+        if (nodes[i] < 0 || nodes[i] >= size) return ASTAR_EINVAL;
+    if (n > u->cap) {
+        int32_t *cells = astar_mem(&c->alloc, NULL, 0, astar_array_size((size_t)n, sizeof(int32_t)));
+        uint8_t *last = cells ? astar_mem(&c->alloc, NULL, 0, (size_t)n) : NULL;
+        if (!last) {
+            if (cells) astar_mem(&c->alloc, cells, (size_t)n * sizeof(int32_t), 0);
+            return ASTAR_ENOMEM;
+        }
+        free_unit_buffers(c, u);
+        u->cells = cells;
+        u->last = last;
+        u->cap = n;
+    }
+    drop_claim(c, u);
+    for (int32_t i = 0; i < n; i++)
+        u->cells[i] = astar_cell(c->stride, nodes[i] % c->width, nodes[i] / c->width);
+    if (++c->mark_gen == 0) { /* wrapped: old stamps could collide */
+        memset(c->mark, 0, c->cells * sizeof(uint32_t));
+        c->mark_gen = 1;
+    }
+    for (int32_t i = n - 1; i >= 0; i--) {
+        uint32_t *m = &c->mark[u->cells[i]];
+        u->last[i] = *m != c->mark_gen;
+        *m = c->mark_gen;
+    }
+    u->n = n;
+    u->pos = 0;
+    count_range(c, u, 0, n, +1);
+    return ASTAR_OK;
+}
+
+astar_status astar_claims_advance(astar_claims *c, int32_t unit, int32_t steps) {
+    astar_unit_claim *u = unit_slot(c, unit);
+    if (!u || steps < 0) return ASTAR_EINVAL;
+    if (u->pos < 0) return ASTAR_OK; /* nothing claimed: nothing to move along */
+    int64_t target = (int64_t)u->pos + steps;
+    int32_t to = target > u->n - 1 ? u->n - 1 : (int32_t)target;
+    /* A node's last occurrence before `to` means it is no longer ahead of the unit. */
+    count_range(c, u, u->pos, to, -1);
+    u->pos = to;
+    return ASTAR_OK;
+}
+
+astar_status astar_claims_release(astar_claims *c, int32_t unit) {
+    astar_unit_claim *u = unit_slot(c, unit);
+    if (!u) return ASTAR_EINVAL;
+    drop_claim(c, u);
+    u->pos = ASTAR_UNIT_FREE;
+    return ASTAR_OK;
+}
+
+int32_t astar_claims_count(const astar_claims *c, int32_t x, int32_t y) {
+    if (x < 0 || y < 0 || x >= c->width || y >= c->height) return 0;
+    return c->count[astar_cell(c->stride, x, y)];
+}
+
+int32_t astar_claims_current(const astar_claims *c, int32_t unit) {
+    const astar_unit_claim *u = unit_slot(c, unit);
+    if (!u || u->pos < 0) return -1;
+    int32_t cell = u->cells[u->pos];
+    return (cell / c->stride - 1) * c->width + (cell % c->stride - 1);
+}

@@ -1,0 +1,1063 @@
+/*
+ * astar.core -- the Lua binding of the C core: userdata, argument checks and
+ * callback trampolines. Convenience belongs in lua/astar/init.lua.
+ *
+ * Memory: core objects allocate through the interpreter's allocator and are
+ * owned by userdata whose __gc frees them, so an error (a longjmp) at any point
+ * leaks nothing. A query runs inside lua_pcall: an error raised by a script
+ * callback unwinds the core, the binding releases the workspace and the
+ * "in use" marks, and re-raises the same error value.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "astar.h"
+#include "compat.h"
+
+#if defined(__GNUC__)
+#define ASTAR_EXPORT __attribute__((visibility("default")))
+#else
+#define ASTAR_EXPORT
+#endif
+
+#define GRID_MT "astar.Grid"
+#define LAYER_MT "astar.Influence"
+#define CLAIMS_MT "astar.Claims"
+
+/* Every userdata starts with this, so one __index serves width/height for all. */
+typedef struct lobject {
+    int32_t width, height;
+    int readers; /* queries running now that read this object */
+} lobject;
+
+typedef struct workspace {
+    astar_search *search;
+    bool busy;
+    struct workspace *next;
+} workspace;
+
+typedef struct lgrid {
+    lobject base;
+    astar_grid *grid;
+    workspace *pool; /* one per query running at once (reentrant finds) */
+} lgrid;
+
+typedef struct llayer {
+    lobject base;
+    astar_layer *layer;
+} llayer;
+
+typedef struct lclaims {
+    lobject base;
+    astar_claims *claims; /* uservalue: { [unit key] = slot } */
+} lclaims;
+
+/* ------------------------------------------------------------ helpers */
+
+static astar_alloc lua_allocator(lua_State *L) {
+    astar_alloc a;
+    a.fn = lua_getallocf(L, &a.ud);
+    return a;
+}
+
+/* Pushes a number as Lua prints it, but integers without a ".0" on every version. */
+static const char *num_str(lua_State *L, lua_Number n) {
+    if (n == floor(n) && fabs(n) <= 2147483647.0) return lua_pushfstring(L, "%d", (int)n);
+    return lua_pushfstring(L, "%f", n);
+}
+
+static const char *value_str(lua_State *L, int idx) {
+    if (lua_type(L, idx) == LUA_TNUMBER) return num_str(L, lua_tonumber(L, idx));
+    if (lua_type(L, idx) == LUA_TSTRING) return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
+    return luaL_typename(L, idx);
+}
+
+static int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const char *msg = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return luaL_argerror(L, arg, msg);
+}
+
+static int type_error(lua_State *L, int arg, const char *expected) {
+    return arg_error_fmt(L, arg, "%s expected, got %s", expected, luaL_typename(L, arg));
+}
+
+/* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi. */
+static lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo,
+                                 lua_Integer hi) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "integer");
+    lua_Number n = lua_tonumber(L, arg);
+    if (n != floor(n) || n != n)
+        arg_error_fmt(L, arg, "%s must be an integer, got %s", what, value_str(L, arg));
+    if (n < (lua_Number)lo || n > (lua_Number)hi)
+        arg_error_fmt(L, arg, "%s out of range %s..%s, got %s", what, num_str(L, (lua_Number)lo),
+                      num_str(L, (lua_Number)hi), value_str(L, arg));
+    return (lua_Integer)n;
+}
+
+/* A 1-based coordinate of the Lua API, returned 0-based. */
+static int32_t check_coord(lua_State *L, int arg, const char *what, int32_t size) {
+    return (int32_t)check_integer(L, arg, what, 1, size) - 1;
+}
+
+static bool is_callable(lua_State *L, int idx) {
+    if (lua_type(L, idx) == LUA_TFUNCTION) return true;
+    if (!luaL_getmetafield(L, idx, "__call")) return false;
+    lua_pop(L, 1);
+    return true;
+}
+
+static void *check_object(lua_State *L, int arg, const char *mt, const char *name) {
+    void *p = luaL_testudata(L, arg, mt);
+    if (!p) type_error(L, arg, name);
+    return p;
+}
+
+static lgrid *check_grid(lua_State *L, int arg) {
+    lgrid *g = check_object(L, arg, GRID_MT, GRID_MT);
+    if (!g->grid) luaL_error(L, "attempt to use a freed astar.Grid");
+    return g;
+}
+
+static llayer *check_layer(lua_State *L, int arg) {
+    llayer *l = check_object(L, arg, LAYER_MT, LAYER_MT);
+    if (!l->layer) luaL_error(L, "attempt to use a freed astar.Influence");
+    return l;
+}
+
+static lclaims *check_claims(lua_State *L, int arg) {
+    lclaims *c = check_object(L, arg, CLAIMS_MT, CLAIMS_MT);
+    if (!c->claims) luaL_error(L, "attempt to use a freed astar.Claims");
+    return c;
+}
+
+/* Writers call this: a callback may not change what its own query reads. */
+static void check_writable(lua_State *L, const lobject *o, const char *what) {
+    if (o->readers > 0)
+        luaL_error(L, "%s is in use by a running query (a callback cannot change what its query reads)",
+                   what);
+}
+
+static int no_memory(lua_State *L) { return luaL_error(L, "not enough memory"); }
+
+/* Terrain cost of a Lua value: number > 0 (math.huge blocks) or false (blocks). */
+static double check_cost(lua_State *L, int arg) {
+    if (lua_type(L, arg) == LUA_TBOOLEAN && !lua_toboolean(L, arg)) return INFINITY;
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number or false");
+    lua_Number c = lua_tonumber(L, arg);
+    if (!(c > 0))
+        arg_error_fmt(L, arg, "cost must be a number > 0, false or math.huge, got %s",
+                      value_str(L, arg));
+    return c;
+}
+
+static void push_cost(lua_State *L, double c) {
+    if (c == INFINITY)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushnumber(L, c);
+}
+
+static const char *const DIAGONAL_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", NULL};
+
+static astar_diagonal check_diagonal(lua_State *L, int arg, int value_idx) {
+    const char *s = lua_type(L, value_idx) == LUA_TSTRING ? lua_tostring(L, value_idx) : NULL;
+    for (int i = 0; s && DIAGONAL_NAMES[i]; i++)
+        if (strcmp(s, DIAGONAL_NAMES[i]) == 0) return (astar_diagonal)i;
+    arg_error_fmt(L, arg,
+                  "option 'diagonal' must be \"never\", \"always\", \"one_walkable\" or "
+                  "\"no_corner_cut\", got %s",
+                  value_str(L, value_idx));
+    return ASTAR_DIAG_NO_CORNER_CUT;
+}
+
+/* Fails with "unknown option 'k'" for a key outside names. Leaves the stack as it was. */
+static void check_option_keys(lua_State *L, int arg, const char *const names[]) {
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        lua_pop(L, 1);
+        bool known = false;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *k = lua_tostring(L, -1);
+            for (int i = 0; names[i] && !known; i++) known = strcmp(k, names[i]) == 0;
+        }
+        if (!known) {
+            const char *v = value_str(L, -1);
+            arg_error_fmt(L, arg, "unknown option %s", v);
+        }
+    }
+}
+
+/* Reads option `name` of the table at arg onto the stack top; returns whether it is non-nil. */
+static bool get_option(lua_State *L, int arg, const char *name) {
+    lua_getfield(L, arg, name);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    return true;
+}
+
+static lua_Number option_number(lua_State *L, int arg, const char *name, lua_Number lo,
+                                const char *rule) {
+    lua_Number n = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(n >= lo))
+        arg_error_fmt(L, arg, "option '%s' must be %s, got %s", name, rule, value_str(L, -1));
+    return n;
+}
+
+/* __index for every type: methods first, then the read-only fields width/height. */
+static int object_index(lua_State *L) {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    const char *k = lua_tostring(L, 2);
+    const lobject *o = lua_touserdata(L, 1);
+    if (k && o && lua_type(L, 2) == LUA_TSTRING) {
+        if (strcmp(k, "width") == 0) return lua_pushinteger(L, o->width), 1;
+        if (strcmp(k, "height") == 0) return lua_pushinteger(L, o->height), 1;
+    }
+    return 0;
+}
+
+static int object_newindex(lua_State *L) {
+    const char *key = luaL_tolstring(L, 2, NULL);
+    return luaL_error(L, "cannot set field '%s' of %s: its fields are read-only", key,
+                      luaL_tolstring(L, 1, NULL));
+}
+
+static int object_size(lua_State *L) {
+    const lobject *o = luaL_testudata(L, 1, GRID_MT);
+    if (!o) o = luaL_testudata(L, 1, LAYER_MT);
+    if (!o) o = luaL_testudata(L, 1, CLAIMS_MT);
+    if (!o) return type_error(L, 1, "astar object");
+    lua_pushinteger(L, o->width);
+    lua_pushinteger(L, o->height);
+    return 2;
+}
+
+/* Makes the metatable `name` with methods in __index and `gc` as __gc (and __close). */
+static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
+                      lua_CFunction tostring) {
+    luaL_newmetatable(L, name);
+    lua_newtable(L);
+    astar_setfuncs(L, methods);
+    lua_pushcfunction(L, object_size);
+    lua_setfield(L, -2, "size");
+    lua_pushcclosure(L, object_index, 1);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, object_newindex);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__gc");
+#if LUA_VERSION_NUM >= 504
+    lua_pushcfunction(L, gc);
+    lua_setfield(L, -2, "__close");
+#endif
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+}
+
+/* A zeroed userdata of `size` with its metatable (and so its __gc) set before any init. */
+static void *new_object(lua_State *L, size_t size, const char *mt) {
+    void *p = astar_newuserdata(L, size);
+    memset(p, 0, size);
+    luaL_setmetatable(L, mt);
+    return p;
+}
+
+static void check_size_args(lua_State *L, int32_t *w, int32_t *h) {
+    *w = (int32_t)check_integer(L, 1, "width", 1, ASTAR_MAX_SIDE);
+    *h = (int32_t)check_integer(L, 2, "height", 1, ASTAR_MAX_SIDE);
+}
+
+/* --------------------------------------------------------------- grid */
+
+static int grid_gc(lua_State *L) {
+    lgrid *g = luaL_checkudata(L, 1, GRID_MT);
+    astar_alloc a = lua_allocator(L);
+    while (g->pool) {
+        workspace *w = g->pool;
+        g->pool = w->next;
+        astar_search_free(w->search);
+        a.fn(a.ud, w, sizeof *w, 0);
+    }
+    astar_grid_free(g->grid);
+    g->grid = NULL;
+    return 0;
+}
+
+static int grid_tostring(lua_State *L) {
+    lgrid *g = luaL_checkudata(L, 1, GRID_MT);
+    lua_pushfstring(L, "astar.Grid(%dx%d)%s", (int)g->base.width, (int)g->base.height,
+                    g->grid ? "" : " (freed)");
+    return 1;
+}
+
+static const char *const GRID_OPTIONS[] = {"diagonal", "cost", NULL};
+
+static int l_grid(lua_State *L) {
+    int32_t w, h;
+    check_size_args(L, &w, &h);
+    astar_diagonal diag = ASTAR_DIAG_NO_CORNER_CUT;
+    double cost = 1.0;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        check_option_keys(L, 3, GRID_OPTIONS);
+        if (get_option(L, 3, "diagonal")) diag = check_diagonal(L, 3, lua_gettop(L));
+        if (get_option(L, 3, "cost")) {
+            if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))
+                cost = INFINITY;
+            else
+                cost = option_number(L, 3, "cost", 0, "a number > 0 or false");
+            if (!(cost > 0))
+                arg_error_fmt(L, 3, "option 'cost' must be a number > 0 or false, got %s",
+                              value_str(L, -1));
+        }
+    }
+    lgrid *g = new_object(L, sizeof *g, GRID_MT);
+    astar_alloc a = lua_allocator(L);
+    g->grid = astar_grid_new(w, h, diag, &a);
+    if (!g->grid) return no_memory(L);
+    if (cost != 1.0) astar_grid_fill(g->grid, cost);
+    g->base.width = w;
+    g->base.height = h;
+    return 1;
+}
+
+static int grid_set_cost(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    double c = check_cost(L, 4);
+    check_writable(L, &g->base, "grid");
+    astar_grid_set_cost(g->grid, x, y, c);
+    return 0;
+}
+
+static int grid_get_cost(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    push_cost(L, astar_grid_get_cost(g->grid, x, y));
+    return 1;
+}
+
+static int grid_set_blocked(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    if (lua_type(L, 4) != LUA_TBOOLEAN) type_error(L, 4, "boolean");
+    check_writable(L, &g->base, "grid");
+    double old = astar_grid_get_cost(g->grid, x, y);
+    if (lua_toboolean(L, 4))
+        astar_grid_set_cost(g->grid, x, y, INFINITY);
+    else if (old == INFINITY)
+        astar_grid_set_cost(g->grid, x, y, 1.0);
+    return 0;
+}
+
+static int grid_is_walkable(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    lua_pushboolean(L, astar_grid_get_cost(g->grid, x, y) != INFINITY);
+    return 1;
+}
+
+static int grid_fill(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    double c = check_cost(L, 2);
+    check_writable(L, &g->base, "grid");
+    astar_grid_fill(g->grid, c);
+    return 0;
+}
+
+/* grid:load(rows [, legend]): every row checked before any cell changes. */
+static int grid_load(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t w = g->base.width, h = g->base.height;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    double legend[256];
+    bool known[256] = {false};
+    if (lua_isnoneornil(L, 3)) {
+        legend['.'] = 1.0;
+        known['.'] = true;
+        legend['#'] = INFINITY;
+        known['#'] = true;
+    } else {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 3)) {
+            size_t len = 0;
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+            if (!k || len != 1)
+                arg_error_fmt(L, 3, "legend keys must be one-character strings, got %s",
+                              value_str(L, -2));
+            double c = INFINITY;
+            if (!(lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
+                c = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : NAN;
+                if (!(c > 0))
+                    arg_error_fmt(L, 3, "legend['%s'] must be a number > 0 or false, got %s", k,
+                                  value_str(L, -1));
+            }
+            unsigned char ch = (unsigned char)k[0];
+            legend[ch] = c;
+            known[ch] = true;
+            lua_pop(L, 1);
+        }
+    }
+    size_t nrows = astar_rawlen(L, 2);
+    if (nrows != (size_t)h)
+        arg_error_fmt(L, 2, "expected %d rows, got %d", (int)h, (int)nrows);
+    for (int32_t y = 0; y < h; y++) {
+        lua_rawgeti(L, 2, y + 1);
+        size_t len = 0;
+        const char *row = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!row) arg_error_fmt(L, 2, "row %d must be a string, got %s", (int)y + 1, luaL_typename(L, -1));
+        if (len != (size_t)w)
+            arg_error_fmt(L, 2, "row %d has %d characters, expected %d", (int)y + 1, (int)len, (int)w);
+        for (int32_t x = 0; x < w; x++)
+            if (!known[(unsigned char)row[x]])
+                arg_error_fmt(L, 2, "row %d, column %d: character '%c' is not in the legend",
+                              (int)y + 1, (int)x + 1, row[x]);
+        lua_pop(L, 1);
+    }
+    check_writable(L, &g->base, "grid");
+    for (int32_t y = 0; y < h; y++) {
+        lua_rawgeti(L, 2, y + 1);
+        const char *row = lua_tostring(L, -1);
+        for (int32_t x = 0; x < w; x++)
+            astar_grid_set_cost(g->grid, x, y, legend[(unsigned char)row[x]]);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- find */
+
+typedef struct find_ctx {
+    lua_State *L;
+    lgrid *grid;
+    workspace *ws;
+    astar_query q;
+    astar_layer_ref layers[ASTAR_MAX_LAYERS];
+    lobject *read[ASTAR_MAX_LAYERS + 1]; /* objects marked "in use" while the query runs */
+    int nread;
+} find_ctx;
+
+/* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil). */
+enum { RUN_CTX = 1, RUN_NODE_COST, RUN_EDGE_COST, RUN_HEURISTIC, RUN_NARGS = 4 };
+
+/* Reads a cost callback's result; raises (naming the callback) on a bad one. */
+static int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra) {
+    int t = lua_type(L, -1);
+    int r = ASTAR_CB_PASS;
+    *extra = 0.0;
+    if (t == LUA_TNUMBER) {
+        lua_Number v = lua_tonumber(L, -1);
+        if (!(v >= 0))
+            luaL_error(L, "%s returned %s for (%d, %d): expected a number >= 0, nil or false", name,
+                       value_str(L, -1), (int)x + 1, (int)y + 1);
+        *extra = v;
+    } else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+        r = ASTAR_CB_BLOCK;
+    } else if (t != LUA_TNIL) {
+        luaL_error(L, "%s returned a %s for (%d, %d): expected a number >= 0, nil or false", name,
+                   luaL_typename(L, -1), (int)x + 1, (int)y + 1);
+    }
+    lua_pop(L, 1);
+    return r;
+}
+
+static int node_cost_trampoline(void *ud, int32_t x, int32_t y, double *extra) {
+    lua_State *L = ((find_ctx *)ud)->L;
+    lua_pushvalue(L, RUN_NODE_COST);
+    lua_pushinteger(L, x + 1);
+    lua_pushinteger(L, y + 1);
+    lua_call(L, 2, 1);
+    return callback_result(L, "node_cost", x, y, extra);
+}
+
+static int edge_cost_trampoline(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy,
+                                double *extra) {
+    lua_State *L = ((find_ctx *)ud)->L;
+    lua_pushvalue(L, RUN_EDGE_COST);
+    lua_pushinteger(L, x + 1);
+    lua_pushinteger(L, y + 1);
+    lua_pushinteger(L, fx + 1);
+    lua_pushinteger(L, fy + 1);
+    lua_call(L, 4, 1);
+    return callback_result(L, "edge_cost", x, y, extra);
+}
+
+static double heuristic_trampoline(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) {
+    lua_State *L = ((find_ctx *)ud)->L;
+    lua_pushvalue(L, RUN_HEURISTIC);
+    lua_pushinteger(L, x + 1);
+    lua_pushinteger(L, y + 1);
+    lua_pushinteger(L, gx + 1);
+    lua_pushinteger(L, gy + 1);
+    lua_call(L, 4, 1);
+    lua_Number h = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(h >= 0) || h == HUGE_VAL)
+        luaL_error(L, "heuristic returned %s for (%d, %d): expected a finite number >= 0",
+                   value_str(L, -1), (int)x + 1, (int)y + 1);
+    lua_pop(L, 1);
+    return h;
+}
+
+static const char *const FIND_OPTIONS[] = {
+    "heuristic", "weight",     "diagonal",      "influence",    "influence_weight",
+    "claims",    "unit",       "claim_penalty", "claim_radius", "node_cost",
+    "edge_cost", "max_expansions", "max_cost",  "partial",      NULL};
+
+static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
+                                              "zero", NULL};
+
+static void mark_read(find_ctx *c, lobject *o) {
+    for (int i = 0; i < c->nread; i++)
+        if (c->read[i] == o) return;
+    c->read[c->nread++] = o;
+}
+
+static llayer *option_layer(lua_State *L, int arg, int idx, const lgrid *g, const char *what) {
+    llayer *l = luaL_testudata(L, idx, LAYER_MT);
+    if (!l || !l->layer)
+        arg_error_fmt(L, arg, "%s must be an astar.Influence, got %s", what, luaL_typename(L, idx));
+    if (l->base.width != g->base.width || l->base.height != g->base.height)
+        arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", what, (int)l->base.width,
+                      (int)l->base.height, (int)g->base.width, (int)g->base.height);
+    return l;
+}
+
+/*
+ * Reads the options table at `arg` into c->q. Callbacks go to the stack slots
+ * cb[0..2] (node_cost, edge_cost, heuristic), which hold nil otherwise.
+ */
+static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3]) {
+    astar_query *q = &c->q;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    check_option_keys(L, arg, FIND_OPTIONS);
+    int top = lua_gettop(L);
+
+    if (get_option(L, arg, "heuristic")) {
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *s = lua_tostring(L, -1);
+            int i = 0;
+            while (HEURISTIC_NAMES[i] && strcmp(s, HEURISTIC_NAMES[i]) != 0) i++;
+            if (!HEURISTIC_NAMES[i])
+                arg_error_fmt(L, arg,
+                              "option 'heuristic' must be \"octile\", \"manhattan\", "
+                              "\"euclidean\", \"chebyshev\", \"zero\" or a function, got %s",
+                              value_str(L, -1));
+            q->heuristic = (astar_heuristic)i;
+        } else if (is_callable(L, -1)) {
+            q->heuristic = ASTAR_H_CUSTOM;
+            q->heuristic_fn = heuristic_trampoline;
+            q->heuristic_ud = c;
+            lua_replace(L, cb[2]);
+        } else {
+            arg_error_fmt(L, arg, "option 'heuristic' must be a string or a function, got %s",
+                          luaL_typename(L, -1));
+        }
+    }
+    if (get_option(L, arg, "weight")) {
+        q->weight = option_number(L, arg, "weight", 1, "a finite number >= 1");
+        if (q->weight == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'weight' must be a finite number >= 1, got %s",
+                          value_str(L, -1));
+    }
+    if (get_option(L, arg, "diagonal")) q->diagonal = check_diagonal(L, arg, lua_gettop(L));
+
+    bool have_weight = get_option(L, arg, "influence_weight");
+    double single_weight = 1.0;
+    if (have_weight) {
+        single_weight = option_number(L, arg, "influence_weight", -HUGE_VAL, "a finite number");
+        if (!isfinite(single_weight))
+            arg_error_fmt(L, arg, "option 'influence_weight' must be a finite number, got %s",
+                          value_str(L, -1));
+    }
+    if (get_option(L, arg, "influence")) {
+        int inf = lua_gettop(L);
+        if (luaL_testudata(L, inf, LAYER_MT)) {
+            llayer *l = option_layer(L, arg, inf, c->grid, "option 'influence'");
+            c->layers[0].layer = l->layer;
+            c->layers[0].weight = single_weight;
+            q->nlayers = 1;
+            mark_read(c, &l->base);
+        } else if (lua_type(L, inf) == LUA_TTABLE) {
+            if (have_weight)
+                arg_error_fmt(L, arg, "option 'influence_weight' cannot be used with a list of "
+                                      "layers: give each layer its weight");
+            size_t n = astar_rawlen(L, inf);
+            if (n > ASTAR_MAX_LAYERS)
+                arg_error_fmt(L, arg, "option 'influence' lists %d layers, at most %d are allowed",
+                              (int)n, ASTAR_MAX_LAYERS);
+            for (size_t i = 1; i <= n; i++) {
+                lua_rawgeti(L, inf, (int)i);
+                if (lua_type(L, -1) != LUA_TTABLE)
+                    arg_error_fmt(L, arg, "option 'influence'[%d] must be a table {layer, weight}, got %s",
+                                  (int)i, luaL_typename(L, -1));
+                int entry = lua_gettop(L);
+                lua_rawgeti(L, entry, 1);
+                const char *what = lua_pushfstring(L, "option 'influence'[%d][1]", (int)i);
+                llayer *l = option_layer(L, arg, entry + 1, c->grid, what);
+                lua_rawgeti(L, entry, 2);
+                double w = 1.0;
+                if (!lua_isnil(L, -1)) {
+                    w = lua_tonumber(L, -1);
+                    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(w))
+                        arg_error_fmt(L, arg, "option 'influence'[%d][2] (weight) must be a finite number, got %s",
+                                      (int)i, value_str(L, -1));
+                }
+                c->layers[i - 1].layer = l->layer;
+                c->layers[i - 1].weight = w;
+                mark_read(c, &l->base);
+                lua_settop(L, entry - 1);
+            }
+            q->nlayers = (int)n;
+        } else {
+            arg_error_fmt(L, arg, "option 'influence' must be an astar.Influence or a list of {layer, weight}, got %s",
+                          luaL_typename(L, inf));
+        }
+        q->layers = c->layers;
+    } else if (have_weight) {
+        arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
+    }
+    lua_settop(L, top);
+
+    lclaims *cl = NULL;
+    if (get_option(L, arg, "claims")) {
+        cl = luaL_testudata(L, -1, CLAIMS_MT);
+        if (!cl || !cl->claims)
+            arg_error_fmt(L, arg, "option 'claims' must be an astar.Claims, got %s",
+                          luaL_typename(L, -1));
+        if (cl->base.width != c->grid->base.width || cl->base.height != c->grid->base.height)
+            arg_error_fmt(L, arg, "option 'claims' is for a %dx%d grid but this grid is %dx%d",
+                          (int)cl->base.width, (int)cl->base.height, (int)c->grid->base.width,
+                          (int)c->grid->base.height);
+        q->claims = cl->claims;
+        mark_read(c, &cl->base);
+    }
+    static const char *const CLAIM_OPTIONS[] = {"unit", "claim_penalty", "claim_radius"};
+    for (int i = 0; i < 3 && !cl; i++)
+        if (get_option(L, arg, CLAIM_OPTIONS[i]))
+            arg_error_fmt(L, arg, "option '%s' needs option 'claims'", CLAIM_OPTIONS[i]);
+    if (cl && get_option(L, arg, "unit")) {
+        int key = lua_gettop(L);
+        int t = lua_type(L, key);
+        if (!(t == LUA_TSTRING ||
+              (t == LUA_TNUMBER && lua_tonumber(L, key) == floor(lua_tonumber(L, key)))))
+            arg_error_fmt(L, arg, "option 'unit' must be an integer or a string, got %s",
+                          value_str(L, key));
+        lua_getfield(L, arg, "claims");
+        astar_getuservalue(L, -1);
+        lua_pushvalue(L, key);
+        lua_rawget(L, -2);
+        if (lua_type(L, -1) == LUA_TNUMBER) q->unit = (int32_t)lua_tointeger(L, -1);
+    }
+    lua_settop(L, top);
+    if (cl && get_option(L, arg, "claim_penalty")) {
+        q->claim_penalty = option_number(L, arg, "claim_penalty", 0, "a finite number >= 0");
+        if (q->claim_penalty == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'claim_penalty' must be a finite number >= 0, got %s",
+                          value_str(L, -1));
+    }
+    if (cl && get_option(L, arg, "claim_radius")) {
+        lua_Number r = option_number(L, arg, "claim_radius", 0, "an integer >= 0");
+        if (r != floor(r))
+            arg_error_fmt(L, arg, "option 'claim_radius' must be an integer >= 0, got %s",
+                          value_str(L, -1));
+        q->claim_radius = r > 2e9 ? 2000000000 : (int32_t)r;
+    }
+    lua_settop(L, top);
+
+    static const char *const CALLBACKS[] = {"node_cost", "edge_cost"};
+    for (int i = 0; i < 2; i++) {
+        if (!get_option(L, arg, CALLBACKS[i])) continue;
+        if (!is_callable(L, -1))
+            arg_error_fmt(L, arg, "option '%s' must be a function, got %s", CALLBACKS[i],
+                          luaL_typename(L, -1));
+        lua_replace(L, cb[i]);
+        if (i == 0) {
+            q->node_cost = node_cost_trampoline;
+            q->node_cost_ud = c;
+        } else {
+            q->edge_cost = edge_cost_trampoline;
+            q->edge_cost_ud = c;
+        }
+    }
+    if (get_option(L, arg, "max_expansions")) {
+        lua_Number n = option_number(L, arg, "max_expansions", 0, "an integer >= 0");
+        if (n != floor(n))
+            arg_error_fmt(L, arg, "option 'max_expansions' must be an integer >= 0, got %s",
+                          value_str(L, -1));
+        q->max_expansions = n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+    }
+    if (get_option(L, arg, "max_cost"))
+        q->max_cost = option_number(L, arg, "max_cost", 0, "a number >= 0");
+    if (get_option(L, arg, "partial")) {
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            arg_error_fmt(L, arg, "option 'partial' must be a boolean, got %s", luaL_typename(L, -1));
+        q->partial = lua_toboolean(L, -1);
+    }
+    lua_settop(L, top);
+}
+
+static workspace *acquire_workspace(lua_State *L, lgrid *g) {
+    for (workspace *w = g->pool; w; w = w->next)
+        if (!w->busy) {
+            w->busy = true;
+            return w;
+        }
+    astar_alloc a = lua_allocator(L);
+    workspace *w = a.fn(a.ud, NULL, 0, sizeof *w);
+    if (!w) no_memory(L);
+    w->search = astar_search_new(g->base.width, g->base.height, &a);
+    if (!w->search) {
+        a.fn(a.ud, w, sizeof *w, 0);
+        no_memory(L);
+    }
+    w->busy = true;
+    w->next = g->pool;
+    g->pool = w;
+    return w;
+}
+
+static void push_point(lua_State *L, int32_t id, int32_t width) {
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, id % width + 1);
+    lua_setfield(L, -2, "x");
+    lua_pushinteger(L, id / width + 1);
+    lua_setfield(L, -2, "y");
+}
+
+/* Runs inside lua_pcall: the search, then the result tables. */
+static int find_run(lua_State *L) {
+    find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->L = L;
+    astar_result res;
+    astar_status st = astar_find(c->ws->search, c->grid->grid, &c->q, &res);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
+        return luaL_error(L, "find failed: %s", astar_status_name(st));
+    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
+        int32_t n = 0, width = c->grid->base.width;
+        const int32_t *ids = astar_search_path(c->ws->search, &n);
+        lua_createtable(L, n, 0);
+        for (int32_t i = 0; i < n; i++) {
+            push_point(L, ids[i], width);
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else {
+        lua_pushnil(L);
+    }
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, astar_status_name(st));
+    lua_setfield(L, -2, "status");
+    lua_pushinteger(L, (lua_Integer)res.expansions);
+    lua_setfield(L, -2, "expansions");
+    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
+        lua_pushnumber(L, res.cost);
+        lua_setfield(L, -2, "cost");
+        lua_pushinteger(L, res.length);
+        lua_setfield(L, -2, "length");
+    }
+    if (st == ASTAR_PARTIAL) {
+        lua_pushstring(L, astar_status_name(res.reason));
+        lua_setfield(L, -2, "reason");
+    }
+    return 2;
+}
+
+/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
+static int grid_find(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
+    find_ctx *c = &ctx;
+    memset(c, 0, sizeof *c);
+    c->grid = g;
+    astar_query_init(&c->q);
+    c->q.sx = check_coord(L, 2, "x", g->base.width);
+    c->q.sy = check_coord(L, 3, "y", g->base.height);
+    c->q.gx = check_coord(L, 4, "x", g->base.width);
+    c->q.gy = check_coord(L, 5, "y", g->base.height);
+    luaL_checkstack(L, RUN_NARGS + 8, "find");
+    int cb[3];
+    for (int i = 0; i < 3; i++) {
+        lua_pushnil(L);
+        cb[i] = lua_gettop(L);
+    }
+    if (!lua_isnoneornil(L, 6)) read_find_options(L, 6, c, cb);
+
+    c->ws = acquire_workspace(L, g);
+    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
+    mark_read(c, &g->base);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
+    lua_pushvalue(L, lua_upvalueindex(1)); /* find_run */
+    lua_pushlightuserdata(L, c);
+    for (int i = 0; i < 3; i++) lua_pushvalue(L, cb[i]);
+    int rc = lua_pcall(L, RUN_NARGS, 2, 0);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    c->ws->busy = false;
+    if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
+    return 2;
+}
+
+/* -------------------------------------------------------------- layers */
+
+static int layer_gc(lua_State *L) {
+    llayer *l = luaL_checkudata(L, 1, LAYER_MT);
+    astar_layer_free(l->layer);
+    l->layer = NULL;
+    return 0;
+}
+
+static int layer_tostring(lua_State *L) {
+    llayer *l = luaL_checkudata(L, 1, LAYER_MT);
+    lua_pushfstring(L, "astar.Influence(%dx%d)%s", (int)l->base.width, (int)l->base.height,
+                    l->layer ? "" : " (freed)");
+    return 1;
+}
+
+static double check_finite(lua_State *L, int arg, const char *what) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number");
+    lua_Number v = lua_tonumber(L, arg);
+    if (!isfinite(v)) arg_error_fmt(L, arg, "%s must be a finite number, got %s", what, value_str(L, arg));
+    return v;
+}
+
+static int l_influence(lua_State *L) {
+    int32_t w, h;
+    check_size_args(L, &w, &h);
+    double initial = lua_isnoneornil(L, 3) ? 0.0 : check_finite(L, 3, "initial value");
+    llayer *l = new_object(L, sizeof *l, LAYER_MT);
+    astar_alloc a = lua_allocator(L);
+    l->layer = astar_layer_new(w, h, initial, &a);
+    if (!l->layer) return no_memory(L);
+    l->base.width = w;
+    l->base.height = h;
+    return 1;
+}
+
+static int layer_set(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    double v = check_finite(L, 4, "value");
+    check_writable(L, &l->base, "influence layer");
+    astar_layer_set(l->layer, x, y, v);
+    return 0;
+}
+
+static int layer_add(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    double v = check_finite(L, 4, "value");
+    check_writable(L, &l->base, "influence layer");
+    if (astar_layer_add(l->layer, x, y, v) != ASTAR_OK)
+        arg_error_fmt(L, 4, "the sum is not a finite number");
+    lua_pushnumber(L, astar_layer_get(l->layer, x, y));
+    return 1;
+}
+
+static int layer_get(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    lua_pushnumber(L, astar_layer_get(l->layer, x, y));
+    return 1;
+}
+
+static int layer_fill(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    double v = check_finite(L, 2, "value");
+    check_writable(L, &l->base, "influence layer");
+    astar_layer_fill(l->layer, v);
+    return 0;
+}
+
+/* -------------------------------------------------------------- claims */
+
+static int claims_gc(lua_State *L) {
+    lclaims *c = luaL_checkudata(L, 1, CLAIMS_MT);
+    astar_claims_free(c->claims);
+    c->claims = NULL;
+    return 0;
+}
+
+static int claims_tostring(lua_State *L) {
+    lclaims *c = luaL_checkudata(L, 1, CLAIMS_MT);
+    lua_pushfstring(L, "astar.Claims(%dx%d)%s", (int)c->base.width, (int)c->base.height,
+                    c->claims ? "" : " (freed)");
+    return 1;
+}
+
+static int l_claims(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    lclaims *c = new_object(L, sizeof *c, CLAIMS_MT);
+    lua_newtable(L);
+    astar_setuservalue(L, -2);
+    astar_alloc a = lua_allocator(L);
+    c->claims = astar_claims_new(g->base.width, g->base.height, &a);
+    if (!c->claims) return no_memory(L);
+    c->base.width = g->base.width;
+    c->base.height = g->base.height;
+    return 1;
+}
+
+static void check_unit_key(lua_State *L, int arg) {
+    int t = lua_type(L, arg);
+    if (t == LUA_TSTRING) return;
+    if (t != LUA_TNUMBER) type_error(L, arg, "integer or string");
+    lua_Number n = lua_tonumber(L, arg);
+    if (n != floor(n)) arg_error_fmt(L, arg, "unit must be an integer or a string, got %s", value_str(L, arg));
+}
+
+/* The unit's slot, or -1. Leaves the unit table (uservalue) on the stack. */
+static int32_t unit_slot(lua_State *L, int self, int key) {
+    astar_getuservalue(L, self);
+    lua_pushvalue(L, key);
+    lua_rawget(L, -2);
+    int32_t slot = lua_type(L, -1) == LUA_TNUMBER ? (int32_t)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 1);
+    return slot;
+}
+
+/* Reads point i of a path: {x=, y=} or {x, y}. */
+static int32_t path_node(lua_State *L, int path, size_t i, int32_t w, int32_t h) {
+    lua_rawgeti(L, path, (int)i);
+    if (lua_type(L, -1) != LUA_TTABLE)
+        arg_error_fmt(L, path, "path[%d] must be a point {x=, y=}, got %s", (int)i, luaL_typename(L, -1));
+    lua_getfield(L, -1, "x");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, -1, 1);
+    }
+    lua_getfield(L, -2, "y");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, -2, 2);
+    }
+    lua_Number x = lua_tonumber(L, -2), y = lua_tonumber(L, -1);
+    if (lua_type(L, -2) != LUA_TNUMBER || lua_type(L, -1) != LUA_TNUMBER || x != floor(x) ||
+        y != floor(y) || x < 1 || y < 1 || x > w || y > h)
+        arg_error_fmt(L, path, "path[%d] is not a cell of the %dx%d grid", (int)i, (int)w, (int)h);
+    lua_pop(L, 3);
+    return ((int32_t)y - 1) * w + ((int32_t)x - 1);
+}
+
+static int claims_claim(lua_State *L) {
+    lclaims *c = check_claims(L, 1);
+    check_unit_key(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    size_t n = astar_rawlen(L, 3);
+    if (n < 1) arg_error_fmt(L, 3, "path is empty");
+    if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
+    int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
+    for (size_t i = 1; i <= n; i++) ids[i - 1] = path_node(L, 3, i, c->base.width, c->base.height);
+    check_writable(L, &c->base, "claims");
+    int32_t slot = unit_slot(L, 1, 2);
+    int units = lua_gettop(L);
+    bool fresh = slot < 0;
+    if (fresh) {
+        slot = astar_claims_unit_new(c->claims);
+        if (slot < 0) return no_memory(L);
+    }
+    if (astar_claims_set(c->claims, slot, ids, (int32_t)n) != ASTAR_OK) {
+        if (fresh) astar_claims_release(c->claims, slot);
+        return no_memory(L);
+    }
+    if (fresh) {
+        lua_pushvalue(L, 2);
+        lua_pushinteger(L, slot);
+        lua_rawset(L, units); /* may raise on OOM: the slot stays reserved, harmless */
+    }
+    return 0;
+}
+
+static int claims_advance(lua_State *L) {
+    lclaims *c = check_claims(L, 1);
+    check_unit_key(L, 2);
+    int32_t steps = (int32_t)check_integer(L, 3, "steps", 0, INT32_MAX);
+    check_writable(L, &c->base, "claims");
+    int32_t slot = unit_slot(L, 1, 2);
+    lua_pushboolean(L, slot >= 0);
+    if (slot >= 0) astar_claims_advance(c->claims, slot, steps);
+    return 1;
+}
+
+static int claims_release(lua_State *L) {
+    lclaims *c = check_claims(L, 1);
+    check_unit_key(L, 2);
+    check_writable(L, &c->base, "claims");
+    int32_t slot = unit_slot(L, 1, 2);
+    if (slot >= 0) {
+        astar_claims_release(c->claims, slot);
+        lua_pushvalue(L, 2);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+    }
+    lua_pushboolean(L, slot >= 0);
+    return 1;
+}
+
+static int claims_count(lua_State *L) {
+    lclaims *c = check_claims(L, 1);
+    int32_t x = check_coord(L, 2, "x", c->base.width), y = check_coord(L, 3, "y", c->base.height);
+    lua_pushinteger(L, astar_claims_count(c->claims, x, y));
+    return 1;
+}
+
+/* claims:position(unit) -> x, y of the unit's current node, or nil. */
+static int claims_position(lua_State *L) {
+    lclaims *c = check_claims(L, 1);
+    check_unit_key(L, 2);
+    int32_t slot = unit_slot(L, 1, 2);
+    int32_t id = slot >= 0 ? astar_claims_current(c->claims, slot) : -1;
+    if (id < 0) return lua_pushnil(L), 1;
+    lua_pushinteger(L, id % c->base.width + 1);
+    lua_pushinteger(L, id / c->base.width + 1);
+    return 2;
+}
+
+/* -------------------------------------------------------------- module */
+
+static const luaL_Reg GRID_METHODS[] = {
+    {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost}, {"set_blocked", grid_set_blocked},
+    {"is_walkable", grid_is_walkable}, {"fill", grid_fill}, {"load", grid_load},
+    {NULL, NULL}};
+
+static const luaL_Reg LAYER_METHODS[] = {
+    {"set", layer_set}, {"get", layer_get}, {"add", layer_add}, {"fill", layer_fill}, {NULL, NULL}};
+
+static const luaL_Reg CLAIMS_METHODS[] = {
+    {"claim", claims_claim}, {"advance", claims_advance}, {"release", claims_release},
+    {"count", claims_count}, {"position", claims_position}, {NULL, NULL}};
+
+ASTAR_EXPORT int luaopen_astar_core(lua_State *L);
+
+int luaopen_astar_core(lua_State *L) {
+    new_class(L, GRID_MT, GRID_METHODS, grid_gc, grid_tostring);
+    /* find gets its protected runner as an upvalue: no closure is made per query. */
+    luaL_getmetatable(L, GRID_MT);
+    lua_getfield(L, -1, "__index");
+    lua_getupvalue(L, -1, 1);
+    lua_pushcfunction(L, find_run);
+    lua_pushcclosure(L, grid_find, 1);
+    lua_setfield(L, -2, "find");
+    lua_pop(L, 3);
+    new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
+    new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
+
+    lua_newtable(L);
+    lua_pushcfunction(L, l_grid);
+    lua_setfield(L, -2, "grid");
+    lua_pushcfunction(L, l_influence);
+    lua_setfield(L, -2, "influence");
+    lua_pushcfunction(L, l_claims);
+    lua_setfield(L, -2, "claims");
+    lua_pushliteral(L, ASTAR_VERSION);
+    lua_setfield(L, -2, "version");
+    return 1;
+}

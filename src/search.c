@@ -1,0 +1,455 @@
+/* The A* engine: workspace, cost composition and the search loop. */
+#include "heap.h"
+#include "internal.h"
+
+#include <string.h>
+
+#define SQRT2 1.4142135623730951
+
+struct astar_search {
+    int32_t width, height, stride;
+    size_t cells;
+    astar_node *nodes;
+    int32_t *parent;        /* per cell: the cell we came from (valid for touched nodes) */
+    uint32_t gen;
+    astar_heap heap;
+    double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
+    int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
+    uint32_t *claim_gen;
+    int32_t *path;          /* node ids of the last path */
+    int32_t path_len, path_cap;
+    astar_alloc alloc;
+};
+
+astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_search *s = astar_mem(&a, NULL, 0, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->alloc = a;
+    s->width = width;
+    s->height = height;
+    s->stride = width + 2;
+    s->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    size_t node_bytes = astar_array_size(s->cells, sizeof *s->nodes);
+    size_t parent_bytes = astar_array_size(s->cells, sizeof *s->parent);
+    s->nodes = node_bytes ? astar_mem(&a, NULL, 0, node_bytes) : NULL;
+    s->parent = parent_bytes ? astar_mem(&a, NULL, 0, parent_bytes) : NULL;
+    if (!s->nodes || !s->parent) {
+        astar_search_free(s);
+        return NULL;
+    }
+    memset(s->nodes, 0, node_bytes); /* gen 0 is never current: every node starts stale */
+    return s;
+}
+
+void astar_search_free(astar_search *s) {
+    if (!s) return;
+    astar_alloc a = s->alloc;
+    astar_mem(&a, s->nodes, s->cells * sizeof *s->nodes, 0);
+    astar_mem(&a, s->parent, s->cells * sizeof *s->parent, 0);
+    astar_mem(&a, s->heap.items, (size_t)s->heap.cap * sizeof *s->heap.items, 0);
+    astar_mem(&a, s->penalty, s->cells * sizeof *s->penalty, 0);
+    astar_mem(&a, s->claimed, s->cells * sizeof *s->claimed, 0);
+    astar_mem(&a, s->claim_gen, s->cells * sizeof *s->claim_gen, 0);
+    astar_mem(&a, s->path, (size_t)s->path_cap * sizeof *s->path, 0);
+    astar_mem(&a, s, sizeof *s, 0);
+}
+
+const int32_t *astar_search_path(const astar_search *s, int32_t *length) {
+    if (length) *length = s->path_len;
+    return s->path;
+}
+
+void astar_query_init(astar_query *q) {
+    memset(q, 0, sizeof *q);
+    q->diagonal = ASTAR_DIAG_DEFAULT;
+    q->heuristic = ASTAR_H_DEFAULT;
+    q->weight = 1.0;
+    q->unit = -1;
+    q->claim_penalty = 5.0;
+    q->claim_radius = -1;
+    q->max_cost = INFINITY;
+    q->max_expansions = UINT64_MAX;
+}
+
+/* Lazily allocates a per-cell array the first query that needs it; later queries reuse it. */
+static bool ensure_array(astar_search *s, void **array, size_t elem) {
+    if (*array) return true;
+    size_t bytes = astar_array_size(s->cells, elem);
+    *array = bytes ? astar_mem(&s->alloc, NULL, 0, bytes) : NULL;
+    if (*array && array == (void **)&s->claim_gen) memset(*array, 0, bytes);
+    return *array != NULL;
+}
+
+static bool heap_reserve(astar_search *s) {
+    astar_heap *hp = &s->heap;
+    if (hp->len < hp->cap) return true;
+    int32_t cap = hp->cap ? hp->cap * 2 : 256;
+    if ((size_t)cap > s->cells) cap = (int32_t)s->cells;
+    if (cap <= hp->cap) return false; /* cannot happen: a cell is in the heap at most once */
+    astar_heap_entry *items = astar_mem(&s->alloc, hp->items, (size_t)hp->cap * sizeof *items,
+                                        (size_t)cap * sizeof *items);
+    if (!items) return false;
+    hp->items = items;
+    hp->cap = cap;
+    return true;
+}
+
+/* Everything one query needs in the loop, resolved once before it starts. */
+typedef struct query_ctx {
+    astar_search *s;
+    const astar_grid *g;
+    const astar_query *q;
+    const double *cost;
+    int32_t stride;
+    int32_t goal, gx, gy;
+    astar_diagonal diagonal;
+    astar_heuristic heuristic;
+    double h_scale;          /* min terrain cost: keeps the heuristic admissible */
+    double weight;
+    bool penalties;          /* layers, claims or node_cost: penalty[] is in use */
+    const int32_t *claim_base; /* claims->count, or NULL when only claimed[] counts */
+    bool aborted;
+} query_ctx;
+
+static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    double lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    switch (h) {
+    case ASTAR_H_OCTILE: return hi + (SQRT2 - 1.0) * lo;
+    case ASTAR_H_MANHATTAN: return hi + lo;
+    case ASTAR_H_EUCLIDEAN: return sqrt(hi * hi + lo * lo);
+    case ASTAR_H_CHEBYSHEV: return hi;
+    default: return 0.0;
+    }
+}
+
+static double heuristic(query_ctx *c, int32_t x, int32_t y) {
+    if (c->heuristic == ASTAR_H_CUSTOM) {
+        const astar_query *q = c->q;
+        double h = q->heuristic_fn(q->heuristic_ud, x, y, q->gx, q->gy);
+        if (!(h >= 0) || h == INFINITY) {
+            c->aborted = true;
+            return 0.0;
+        }
+        return h;
+    }
+    return distance(c->heuristic, x - c->gx, y - c->gy) * c->h_scale;
+}
+
+/* Touches a cell for this query: stale records become "not reached yet". */
+static inline astar_node *touch(query_ctx *c, int32_t cell) {
+    astar_node *n = &c->s->nodes[cell];
+    if (n->gen != c->s->gen) {
+        n->gen = c->s->gen;
+        n->g = INFINITY;
+        n->heap = ASTAR_NOT_OPEN;
+        if (c->penalties) c->s->penalty[cell] = NAN; /* computed on first need */
+    }
+    return n;
+}
+
+/* P(b) + node_cost(b) for a walkable cell, memoised per query; INFINITY when the query blocks it. */
+static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    touch(c, cell);
+    double *slot = &c->s->penalty[cell];
+    if (!isnan(*slot)) return *slot;
+    const astar_query *q = c->q;
+    double p = 0.0;
+    for (int i = 0; i < q->nlayers; i++) p += q->layers[i].weight * q->layers[i].layer->value[cell];
+    if (q->claims) {
+        int32_t n = c->s->claim_gen[cell] == c->s->gen ? c->s->claimed[cell]
+                    : c->claim_base                   ? c->claim_base[cell]
+                                                      : 0;
+        p += q->claim_penalty * n;
+    }
+    if (q->node_cost) {
+        double extra = 0.0;
+        int r = q->node_cost(q->node_cost_ud, x, y, &extra);
+        if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && extra == INFINITY)) {
+            p = INFINITY;
+        } else if (r != ASTAR_CB_PASS || !(extra >= 0)) {
+            c->aborted = true;
+            p = INFINITY;
+        } else {
+            p += extra;
+        }
+    }
+    if (isnan(p)) p = INFINITY; /* only from overflowing penalties: treat as impassable */
+    *slot = p;
+    return p;
+}
+
+/* Effective walkability: terrain, then (with penalties) what the query blocks. */
+static inline bool walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    if (c->cost[cell] == INFINITY) return false;
+    if (!c->penalties || !c->q->node_cost) return true;
+    return node_penalty(c, cell, x, y) != INFINITY;
+}
+
+static bool push(query_ctx *c, int32_t cell, double g, double h) {
+    astar_search *s = c->s;
+    if (!heap_reserve(s)) return false;
+    int32_t i = s->heap.len++;
+    s->heap.items[i] = (astar_heap_entry){g + c->weight * h, h, cell};
+    astar_heap_up(&s->heap, i, s->nodes);
+    return true;
+}
+
+static astar_heap_entry pop(astar_search *s) {
+    astar_heap *hp = &s->heap;
+    astar_heap_entry top = hp->items[0];
+    s->nodes[top.cell].heap = ASTAR_NOT_OPEN;
+    if (--hp->len > 0) {
+        hp->items[0] = hp->items[hp->len];
+        astar_heap_down(hp, 0, s->nodes);
+    }
+    return top;
+}
+
+/* Which orthogonal neighbours (N, E, S, W) flank each diagonal (NE, SE, SW, NW). */
+static const int8_t DX[8] = {0, 1, 0, -1, 1, 1, -1, -1};
+static const int8_t DY[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+static const int8_t SIDE_A[4] = {0, 2, 2, 0};
+static const int8_t SIDE_B[4] = {1, 1, 3, 3};
+
+typedef enum { RELAX_OK, RELAX_PRUNED, RELAX_NOMEM } relax_result;
+
+static relax_result relax(query_ctx *c, int32_t a, int32_t ax, int32_t ay, double ga, int32_t b,
+                          int32_t bx, int32_t by, double len) {
+    const astar_query *q = c->q;
+    double extra = c->penalties ? node_penalty(c, b, bx, by) : 0.0;
+    if (q->edge_cost) {
+        double e = 0.0;
+        int r = q->edge_cost(q->edge_cost_ud, bx, by, ax, ay, &e);
+        if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && e == INFINITY)) return RELAX_OK;
+        if (r != ASTAR_CB_PASS || !(e >= 0)) {
+            c->aborted = true;
+            return RELAX_OK;
+        }
+        extra += e;
+    }
+    double ng = ga + len * c->cost[b] + (extra > 0 ? extra : 0.0);
+    if (ng > q->max_cost) return RELAX_PRUNED;
+    astar_node *n = touch(c, b);
+    if (!(ng < n->g)) return RELAX_OK;
+    if (n->heap != ASTAR_NOT_OPEN) {
+        astar_heap_entry *e = &c->s->heap.items[n->heap];
+        n->g = ng;
+        c->s->parent[b] = a;
+        e->f = ng + c->weight * e->h;
+        astar_heap_up(&c->s->heap, n->heap, c->s->nodes);
+        return RELAX_OK;
+    }
+    /* A closed node improves only under an inconsistent heuristic (custom, weighted);
+     * ignore improvements that are just rounding of equal-cost routes. */
+    if (n->g != INFINITY && !(ng < n->g - 1e-10 * n->g)) return RELAX_OK;
+    double h = heuristic(c, bx, by);
+    if (c->aborted) return RELAX_OK;
+    n->g = ng;
+    c->s->parent[b] = a;
+    return push(c, b, ng, h) ? RELAX_OK : RELAX_NOMEM;
+}
+
+static bool store_path(astar_search *s, int32_t end, int32_t start) {
+    int32_t len = 1;
+    for (int32_t cell = end; cell != start; cell = s->parent[cell]) len++;
+    if (len > s->path_cap) {
+        int32_t *p = astar_mem(&s->alloc, s->path, (size_t)s->path_cap * sizeof *p,
+                               (size_t)len * sizeof *p);
+        if (!p) return false;
+        s->path = p;
+        s->path_cap = len;
+    }
+    s->path_len = len;
+    int32_t cell = end;
+    for (int32_t i = len - 1; i >= 0; i--) {
+        s->path[i] = (cell / s->stride - 1) * s->width + (cell % s->stride - 1);
+        if (i > 0) cell = s->parent[cell];
+    }
+    return true;
+}
+
+/* Counts the claims this query sees where they differ from claims->count. */
+static void prepare_claims(query_ctx *c) {
+    const astar_query *q = c->q;
+    const astar_claims *cl = q->claims;
+    astar_search *s = c->s;
+    uint32_t gen = s->gen;
+    if (q->claim_radius < 0) {
+        c->claim_base = cl->count;
+        if (q->unit < 0 || q->unit >= cl->nunits) return;
+        const astar_unit_claim *u = &cl->units[q->unit];
+        for (int32_t i = u->pos < 0 ? u->n : u->pos; i < u->n; i++)
+            if (u->last[i]) {
+                s->claimed[u->cells[i]] = cl->count[u->cells[i]] - 1;
+                s->claim_gen[u->cells[i]] = gen;
+            }
+        return;
+    }
+    c->claim_base = NULL;
+    for (int32_t k = 0; k < cl->nunits; k++) {
+        const astar_unit_claim *u = &cl->units[k];
+        if (k == q->unit || u->pos < 0) continue;
+        int32_t here = u->cells[u->pos];
+        int32_t dx = here % cl->stride - 1 - q->sx, dy = here / cl->stride - 1 - q->sy;
+        if (dx < 0) dx = -dx;
+        if (dy < 0) dy = -dy;
+        if (dx > q->claim_radius || dy > q->claim_radius) continue;
+        for (int32_t i = u->pos; i < u->n; i++)
+            if (u->last[i]) {
+                int32_t cell = u->cells[i];
+                s->claimed[cell] = (s->claim_gen[cell] == gen ? s->claimed[cell] : 0) + 1;
+                s->claim_gen[cell] = gen;
+            }
+    }
+}
+
+static astar_status check_query(const astar_search *s, const astar_grid *g, const astar_query *q) {
+    if (s->width != g->width || s->height != g->height) return ASTAR_EINVAL;
+    if (q->sx < 0 || q->sy < 0 || q->sx >= g->width || q->sy >= g->height) return ASTAR_EINVAL;
+    if (q->gx < 0 || q->gy < 0 || q->gx >= g->width || q->gy >= g->height) return ASTAR_EINVAL;
+    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_NO_CORNER_CUT) return ASTAR_EINVAL;
+    if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return ASTAR_EINVAL;
+    if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return ASTAR_EINVAL;
+    if (!(q->weight >= 1.0) || q->weight == INFINITY) return ASTAR_EINVAL;
+    if (q->nlayers < 0 || q->nlayers > ASTAR_MAX_LAYERS || (q->nlayers > 0 && !q->layers))
+        return ASTAR_EINVAL;
+    for (int i = 0; i < q->nlayers; i++) {
+        const astar_layer *l = q->layers[i].layer;
+        if (!l || l->width != g->width || l->height != g->height || !isfinite(q->layers[i].weight))
+            return ASTAR_EINVAL;
+    }
+    if (q->claims) {
+        if (q->claims->width != g->width || q->claims->height != g->height) return ASTAR_EINVAL;
+        if (!(q->claim_penalty >= 0) || q->claim_penalty == INFINITY) return ASTAR_EINVAL;
+    }
+    if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
+    return ASTAR_OK;
+}
+
+static astar_status finish(astar_result *res, astar_status st) {
+    res->status = st;
+    return st;
+}
+
+astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
+    memset(res, 0, sizeof *res);
+    s->path_len = 0;
+    astar_status st = check_query(s, g, q);
+    if (st != ASTAR_OK) return finish(res, st);
+
+    query_ctx c = {0};
+    c.s = s;
+    c.g = g;
+    c.q = q;
+    c.cost = g->cost;
+    c.stride = g->stride;
+    c.gx = q->gx;
+    c.gy = q->gy;
+    c.goal = astar_cell(g->stride, q->gx, q->gy);
+    c.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
+    c.heuristic = q->heuristic;
+    if (c.heuristic == ASTAR_H_DEFAULT)
+        c.heuristic = c.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
+    double min_cost = astar_grid_min_cost(g);
+    c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
+    c.weight = q->weight;
+    c.penalties = q->nlayers > 0 || q->claims || q->node_cost;
+    if (c.penalties && !ensure_array(s, (void **)&s->penalty, sizeof *s->penalty))
+        return finish(res, ASTAR_ENOMEM);
+    if (q->claims && (!ensure_array(s, (void **)&s->claimed, sizeof *s->claimed) ||
+                      !ensure_array(s, (void **)&s->claim_gen, sizeof *s->claim_gen)))
+        return finish(res, ASTAR_ENOMEM);
+
+    if (++s->gen == 0) { /* wrapped: stale stamps could look current */
+        for (size_t i = 0; i < s->cells; i++) s->nodes[i].gen = 0;
+        if (s->claim_gen) memset(s->claim_gen, 0, s->cells * sizeof *s->claim_gen);
+        s->gen = 1;
+    }
+    s->heap.len = 0;
+    if (q->claims) prepare_claims(&c);
+
+    int32_t start = astar_cell(g->stride, q->sx, q->sy);
+    bool goal_open = walkable(&c, c.goal, q->gx, q->gy);
+    if (c.aborted) return finish(res, ASTAR_EABORT);
+    if (!goal_open && !q->partial) return finish(res, ASTAR_UNREACHABLE);
+
+    astar_node *sn = touch(&c, start);
+    sn->g = 0.0;
+    s->parent[start] = start;
+    double h0 = heuristic(&c, q->sx, q->sy);
+    if (c.aborted) return finish(res, ASTAR_EABORT);
+    if (!push(&c, start, 0.0, h0)) return finish(res, ASTAR_ENOMEM);
+
+    bool eight = c.diagonal != ASTAR_DIAG_NEVER;
+    bool pruned = false;
+    int32_t best = start;
+    double best_h = INFINITY, best_g = 0.0;
+    astar_status outcome = ASTAR_UNREACHABLE;
+    int32_t offset[8];
+    for (int d = 0; d < 8; d++) offset[d] = DY[d] * g->stride + DX[d];
+
+    while (s->heap.len > 0) {
+        if (res->expansions >= q->max_expansions) {
+            outcome = ASTAR_LIMIT;
+            break;
+        }
+        astar_heap_entry top = pop(s);
+        int32_t a = top.cell;
+        res->expansions++;
+        double ga = s->nodes[a].g;
+        if (a == c.goal) {
+            if (!store_path(s, a, start)) return finish(res, ASTAR_ENOMEM);
+            res->cost = ga;
+            res->length = s->path_len;
+            return finish(res, ASTAR_OK);
+        }
+        int32_t ax = a % g->stride - 1, ay = a / g->stride - 1;
+        if (q->partial) {
+            double h = c.heuristic == ASTAR_H_ZERO
+                           ? distance(eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN, ax - c.gx, ay - c.gy)
+                           : top.h;
+            if (h < best_h || (h == best_h && ga < best_g)) {
+                best = a;
+                best_h = h;
+                best_g = ga;
+            }
+        }
+        bool open_side[4];
+        for (int d = 0; d < (eight ? 8 : 4); d++) {
+            int32_t b = a + offset[d], bx = ax + DX[d], by = ay + DY[d];
+            double len = 1.0;
+            bool open;
+            if (d < 4) {
+                open = open_side[d] = walkable(&c, b, bx, by);
+            } else {
+                bool sa = open_side[SIDE_A[d - 4]], sb = open_side[SIDE_B[d - 4]];
+                if (c.diagonal == ASTAR_DIAG_NO_CORNER_CUT ? !(sa && sb)
+                    : c.diagonal == ASTAR_DIAG_ONE_WALKABLE ? !(sa || sb)
+                                                            : false)
+                    continue;
+                open = walkable(&c, b, bx, by);
+                len = SQRT2;
+            }
+            if (c.aborted) return finish(res, ASTAR_EABORT);
+            if (!open) continue;
+            relax_result r = relax(&c, a, ax, ay, ga, b, bx, by, len);
+            if (c.aborted) return finish(res, ASTAR_EABORT);
+            if (r == RELAX_NOMEM) return finish(res, ASTAR_ENOMEM);
+            if (r == RELAX_PRUNED) pruned = true;
+        }
+    }
+    if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
+    if (q->partial) {
+        if (!store_path(s, best, start)) return finish(res, ASTAR_ENOMEM);
+        res->cost = s->nodes[best].g;
+        res->length = s->path_len;
+        res->reason = outcome;
+        return finish(res, ASTAR_PARTIAL);
+    }
+    return finish(res, outcome);
+}
