@@ -1,0 +1,84 @@
+#!/bin/sh
+# The README's two commands:
+#   sh .ci/setup.sh demo   install what is missing, build, run the demo
+#   sh .ci/setup.sh test   install what is missing, build, run every test
+# Works on a fresh Debian machine as root (or with sudo).
+set -eu
+cd "$(dirname "$0")/.."
+
+mode=${1:-test}
+case "$mode" in demo|test) ;; *) echo "usage: sh .ci/setup.sh demo|test" >&2; exit 2 ;; esac
+
+packages="cmake make gcc libc6-dev lua5.4 liblua5.4-dev lua-busted luarocks"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing:$missing"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "$mode" = demo ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build -j "$jobs" >/dev/null
+  exec lua5.4 examples/demo.lua
+fi
+
+# Tests: warnings are errors here, as in CI.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DASTAR_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+
+passed=0
+failed=0
+tally() { # name, command...: one check that passes or fails as a whole
+  name=$1
+  shift
+  if "$@"; then passed=$((passed + 1)); echo "ok - $name"
+  else failed=$((failed + 1)); echo "not ok - $name"; fi
+}
+
+# C tests (ctest): each test counts once.
+ctest_log=build/ctest.log
+ctest --test-dir build --output-on-failure >"$ctest_log" 2>&1 || true
+cat "$ctest_log"
+c_pass=$(grep -c "Test *#.*Passed" "$ctest_log" || true)
+c_fail=$(grep -c -E "Test *#.*(\*\*\*|Failed|Not Run)" "$ctest_log" || true)
+passed=$((passed + c_pass))
+failed=$((failed + c_fail))
+
+# busted specs, in TAP so that every test is counted here.
+busted_log=build/busted.log
+busted --lua=lua5.4 -o TAP >"$busted_log" 2>&1 || true
+grep -v -E "^ok " "$busted_log" || true
+b_pass=$(grep -c -E "^ok " "$busted_log" || true)
+b_fail=$(grep -c -E "^not ok " "$busted_log" || true)
+if [ "$b_pass" -eq 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - busted ran no test"; fi
+passed=$((passed + b_pass))
+failed=$((failed + b_fail))
+
+# Both install routes must give a working require("astar").
+check_require() { # prefix
+  LUA_PATH="$1/share/lua/5.4/?.lua;$1/share/lua/5.4/?/init.lua" LUA_CPATH="$1/lib/lua/5.4/?.so" \
+    lua5.4 -e 'local a = require("astar"); local p, i = a.grid(4, 4):find(1, 1, 4, 4);
+               assert(p and i.status == "found" and #p == 4, "astar does not work")'
+}
+cmake_install() { cmake --install build --prefix "$1" >/dev/null; }
+rocks_install() {
+  luarocks --lua-version=5.4 make --tree "$1" rockspec/astar-scm-1.rockspec >"$1.log" 2>&1 ||
+    { cat "$1.log"; return 1; }
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tally "cmake --install" cmake_install "$tmp/cmake"
+tally "require('astar') after cmake --install" check_require "$tmp/cmake"
+tally "luarocks make, offline" rocks_install "$tmp/rocks"
+tally "require('astar') after luarocks make" check_require "$tmp/rocks"
+rm -rf astar src/*.o src/lua/*.o # luarocks' in-tree build products
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,36 @@
+rockspec_format = "3.0"
+package = "astar"
+version = "scm-1"
+source = {
+   url = "git+file:///dev/null/astar.git", -- built from a checkout: luarocks make
+}
+description = {
+   summary = "Fast A* pathfinding in C for game AI, with per-query costs from Lua",
+   detailed = [[
+A C11 A* core (grids, influence layers, unit claims, C and Lua cost callbacks)
+with a thin Lua binding: game scripts decide per query what a step costs.
+]],
+   license = "MIT",
+}
+dependencies = {
+   "lua >= 5.1",
+}
+build = {
+   type = "builtin",
+   modules = {
+      ["astar.core"] = {
+         sources = {
+            "src/grid.c",
+            "src/layers.c",
+            "src/search.c",
+            "src/lua/astar_core.c",
+         },
+         incdirs = { "src" },
+         libraries = { "m" },
+      },
+      astar = "lua/astar/init.lua",
+   },
+}
+test = {
+   type = "busted",
+}
