@@ -540,6 +540,7 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
     astar_query *q = &c->q;
     luaL_checktype(L, arg, LUA_TTABLE);
     check_option_keys(L, arg, FIND_OPTIONS);
+    luaL_checkstack(L, ASTAR_MAX_LAYERS + 16, "find");
     int top = lua_gettop(L);
 
     if (get_option(L, arg, "heuristic")) {
@@ -616,6 +617,9 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
                 c->layers[i - 1].weight = w;
                 mark_read(c, &l->base);
                 lua_settop(L, entry - 1);
+                lua_rawgeti(L, inf, (int)i); /* pin the layer (see below) */
+                lua_rawgeti(L, -1, 1);
+                lua_remove(L, -2);
             }
             q->nlayers = (int)n;
         } else {
@@ -623,6 +627,16 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
                           luaL_typename(L, inf));
         }
         q->layers = c->layers;
+        /* The layers stay on the stack until the query ends: a callback may drop every
+         * other reference to them (opts.influence = nil) and run the collector. */
+        if (lua_type(L, inf) == LUA_TTABLE) { /* stack: [weight] list L1 .. Ln */
+            lua_remove(L, inf);
+            if (have_weight) lua_remove(L, top + 1);
+        } else { /* stack: [weight] layer */
+            lua_replace(L, top + 1);
+            lua_settop(L, top + 1);
+        }
+        top += q->nlayers;
     } else if (have_weight) {
         arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
     }
@@ -640,6 +654,7 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
                           (int)c->grid->base.height);
         q->claims = cl->claims;
         mark_read(c, &cl->base);
+        top++; /* pinned for the query, like the layers */
     }
     static const char *const CLAIM_OPTIONS[] = {"unit", "claim_penalty", "claim_radius"};
     for (int i = 0; i < 3 && !cl; i++)
