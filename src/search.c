@@ -74,13 +74,12 @@ void astar_query_init(astar_query *q) {
     q->max_expansions = UINT64_MAX;
 }
 
-/* Lazily allocates a per-cell array the first query that needs it; later queries reuse it. */
-static bool ensure_array(astar_search *s, void **array, size_t elem) {
-    if (*array) return true;
+/* A per-cell array, allocated the first time a query needs it and kept for the next ones. */
+static void *cell_array(astar_search *s, size_t elem, bool zeroed) {
     size_t bytes = astar_array_size(s->cells, elem);
-    *array = bytes ? astar_mem(&s->alloc, NULL, 0, bytes) : NULL;
-    if (*array && array == (void **)&s->claim_gen) memset(*array, 0, bytes);
-    return *array != NULL;
+    void *p = bytes ? astar_mem(&s->alloc, NULL, 0, bytes) : NULL;
+    if (p && zeroed) memset(p, 0, bytes);
+    return p;
 }
 
 static bool heap_reserve(astar_search *s) {
@@ -359,10 +358,11 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
     c.weight = q->weight;
     c.penalties = q->nlayers > 0 || q->claims || q->node_cost;
-    if (c.penalties && !ensure_array(s, (void **)&s->penalty, sizeof *s->penalty))
+    if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return finish(res, ASTAR_ENOMEM);
-    if (q->claims && (!ensure_array(s, (void **)&s->claimed, sizeof *s->claimed) ||
-                      !ensure_array(s, (void **)&s->claim_gen, sizeof *s->claim_gen)))
+    if (q->claims && !s->claimed && !(s->claimed = cell_array(s, sizeof *s->claimed, false)))
+        return finish(res, ASTAR_ENOMEM);
+    if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
         return finish(res, ASTAR_ENOMEM);
 
     if (++s->gen == 0) { /* wrapped: stale stamps could look current */
