@@ -1,0 +1,108 @@
+local astar = require("astar")
+
+describe("astar.grid", function()
+  it("has read-only width and height fields and size()", function()
+    local g = astar.grid(7, 3)
+    assert.are.equal(7, g.width)
+    assert.are.equal(3, g.height)
+    local w, h = g:size()
+    assert.are.equal(7, w)
+    assert.are.equal(3, h)
+    assert.has_error(function() g.width = 9 end)
+    assert.are.equal(7, g.width)
+    assert.matches("astar.Grid%(7x3%)", tostring(g))
+  end)
+
+  it("starts walkable at cost 1, or at the cost given", function()
+    local g = astar.grid(3, 2)
+    for y = 1, 2 do
+      for x = 1, 3 do
+        assert.are.equal(1, g:get_cost(x, y))
+        assert.is_true(g:is_walkable(x, y))
+      end
+    end
+    local swamp = astar.grid(3, 2, { cost = 2.5 })
+    assert.are.equal(2.5, swamp:get_cost(3, 2))
+    local walls = astar.grid(3, 2, { cost = false })
+    assert.is_false(walls:is_walkable(1, 1))
+  end)
+
+  it("defaults to no_corner_cut diagonals", function()
+    local g = astar.grid(2, 2)
+    g:set_cost(2, 1, false)
+    local path, info = g:find(1, 1, 2, 2)
+    assert.are.equal(3, #path) -- cannot cut the blocked corner
+    assert.are.equal(2, info.cost)
+  end)
+
+  it("set_cost / get_cost: numbers walkable, false and math.huge blocked", function()
+    local g = astar.grid(4, 4)
+    g:set_cost(2, 3, 0.25)
+    assert.are.equal(0.25, g:get_cost(2, 3))
+    g:set_cost(2, 3, false)
+    assert.is_false(g:get_cost(2, 3))
+    assert.is_false(g:is_walkable(2, 3))
+    g:set_cost(3, 3, math.huge)
+    assert.is_false(g:get_cost(3, 3))
+    g:set_cost(3, 3, 7)
+    assert.are.equal(7, g:get_cost(3, 3))
+  end)
+
+  it("set_blocked: unblocking restores cost 1, or keeps a walkable cell's cost", function()
+    local g = astar.grid(3, 3)
+    g:set_cost(1, 1, 4)
+    g:set_blocked(1, 1, true)
+    assert.is_false(g:is_walkable(1, 1))
+    g:set_blocked(1, 1, false)
+    assert.are.equal(1, g:get_cost(1, 1))
+    g:set_cost(2, 2, 4)
+    g:set_blocked(2, 2, false)
+    assert.are.equal(4, g:get_cost(2, 2))
+  end)
+
+  it("fill sets every cell", function()
+    local g = astar.grid(3, 3)
+    g:fill(2)
+    for y = 1, 3 do for x = 1, 3 do assert.are.equal(2, g:get_cost(x, y)) end end
+    g:fill(false)
+    assert.is_false(g:is_walkable(3, 3))
+  end)
+
+  it("load reads rows with the default legend", function()
+    local g = astar.grid(4, 3)
+    g:load({ "..#.", "#...", "...." })
+    assert.is_false(g:is_walkable(3, 1))
+    assert.is_false(g:is_walkable(1, 2))
+    assert.are.equal(1, g:get_cost(4, 3))
+  end)
+
+  it("load with a legend replaces the default one", function()
+    local g = astar.grid(3, 1)
+    g:load({ "~^." }, { ["~"] = 3, ["^"] = false, ["."] = 0.5 })
+    assert.are.equal(3, g:get_cost(1, 1))
+    assert.is_false(g:get_cost(2, 1))
+    assert.are.equal(0.5, g:get_cost(3, 1))
+    -- '#' is no longer known
+    assert.has_error(function() g:load({ "#.." }, { ["."] = 1 }) end)
+  end)
+
+  it("a failed load changes nothing", function()
+    local g = astar.grid(3, 2)
+    g:set_cost(1, 1, 9)
+    assert.has_error(function() g:load({ "...", "..x" }) end)  -- unknown char
+    assert.has_error(function() g:load({ "...", "...." }) end) -- row too long
+    assert.has_error(function() g:load({ "..." }) end)         -- too few rows
+    assert.has_error(function() g:load({ "...", "...", "..." }) end)
+    assert.has_error(function() g:load({ "...", 12 }) end)
+    assert.are.equal(9, g:get_cost(1, 1))
+    assert.are.equal(1, g:get_cost(3, 2))
+  end)
+
+  it("names the row and column of a bad character", function()
+    local g = astar.grid(3, 2)
+    local ok, err = pcall(g.load, g, { "...", ".x." })
+    assert.is_false(ok)
+    assert.matches("row 2, column 2", err)
+    assert.matches("'x'", err)
+  end)
+end)

@@ -1,0 +1,247 @@
+local astar = require("astar")
+local oracle = require("spec.support.dijkstra")
+
+local SQRT2 = math.sqrt(2)
+
+local ROWS = {
+  "..........",
+  ".######...",
+  "......#...",
+  ".####.#.#.",
+  "......#.#.",
+  "########..",
+}
+
+local function fixture(diagonal)
+  local world = oracle.world_from_rows(ROWS, diagonal)
+  return world, oracle.grid(astar, world)
+end
+
+describe("grid:find", function()
+  it("returns the start alone when start == goal", function()
+    local _, g = fixture()
+    local path, info = g:find(3, 3, 3, 3)
+    assert.are.same({ { x = 3, y = 3 } }, path)
+    assert.are.equal("found", info.status)
+    assert.are.equal(0, info.cost)
+    assert.are.equal(1, info.length)
+    assert.are.equal(1, info.expansions)
+  end)
+
+  it("includes both endpoints and reports status, cost, expansions, length", function()
+    local world, g = fixture()
+    local path, info = g:find(1, 5, 10, 6)
+    assert.are.same({ x = 1, y = 5 }, path[1])
+    assert.are.same({ x = 10, y = 6 }, path[#path])
+    assert.are.equal("found", info.status)
+    assert.are.equal(#path, info.length)
+    assert.are.equal(math.type and "integer" or "number", math.type and math.type(info.expansions) or type(info.expansions))
+    assert.is_true(info.expansions >= #path)
+    assert.is_true(oracle.near(info.cost, oracle.cost(world, 1, 5, 10, 6)))
+    assert.is_true(oracle.near(oracle.path_cost(world, path), info.cost))
+  end)
+
+  it("agrees with the oracle for every pair of cells in every diagonal mode", function()
+    for _, mode in ipairs(oracle.DIAGONALS) do
+      local world, g = fixture(mode)
+      for sy = 1, world.h do
+        for sx = 1, world.w do
+          local dist = oracle.distances(world, sx, sy)
+          for gy = 1, world.h do
+            for gx = 1, world.w do
+              local path, info = g:find(sx, sy, gx, gy)
+              local want = world.cost[gy][gx] and dist[gy][gx] < math.huge and dist[gy][gx] or nil
+              if want then
+                assert(path and oracle.near(info.cost, want), mode)
+                oracle.path_cost(world, path)
+              else
+                assert.is_nil(path)
+                assert.are.equal("unreachable", info.status)
+              end
+            end
+          end
+        end
+      end
+    end
+  end)
+
+  it("returns nil and 'unreachable' when the open list runs dry", function()
+    local g = astar.grid(5, 1)
+    g:set_cost(3, 1, false)
+    local path, info = g:find(1, 1, 5, 1)
+    assert.is_nil(path)
+    assert.are.equal("unreachable", info.status)
+    assert.are.equal(2, info.expansions)
+  end)
+
+  it("a blocked goal is unreachable at once, even when it is the start", function()
+    local g = astar.grid(5, 5)
+    g:set_cost(5, 5, false)
+    local path, info = g:find(1, 1, 5, 5)
+    assert.is_nil(path)
+    assert.are.equal("unreachable", info.status)
+    assert.are.equal(0, info.expansions)
+    path, info = g:find(5, 5, 5, 5)
+    assert.is_nil(path)
+    assert.are.equal("unreachable", info.status)
+  end)
+
+  it("a blocked start may be left, and counts as blocked in corner checks", function()
+    local g = astar.grid(3, 3)
+    g:set_cost(1, 1, false)
+    local path, info = g:find(1, 1, 3, 3)
+    assert.is_true(oracle.near(info.cost, 2 * SQRT2))
+    assert.are.equal(3, #path)
+    -- with the start blocked, the diagonal (2,1)->(1,2) would cut its corner
+    local p2, i2 = g:find(2, 1, 1, 2)
+    assert.is_true(oracle.near(i2.cost, 2))
+    assert.are.equal(3, #p2)
+  end)
+
+  it("max_expansions stops with 'limit'", function()
+    local g = astar.grid(30, 30)
+    local path, info = g:find(1, 1, 30, 30, { max_expansions = 5 })
+    assert.is_nil(path)
+    assert.are.equal("limit", info.status)
+    assert.are.equal(5, info.expansions)
+    path, info = g:find(1, 1, 30, 30, { max_expansions = 0 })
+    assert.are.equal("limit", info.status)
+    assert.are.equal(0, info.expansions)
+    path = g:find(1, 1, 30, 30, { max_expansions = 10000 })
+    assert.is_table(path)
+  end)
+
+  it("max_cost treats costlier paths as not found", function()
+    local g = astar.grid(10, 1)
+    local path, info = g:find(1, 1, 10, 1, { max_cost = 8.5 })
+    assert.is_nil(path)
+    assert.are.equal("limit", info.status)
+    path, info = g:find(1, 1, 10, 1, { max_cost = 9 })
+    assert.are.equal(9, info.cost)
+    -- a goal that is simply unreachable stays "unreachable" under a generous bound
+    g:set_cost(5, 1, false)
+    path, info = g:find(1, 1, 10, 1, { max_cost = 100 })
+    assert.are.equal("unreachable", info.status)
+  end)
+
+  it("partial returns the path to the expanded node closest to the goal", function()
+    local world, g = fixture()
+    -- (9, 4) is walled in; (8, 5) is not reachable from the left part either
+    world.cost[4][9] = 1
+    for _, mode in ipairs(oracle.DIAGONALS) do
+      world.diagonal = mode
+      g = oracle.grid(astar, world)
+      g:set_cost(9, 6, false)
+      world.cost[6][9] = false
+      g:set_cost(10, 6, false)
+      world.cost[6][10] = false
+      local sx, sy, gx, gy = 1, 5, 10, 6 -- goal blocked now
+      local dist = oracle.distances(world, sx, sy)
+      local function h(x, y)
+        local dx, dy = math.abs(x - gx), math.abs(y - gy)
+        if mode == "never" then return dx + dy end
+        return math.max(dx, dy) + (SQRT2 - 1) * math.min(dx, dy)
+      end
+      local best, bh, bg
+      for y = 1, world.h do
+        for x = 1, world.w do
+          local d = dist[y][x]
+          if d < math.huge then
+            local hv = h(x, y)
+            if not best or hv < bh - 1e-12 or (math.abs(hv - bh) <= 1e-12 and d < bg) then
+              best, bh, bg = { x = x, y = y }, hv, d
+            end
+          end
+        end
+      end
+      local path, info = g:find(sx, sy, gx, gy, { partial = true })
+      assert.are.equal("partial", info.status, mode)
+      assert.are.equal("unreachable", info.reason)
+      assert.are.same(best, path[#path], mode)
+      assert.is_true(oracle.near(info.cost, bg))
+      assert.is_true(oracle.near(oracle.path_cost(world, path), bg))
+    end
+  end)
+
+  it("partial with a limit reports reason 'limit'", function()
+    local g = astar.grid(20, 20)
+    local path, info = g:find(1, 1, 20, 20, { partial = true, max_expansions = 10 })
+    assert.are.equal("partial", info.status)
+    assert.are.equal("limit", info.reason)
+    assert.are.same({ x = 1, y = 1 }, path[1])
+    assert.is_true(#path > 1)
+  end)
+
+  it("a found path is returned normally even with partial", function()
+    local g = astar.grid(5, 5)
+    local _, info = g:find(1, 1, 5, 5, { partial = true })
+    assert.are.equal("found", info.status)
+  end)
+
+  it("the diagonal option overrides the grid's mode", function()
+    local g = astar.grid(5, 5, { diagonal = "always" })
+    local _, info = g:find(1, 1, 5, 5, { diagonal = "never" })
+    assert.are.equal(8, info.cost)
+    _, info = g:find(1, 1, 5, 5)
+    assert.is_true(oracle.near(info.cost, 4 * SQRT2))
+  end)
+
+  it("diagonal modes treat a single blocked corner as documented", function()
+    local costs = {}
+    for _, mode in ipairs(oracle.DIAGONALS) do
+      local g = astar.grid(2, 2, { diagonal = mode })
+      g:set_cost(2, 1, false)
+      local _, info = g:find(1, 1, 2, 2)
+      costs[mode] = info.cost
+    end
+    assert.are.equal(2, costs.never)
+    assert.are.equal(2, costs.no_corner_cut)
+    assert.is_true(oracle.near(costs.always, SQRT2))
+    assert.is_true(oracle.near(costs.one_walkable, SQRT2))
+    -- both corners blocked: only "always" cuts through
+    local g = astar.grid(2, 2, { diagonal = "one_walkable" })
+    g:set_cost(2, 1, false)
+    g:set_cost(1, 2, false)
+    assert.is_nil((g:find(1, 1, 2, 2)))
+    g = astar.grid(2, 2, { diagonal = "always" })
+    g:set_cost(2, 1, false)
+    g:set_cost(1, 2, false)
+    assert.is_table((g:find(1, 1, 2, 2)))
+  end)
+
+  it("a custom heuristic function is used", function()
+    local g = astar.grid(10, 10)
+    local calls = 0
+    local path, info = g:find(1, 1, 10, 10, {
+      heuristic = function(x, y, gx, gy)
+        calls = calls + 1
+        assert.are.equal(10, gx)
+        assert.are.equal(10, gy)
+        return 0
+      end,
+    })
+    assert.is_true(calls > 0)
+    assert.is_true(oracle.near(info.cost, 9 * SQRT2))
+    assert.are.equal(10, #path)
+  end)
+
+  it("is deterministic", function()
+    local _, g = fixture("always")
+    local a = g:find(1, 1, 10, 5)
+    local b = g:find(1, 1, 10, 5)
+    assert.are.same(a, b)
+  end)
+
+  it("finds paths on terrain cheaper than 1 (the heuristic is scaled)", function()
+    local g = astar.grid(8, 8)
+    g:fill(0.25)
+    g:set_cost(4, 4, 3)
+    local world = { w = 8, h = 8, cost = {} }
+    for y = 1, 8 do
+      world.cost[y] = {}
+      for x = 1, 8 do world.cost[y][x] = g:get_cost(x, y) end
+    end
+    local _, info = g:find(1, 1, 8, 8)
+    assert.is_true(oracle.near(info.cost, oracle.cost(world, 1, 1, 8, 8)))
+  end)
+end)

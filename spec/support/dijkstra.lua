@@ -1,0 +1,171 @@
+-- The independent oracle: a brute-force Dijkstra written plainly from API.md's
+-- step-cost formula. It never calls the library's search.
+--
+-- A "world" is plain Lua data:
+--   { w =, h =, cost = { [y] = { [x] = number or false } }, diagonal = "...",
+--     layers = { {vals = {[y] = {[x] = v}}, weight = w}, ... },
+--     claims = { {unit = key, path = {{x=,y=},...}, pos = i}, ... },
+--     unit = key, claim_penalty = p, claim_radius = r,
+--     node_cost = function(x, y), edge_cost = function(x, y, fx, fy) }
+local M = {}
+
+local SQRT2 = math.sqrt(2)
+
+-- Value of a callback: nil -> 0, false or math.huge -> blocked (nil returned).
+local function extra_of(v)
+  if v == nil then return 0 end
+  if v == false or v == math.huge then return nil end
+  return v
+end
+
+-- How many other units claim (x, y), as the query from (sx, sy) sees it.
+local function claim_count(world, x, y, sx, sy)
+  local n = 0
+  for _, c in ipairs(world.claims or {}) do
+    if c.unit ~= world.unit then
+      local here = c.path[c.pos]
+      local in_range = world.claim_radius == nil or
+        (math.abs(here.x - sx) <= world.claim_radius and math.abs(here.y - sy) <= world.claim_radius)
+      if in_range then
+        for i = c.pos, #c.path do
+          if c.path[i].x == x and c.path[i].y == y then
+            n = n + 1
+            break -- once per unit
+          end
+        end
+      end
+    end
+  end
+  return n
+end
+
+-- Is (x, y) walkable for this query: inside, terrain, and node_cost not false.
+local function walkable(world, x, y)
+  if x < 1 or y < 1 or x > world.w or y > world.h then return false end
+  if world.cost[y][x] == false or world.cost[y][x] == math.huge then return false end
+  if world.node_cost and extra_of(world.node_cost(x, y)) == nil then return false end
+  return true
+end
+M.walkable = walkable
+
+-- Cost of the step (ax, ay) -> (bx, by), or nil when the step is illegal.
+function M.step(world, ax, ay, bx, by, sx, sy)
+  local dx, dy = bx - ax, by - ay
+  if math.abs(dx) > 1 or math.abs(dy) > 1 or (dx == 0 and dy == 0) then return nil end
+  if not walkable(world, bx, by) then return nil end
+  local len = 1
+  if dx ~= 0 and dy ~= 0 then
+    local mode = world.diagonal or "no_corner_cut"
+    local side1, side2 = walkable(world, ax + dx, ay), walkable(world, ax, ay + dy)
+    if mode == "never" then return nil end
+    if mode == "no_corner_cut" and not (side1 and side2) then return nil end
+    if mode == "one_walkable" and not (side1 or side2) then return nil end
+    len = SQRT2
+  end
+  local p = 0
+  for _, layer in ipairs(world.layers or {}) do
+    p = p + layer.vals[by][bx] * (layer.weight or 1)
+  end
+  p = p + (world.claim_penalty or 5) * claim_count(world, bx, by, sx, sy)
+  if world.node_cost then p = p + extra_of(world.node_cost(bx, by)) end
+  if world.edge_cost then
+    local e = extra_of(world.edge_cost(bx, by, ax, ay))
+    if e == nil then return nil end
+    p = p + e
+  end
+  return len * world.cost[by][bx] + math.max(0, p)
+end
+
+-- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).
+function M.distances(world, sx, sy)
+  local dist, done = {}, {}
+  for y = 1, world.h do
+    dist[y], done[y] = {}, {}
+    for x = 1, world.w do dist[y][x] = math.huge end
+  end
+  dist[sy][sx] = 0
+  while true do
+    local best, bx, by = math.huge, nil, nil
+    for y = 1, world.h do
+      for x = 1, world.w do
+        if not done[y][x] and dist[y][x] < best then best, bx, by = dist[y][x], x, y end
+      end
+    end
+    if not bx then break end
+    done[by][bx] = true
+    for dy = -1, 1 do
+      for dx = -1, 1 do
+        local nx, ny = bx + dx, by + dy
+        local s = M.step(world, bx, by, nx, ny, sx, sy)
+        if s and best + s < dist[ny][nx] then dist[ny][nx] = best + s end
+      end
+    end
+  end
+  return dist
+end
+
+-- The optimal cost from start to goal, or nil when there is no path.
+function M.cost(world, sx, sy, gx, gy)
+  if not walkable(world, gx, gy) then return nil end
+  local d = M.distances(world, sx, sy)[gy][gx]
+  if d == math.huge then return nil end
+  return d
+end
+
+-- Checks a path step by step and returns its cost; errors on an illegal step.
+function M.path_cost(world, path, sx, sy)
+  sx, sy = sx or path[1].x, sy or path[1].y
+  local total = 0
+  for i = 2, #path do
+    local a, b = path[i - 1], path[i]
+    local s = M.step(world, a.x, a.y, b.x, b.y, sx, sy)
+    if not s then
+      error(string.format("illegal step %d: (%d,%d) -> (%d,%d)", i - 1, a.x, a.y, b.x, b.y), 2)
+    end
+    total = total + s
+  end
+  return total
+end
+
+-- A small deterministic PRNG (LCG on doubles below 2^53) that gives the same
+-- numbers on every Lua version, unlike math.random.
+function M.rng(seed)
+  local state = seed % 2147483647
+  if state <= 0 then state = state + 2147483646 end
+  local r = {}
+  function r.next() -- uniform in [0, 1)
+    state = (state * 48271) % 2147483647
+    return (state - 1) / 2147483646
+  end
+  function r.int(lo, hi) return lo + math.floor(r.next() * (hi - lo + 1)) end
+  function r.pick(list) return list[r.int(1, #list)] end
+  return r
+end
+
+-- A real grid with the world's terrain.
+function M.grid(astar, world)
+  local g = astar.grid(world.w, world.h, { diagonal = world.diagonal or "no_corner_cut" })
+  for y = 1, world.h do
+    for x = 1, world.w do g:set_cost(x, y, world.cost[y][x]) end
+  end
+  return g
+end
+
+-- A world from ASCII rows: '.' = 1, '#' = blocked, digits = that cost.
+function M.world_from_rows(rows, diagonal)
+  local world = { w = #rows[1], h = #rows, cost = {}, diagonal = diagonal }
+  for y, row in ipairs(rows) do
+    world.cost[y] = {}
+    for x = 1, #row do
+      local ch = row:sub(x, x)
+      world.cost[y][x] = ch == "#" and false or (tonumber(ch) or 1)
+    end
+  end
+  return world
+end
+
+M.DIAGONALS = { "never", "always", "one_walkable", "no_corner_cut" }
+
+function M.near(a, b) return math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b)) end
+
+return M
