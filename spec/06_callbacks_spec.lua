@@ -153,6 +153,9 @@ describe("cost callbacks", function()
       function() claims:claim("x", { { x = 1, y = 1 } }) end,
       function() claims:advance("x", 1) end,
       function() claims:release("x") end,
+      function() getmetatable(g).__gc(g) end, -- freeing by hand while the query runs
+      function() getmetatable(inf).__gc(inf) end,
+      function() getmetatable(claims).__gc(claims) end,
     }
     for i, attempt in ipairs(attempts) do
       local seen

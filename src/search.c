@@ -109,6 +109,7 @@ typedef struct query_ctx {
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
     double weight;
     bool penalties;          /* layers, claims or node_cost: penalty[] is in use */
+    bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
     const int32_t *claim_base; /* claims->count, or NULL when only claimed[] counts */
     bool aborted;
 } query_ctx;
@@ -243,9 +244,10 @@ static relax_result relax(query_ctx *c, int32_t a, int32_t ax, int32_t ay, doubl
         astar_heap_up(&c->s->heap, n->heap, c->s->nodes);
         return RELAX_OK;
     }
-    /* A closed node improves only under an inconsistent heuristic (custom, weighted);
-     * ignore improvements that are just rounding of equal-cost routes. */
-    if (n->g != INFINITY && !(ng < n->g - 1e-10 * n->g)) return RELAX_OK;
+    /* A closed node can improve only under a custom (maybe inconsistent) heuristic. A
+     * weighted search stays within its bound without reopening, and improvements that
+     * are just rounding of equal-cost routes are ignored. */
+    if (n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g)) return RELAX_OK;
     double h = heuristic(c, bx, by);
     if (c->aborted) return RELAX_OK;
     n->g = ng;
@@ -357,6 +359,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     double min_cost = astar_grid_min_cost(g);
     c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
     c.weight = q->weight;
+    c.reopen = c.heuristic == ASTAR_H_CUSTOM;
     c.penalties = q->nlayers > 0 || q->claims || q->node_cost;
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return finish(res, ASTAR_ENOMEM);

@@ -280,6 +280,7 @@ static void check_size_args(lua_State *L, int32_t *w, int32_t *h) {
 
 static int grid_gc(lua_State *L) {
     lgrid *g = luaL_checkudata(L, 1, GRID_MT);
+    check_writable(L, &g->base, "grid"); /* only a direct __close/__gc call can get here */
     astar_alloc a = lua_allocator(L);
     while (g->pool) {
         workspace *w = g->pool;
@@ -825,6 +826,7 @@ static int grid_find(lua_State *L) {
 
 static int layer_gc(lua_State *L) {
     llayer *l = luaL_checkudata(L, 1, LAYER_MT);
+    check_writable(L, &l->base, "influence layer");
     astar_layer_free(l->layer);
     l->layer = NULL;
     return 0;
@@ -896,6 +898,7 @@ static int layer_fill(lua_State *L) {
 
 static int claims_gc(lua_State *L) {
     lclaims *c = luaL_checkudata(L, 1, CLAIMS_MT);
+    check_writable(L, &c->base, "claims");
     astar_claims_free(c->claims);
     c->claims = NULL;
     return 0;
