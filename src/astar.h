@@ -253,6 +253,46 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
 /* The last path as node ids, start first; *length gets its size. Owned by s. */
 const int32_t *astar_search_path(const astar_search *s, int32_t *length);
 
+/* ------------------------------------------------------------ Moving AI */
+
+/*
+ * Parses a Moving AI benchmark map (https://movingai.com/benchmarks/formats.html)
+ * held in memory: "type octile", "height H", "width W", "map", then H rows of W
+ * characters. '.', 'G', 'S' are walkable at cost 1; '@', 'O', 'T', 'W' are
+ * blocked. CRLF line ends are accepted. The grid uses ASTAR_DIAG_NO_CORNER_CUT,
+ * the benchmarks' convention. Returns NULL on error, with a message naming the
+ * line ("line 7: row has 193 characters, expected 194") in err[0..errlen-1].
+ */
+astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc *alloc,
+                                 char *err, size_t errlen);
+
+typedef struct astar_scenario {
+    int32_t bucket;
+    const char *map;          /* the map field as written; points into the astar_scen */
+    int32_t map_width, map_height;
+    int32_t sx, sy, gx, gy;   /* 0-based, as in the file */
+    double optimal;
+    double precision;         /* half a unit of the last digit printed for optimal */
+} astar_scenario;
+
+typedef struct astar_scen {
+    astar_scenario *items;
+    int32_t count;
+    char *strings;            /* storage of the map fields */
+    size_t strings_size;
+    int32_t capacity;
+    astar_alloc alloc;
+} astar_scen;
+
+/*
+ * Parses a Moving AI .scen file held in memory: "version 1" (or "version 1.0"),
+ * then one problem a line, nine fields separated by tabs or spaces. Returns
+ * NULL on error with a message naming the line in err. Free with astar_scen_free.
+ */
+astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *alloc, char *err,
+                             size_t errlen);
+void astar_scen_free(astar_scen *scen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,10 @@ local astar = {
   grid = core.grid,
   influence = core.influence,
   claims = core.claims,
+  load_movingai = core.load_movingai,
+  load_movingai_string = core.load_movingai_string,
+  load_scen = core.load_scen,
+  load_scen_string = core.load_scen_string,
 }
 
 return astar
