@@ -99,6 +99,12 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
                                      "'width W' (1..%d) before 'map'", ASTAR_MAX_SIDE);
         return NULL;
     }
+    /* A short file must not make us allocate for the size its header claims. */
+    if ((size_t)(ls.end - ls.p) < (size_t)width * (size_t)height) {
+        fail(err, errlen, ls.number + 1, "the file is too short for a %dx%d map",
+             (int)width, (int)height);
+        return NULL;
+    }
     astar_grid *g = astar_grid_new(width, height, ASTAR_DIAG_NO_CORNER_CUT, alloc);
     if (!g) {
         fail(err, errlen, 0, "not enough memory for a %dx%d map", (int)width, (int)height);
@@ -264,7 +270,7 @@ astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *al
         errno = 0;
         s->optimal = strtod(f[8], &end);
         if (errno || end == f[8] || *end || !(s->optimal >= 0) || s->optimal == INFINITY) {
-            fail(err, errlen, ls.number, "optimal length '%s' is not a number >= 0", f[8]);
+            fail(err, errlen, ls.number, "optimal length '%.24s' is not a number >= 0", f[8]);
             astar_scen_free(scen);
             return NULL;
         }
