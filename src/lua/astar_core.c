@@ -144,7 +144,26 @@ static void check_writable(lua_State *L, const lobject *o, const char *what) {
                    what);
 }
 
-static int no_memory(lua_State *L) { return luaL_error(L, "not enough memory"); }
+/*
+ * The error Lua raises itself when its allocator fails: the bare message, with no
+ * "chunk:line:" prefix (luaL_error would add the caller's position). The string is
+ * Lua's own preallocated one, so pushing it allocates nothing.
+ */
+static int no_memory(lua_State *L) {
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+}
+
+/* luaL_checkstack would report a failed stack reallocation as "stack overflow". */
+static void check_stack(lua_State *L, int n) {
+    if (!lua_checkstack(L, n)) no_memory(L);
+}
+
+/* The Moving AI parsers report failure as text only; a memory failure must still read as one. */
+static int parse_error(lua_State *L, const char *name, const char *err) {
+    if (strncmp(err, "not enough memory", strlen("not enough memory")) == 0) return no_memory(L);
+    return luaL_error(L, "%s: %s", name, err);
+}
 
 /* Terrain cost of a Lua value: number > 0 (math.huge blocks) or false (blocks). */
 static double check_cost(lua_State *L, int arg) {
@@ -543,7 +562,7 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
     astar_query *q = &c->q;
     luaL_checktype(L, arg, LUA_TTABLE);
     check_option_keys(L, arg, FIND_OPTIONS);
-    luaL_checkstack(L, ASTAR_MAX_LAYERS + 16, "find");
+    check_stack(L, ASTAR_MAX_LAYERS + 16);
     int top = lua_gettop(L);
 
     if (get_option(L, arg, "heuristic")) {
@@ -802,7 +821,7 @@ static int grid_find(lua_State *L) {
     c->q.sy = check_coord(L, 3, "y", g->base.height);
     c->q.gx = check_coord(L, 4, "x", g->base.width);
     c->q.gy = check_coord(L, 5, "y", g->base.height);
-    luaL_checkstack(L, RUN_NARGS + 8, "find");
+    check_stack(L, RUN_NARGS + 8);
     int cb[3];
     for (int i = 0; i < 3; i++) {
         lua_pushnil(L);
@@ -981,17 +1000,27 @@ static int claims_claim(lua_State *L) {
     int units = lua_gettop(L);
     bool fresh = slot < 0;
     if (fresh) {
+        /* The key goes in first (this may raise on OOM, before anything changed): setting
+         * an existing key never allocates, so once the core holds the claim nothing fails
+         * and no claim is left that no key refers to. */
+        lua_pushvalue(L, 2);
+        lua_pushboolean(L, 0);
+        lua_rawset(L, units);
         slot = astar_claims_unit_new(c->claims);
-        if (slot < 0) return no_memory(L);
     }
-    if (astar_claims_set(c->claims, slot, ids, (int32_t)n) != ASTAR_OK) {
-        if (fresh) astar_claims_release(c->claims, slot);
+    if (slot < 0 || astar_claims_set(c->claims, slot, ids, (int32_t)n) != ASTAR_OK) {
+        if (fresh) {
+            if (slot >= 0) astar_claims_release(c->claims, slot);
+            lua_pushvalue(L, 2);
+            lua_pushnil(L);
+            lua_rawset(L, units);
+        }
         return no_memory(L);
     }
     if (fresh) {
         lua_pushvalue(L, 2);
         lua_pushinteger(L, slot);
-        lua_rawset(L, units); /* may raise on OOM: the slot stays reserved, harmless */
+        lua_rawset(L, units);
     }
     return 0;
 }
@@ -1086,7 +1115,7 @@ static int push_movingai(lua_State *L, const char *text, size_t len, const char 
     char err[256];
     err[0] = '\0';
     g->grid = astar_movingai_parse(text, len, &a, err, sizeof err);
-    if (!g->grid) return luaL_error(L, "%s: %s", name, err);
+    if (!g->grid) return parse_error(L, name, err);
     g->base.width = astar_grid_width(g->grid);
     g->base.height = astar_grid_height(g->grid);
     lua_createtable(L, 0, 3);
@@ -1136,7 +1165,7 @@ static int push_scen(lua_State *L, const char *text, size_t len, const char *nam
     char err[256];
     err[0] = '\0';
     *box = astar_scen_parse(text, len, &a, err, sizeof err);
-    if (!*box) return luaL_error(L, "%s: %s", name, err);
+    if (!*box) return parse_error(L, name, err);
     const astar_scen *scen = *box;
     lua_createtable(L, scen->count, 0);
     for (int32_t i = 0; i < scen->count; i++) {

@@ -1,0 +1,650 @@
+/*
+ * Out-of-memory test for the Lua binding (issue 3).
+ *
+ * A C host embeds Lua 5.4 with an allocator that can be told to refuse
+ * allocations, and links src/lua/astar_core.c in directly. For each scenario
+ * it counts the K allocations one run makes, then reruns it with allocation
+ * number N refused, for every N in 1..K + margin, and requires that
+ *   - the run either succeeds with the same results as an unhindered run, or
+ *     fails with the Lua error "not enough memory" (exactly);
+ *   - after a full collection the live bytes are back at their baseline (no
+ *     leak), and the objects the scenario keeps still work, can be written to
+ *     (nothing left "in use") and give the same answers as before;
+ *   - no __gc raises (Lua turns that into a warning, which fails the test);
+ *   - every free or realloc passes the true old size of its block;
+ *   - after lua_close, not one byte is left.
+ *
+ * Three ways to fail, because Lua itself retries a failed allocation once
+ * after an emergency collection:
+ *   once       only allocation N fails: Lua's own allocations recover through
+ *              the retry, so this hits the binding's and the core's direct
+ *              allocations, and runs the emergency collector at every point;
+ *   twice      N and N + 1 fail: Lua's retry fails too, so the error is raised
+ *              while later allocations (error messages, cleanup) succeed;
+ *   from-N-on  every allocation from N on fails until the run ends.
+ *
+ * Usage: test_lua_oom [source dir]   (the default is ASTAR_SOURCE_DIR)
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+
+#if LUA_VERSION_NUM != 504
+#error "test_lua_oom needs the Lua 5.4 headers"
+#endif
+
+#ifndef ASTAR_SOURCE_DIR
+#define ASTAR_SOURCE_DIR "."
+#endif
+
+/* src/lua/astar_core.c, compiled into this executable. */
+int luaopen_astar_core(lua_State *L);
+
+#define OOM_MESSAGE "not enough memory"
+#define MAX_REPORTS 12 /* problems printed per scenario and mode; the rest are only counted */
+
+/* ------------------------------------------------------------ allocator */
+
+/* Each block carries its size, so a wrong old size passed to free/realloc is caught. */
+typedef union header {
+    max_align_t align; /* keeps the block aligned as Lua requires */
+    size_t size;
+} header;
+
+typedef struct memory {
+    long long live_bytes;    /* signed: a wrong old size would drive it below zero */
+    long long live_blocks;
+    unsigned long growths;   /* growth requests since the last call() began */
+    unsigned long fail_from; /* 0: disarmed; else the first growth request refused */
+    unsigned long fail_len;  /* how many growth requests are refused from there */
+    unsigned long refused;   /* growth requests refused since the last call() began */
+    unsigned long bad_sizes; /* frees and reallocs given a wrong old size */
+    unsigned long warnings;  /* Lua warnings: a __gc that raised, for one */
+} memory;
+
+static void *test_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    memory *m = ud;
+    header *h = ptr ? (header *)ptr - 1 : NULL;
+    size_t old = h ? h->size : 0;
+    /* With ptr == NULL, osize is a Lua type tag, not a size. */
+    if (h && osize != old) {
+        if (m->bad_sizes++ < 5)
+            fprintf(stderr, "allocator: block of %zu bytes freed or resized as %zu bytes\n", old,
+                    osize);
+    }
+    if (nsize == 0) {
+        if (h) {
+            m->live_bytes -= (long long)old;
+            m->live_blocks--;
+            free(h);
+        }
+        return NULL;
+    }
+    /* Only growth may fail: Lua assumes that shrinking a block always succeeds. */
+    if (nsize > old) {
+        m->growths++;
+        if (m->fail_from && m->growths >= m->fail_from && m->growths - m->fail_from < m->fail_len) {
+            m->refused++;
+            return NULL;
+        }
+    }
+    header *nh = realloc(h, sizeof *h + nsize);
+    if (!nh) {
+        if (nsize > old) return NULL;
+        nh = h; /* a shrink the C library refused: the old, larger block still serves */
+    }
+    if (!h) m->live_blocks++;
+    m->live_bytes += (long long)nsize - (long long)old;
+    nh->size = nsize;
+    return nh + 1;
+}
+
+static void on_warning(void *ud, const char *msg, int tocont) {
+    memory *m = ud;
+    static bool continuing = false;
+    /* "@on"/"@off" and friends are control messages, not warnings. */
+    if (!continuing && msg[0] == '@') return;
+    if (!continuing) {
+        m->warnings++;
+        fputs("Lua warning: ", stderr);
+    }
+    fputs(msg, stderr);
+    if (!tocont) fputc('\n', stderr);
+    continuing = tocont != 0;
+}
+
+static int on_panic(lua_State *L) {
+    fprintf(stderr, "PANIC: unprotected Lua error: %s\n", lua_tostring(L, -1));
+    abort();
+}
+
+/* ------------------------------------------------------------- scenarios */
+
+/*
+ * Loaded once, before any scenario: the module, a map, and signature(...),
+ * which turns results into a string so two runs can be compared.
+ */
+static const char PRELUDE[] =
+    "astar = require('astar')\n"
+    "ROWS = {\n"
+    "  '................',\n"
+    "  '.######.........',\n"
+    "  '......#..####...',\n"
+    "  '..#...#.....#...',\n"
+    "  '..#...####..#...',\n"
+    "  '..#.........#...',\n"
+    "  '..#####..####...',\n"
+    "  '........#.......',\n"
+    "  '.####...#..###..',\n"
+    "  '....#...#....#..',\n"
+    "  '....#.......##.#',\n"
+    "  '....#.......#...',\n"
+    "}\n"
+    "function world(diagonal)\n"
+    "  local g = astar.grid(16, 12, diagonal and {diagonal = diagonal} or nil)\n"
+    "  g:load(ROWS)\n"
+    "  return g\n"
+    "end\n"
+    "local function before(a, b)\n"
+    "  if type(a) ~= type(b) then return type(a) < type(b) end\n"
+    "  return a < b\n"
+    "end\n"
+    "local function put(v, out)\n"
+    "  local t = type(v)\n"
+    "  if t == 'table' then\n"
+    "    local keys = {}\n"
+    "    for k in pairs(v) do keys[#keys + 1] = k end\n"
+    "    table.sort(keys, before)\n"
+    "    out[#out + 1] = '{'\n"
+    "    for _, k in ipairs(keys) do\n"
+    "      put(k, out); out[#out + 1] = '='; put(v[k], out); out[#out + 1] = ','\n"
+    "    end\n"
+    "    out[#out + 1] = '}'\n"
+    "  elseif math.type(v) == 'float' then out[#out + 1] = string.format('%.17g', v)\n"
+    "  elseif t == 'string' then out[#out + 1] = string.format('%q', v)\n"
+    "  else out[#out + 1] = tostring(v) end\n"
+    "end\n"
+    "function signature(...)\n"
+    "  local out = {}\n"
+    "  for i = 1, select('#', ...) do put((select(i, ...)), out); out[#out + 1] = '; ' end\n"
+    "  return table.concat(out)\n"
+    "end\n";
+
+/*
+ * A scenario is a chunk, run with nothing armed, that makes what the scenario
+ * keeps and returns two functions: run, the part run under failing
+ * allocations (it keeps nothing: everything it makes is local), and check,
+ * which uses and writes to the kept objects to show they still work.
+ */
+typedef struct scenario {
+    const char *name;
+    const char *code;
+} scenario;
+
+static const scenario SCENARIOS[] = {
+    {"grid: create, set_cost, fill, load",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local g = astar.grid(16, 12, {diagonal = 'always', cost = 2})\n"
+     "  g:set_cost(3, 4, 5)\n"
+     "  g:set_blocked(5, 5, true)\n"
+     "  g:fill(1.5)\n"
+     "  g:load(ROWS, {['.'] = 1, ['#'] = false})\n"
+     "  g:set_cost(1, 1, 3)\n"
+     "  G:load(ROWS)\n" /* the kept grid is written with what it holds already */
+     "  G:set_cost(1, 1, G:get_cost(1, 1))\n"
+     "  return g:get_cost(1, 1), g:get_cost(2, 2), g:is_walkable(5, 5), g.width, g:size(),\n"
+     "         tostring(g)\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 4); G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12), G:get_cost(1, 1)\n"
+     "end\n"
+     "return run, check\n"},
+
+    {"grid:find, default options",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local p, i = G:find(1, 1, 16, 12)\n"
+     "  local q, j = G:find(1, 1, 2, 2)\n" /* blocked goal: nil, unreachable */
+     "  local r, k = G:find(3, 3, 3, 3)\n"
+     "  return p, i, q, j, r, k\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12)\n"
+     "end\n"
+     "return run, check\n"},
+
+    /* The first query on a grid allocates its search workspace. */
+    {"new grid, first find",
+     "local function run()\n"
+     "  local g = world('never')\n"
+     "  return g:find(1, 1, 16, 12, {heuristic = 'manhattan', weight = 1.5})\n"
+     "end\n"
+     "local function check() return world():find(16, 12, 1, 1) end\n"
+     "return run, check\n"},
+
+    {"find with node_cost, edge_cost, heuristic callbacks (and a nested find)",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local seen = {}\n"
+     "  local p, i = G:find(1, 1, 16, 12, {\n"
+     "    node_cost = function(x, y)\n"
+     "      seen[#seen + 1] = x .. ',' .. y\n"
+     "      if x == 8 and y == 8 then\n"
+     "        assert(G:find(1, 1, 3, 1), 'nested find')\n"
+     "      end\n"
+     "      return (x * 7 + y * 3) % 4\n"
+     "    end,\n"
+     "    edge_cost = function(x, y, fx, fy)\n"
+     "      if x == 9 and y == 6 then return false end\n"
+     "      if x ~= fx and y ~= fy then return 0.25 end\n"
+     "    end,\n"
+     "    heuristic = function(x, y, gx, gy)\n"
+     "      return ({math.max(math.abs(gx - x), math.abs(gy - y))})[1]\n"
+     "    end,\n"
+     "  })\n"
+     "  return p, i, #seen\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12, {node_cost = function(x, y) return x % 2 end})\n"
+     "end\n"
+     "return run, check\n"},
+
+    {"find with influence layers",
+     "local G = world()\n"
+     "local A = astar.influence(16, 12, 0)\n"
+     "local B = astar.influence(16, 12, 1)\n"
+     "for x = 4, 11 do A:set(x, 6, 5) end\n"
+     "B:set(12, 3, -2)\n"
+     "local function run()\n"
+     "  local p, i = G:find(1, 1, 16, 12, {influence = A, influence_weight = 2})\n"
+     "  local q, j = G:find(1, 1, 16, 12, {influence = {{A, 1}, {B, 0.5}}})\n"
+     "  return p, i, q, j\n"
+     "end\n"
+     "local function check()\n"
+     "  A:set(1, 1, A:get(1, 1)); B:add(2, 2, 0); G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12, {influence = {{A, 1}, {B, 0.5}}})\n"
+     "end\n"
+     "return run, check\n"},
+
+    /*
+     * After any failure the claims objects must hold exactly what the run claimed
+     * and has not released: check() releases that, then compares every cell's
+     * count. F is replaced by a fresh object after each check, so that the run's
+     * first claim on it has to grow its table of unit keys (the kept C reuses
+     * the slots of keys released earlier and never grows).
+     */
+    {"find with claims (claim, advance, release)",
+     "local G = world()\n"
+     "local C, F = astar.claims(G), astar.claims(G)\n"
+     "C:claim('other', (G:find(16, 1, 1, 12)))\n"
+     "local mine = G:find(1, 1, 16, 12)\n"
+     "local function run()\n"
+     "  C:claim('me', mine)\n"
+     "  F:claim('me', mine)\n"
+     "  F:claim(7, {{x = 1, y = 1}, {2, 1}})\n"
+     "  local p, i = G:find(1, 12, 16, 1, {claims = C, unit = 'me', claim_penalty = 3})\n"
+     "  local q, j = G:find(1, 12, 16, 1, {claims = C, unit = 'other', claim_radius = 30})\n"
+     "  local r, k = G:find(1, 12, 16, 1, {claims = F, unit = 7})\n"
+     "  C:advance('me', 3); F:advance('me', 3)\n"
+     "  F:release(7)\n"
+     "  C:release('me')\n"
+     "  return p, i, q, j, r, k\n"
+     "end\n"
+     "local function counts(claims)\n"
+     "  local t = {}\n"
+     "  for y = 1, 12 do for x = 1, 16 do t[#t + 1] = claims:count(x, y) end end\n"
+     "  return table.concat(t)\n"
+     "end\n"
+     "local function check()\n"
+     "  C:release('me'); F:release('me'); F:release(7)\n"
+     "  local x, y = C:position('other')\n"
+     "  local c, f = counts(C), counts(F)\n"
+     "  F = astar.claims(G)\n"
+     "  return c, f, x, y, G:find(1, 12, 16, 1, {claims = C, unit = 'me'})\n"
+     "end\n"
+     "return run, check\n"},
+
+    {"find with partial, max_expansions, max_cost",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local p, i = G:find(1, 1, 2, 2, {partial = true})\n"
+     "  local q, j = G:find(1, 1, 16, 12, {partial = true, max_expansions = 10})\n"
+     "  local r, k = G:find(1, 1, 16, 12, {max_cost = 3})\n"
+     "  return p, i, q, j, r, k\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 2, 2, {partial = true})\n"
+     "end\n"
+     "return run, check\n"},
+
+    {"create influence layers and claims",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local l = astar.influence(16, 12, 0.5)\n"
+     "  l:set(1, 1, 2); l:add(2, 2, 3); l:fill(1); l:set(3, 3, -1)\n"
+     "  local c = astar.claims(G)\n"
+     "  c:claim('u', {{x = 1, y = 1}, {x = 2, y = 1}, {x = 3, y = 1}})\n"
+     "  c:claim('v', {{x = 3, y = 1}})\n"
+     "  c:advance('u', 1)\n"
+     "  local x, y = c:position('u')\n"
+     "  return l:get(3, 3), l:get(2, 2), c:count(2, 1), c:count(3, 1), x, y, tostring(l),\n"
+     "         tostring(c), l:size()\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12)\n"
+     "end\n"
+     "return run, check\n"},
+
+    {"astar.load_movingai_string",
+     "local MAP = 'type octile\\nheight 5\\nwidth 8\\nmap\\n'\n"
+     "  .. '........\\n.@@@@.T.\\n.G...@..\\n.....@S.\\nW.......\\n'\n"
+     "local function run()\n"
+     "  local g, meta = astar.load_movingai_string(MAP, 'tiny.map')\n"
+     "  return meta, tostring(g), g:find(1, 1, 8, 4)\n"
+     "end\n"
+     "local function check() return astar.load_movingai_string(MAP):find(8, 5, 1, 1) end\n"
+     "return run, check\n"},
+
+    {"astar.load_scen_string",
+     "local SCEN = 'version 1\\n'\n"
+     "  .. '0\\ttiny.map\\t8\\t5\\t0\\t0\\t7\\t3\\t9.24264069\\n'\n"
+     "  .. '1\\ttiny.map\\t8\\t5\\t2\\t2\\t6\\t3\\t4.41421356\\n'\n"
+     "  .. '2\\tother.map\\t8\\t5\\t7\\t4\\t0\\t0\\t10.65685425\\n'\n"
+     "local function run() return astar.load_scen_string(SCEN, 'tiny.scen') end\n"
+     "local function check() return #astar.load_scen_string(SCEN) end\n"
+     "return run, check\n"},
+
+    /* The file loaders read through a luaL_Buffer and keep the FILE in a box. */
+    {"astar.load_movingai, astar.load_scen (files)",
+     "local MAP = SOURCE_DIR .. '/spec/maps/crlf17x9.map'\n"
+     "local function run()\n"
+     "  local g, meta = astar.load_movingai(MAP)\n"
+     "  local s = astar.load_scen(MAP .. '.scen')\n"
+     "  return meta, #s, s[#s], g:find(s[1].sx, s[1].sy, s[1].gx, s[1].gy)\n"
+     "end\n"
+     "local function check() return (astar.load_movingai(MAP)) end\n"
+     "return run, check\n"},
+
+    /*
+     * init.lua and luaopen_astar_core under failure. init.lua is compiled before
+     * arming: a parse error inside require() comes back wrapped as "error loading
+     * module", which is Lua's wording, not the binding's.
+     */
+    {"astar front (init.lua) and luaopen_astar_core",
+     "local G = world()\n"
+     "local front = assert(loadfile(SOURCE_DIR .. '/lua/astar/init.lua'))\n"
+     "local function reload()\n"
+     "  package.loaded['astar.core'] = nil\n"
+     "  return front('astar')\n"
+     "end\n"
+     "local function run()\n"
+     "  local m = reload()\n"
+     "  return m._VERSION, m.grid(2, 2):find(1, 1, 2, 2)\n"
+     "end\n"
+     "local function check()\n" /* leaves one module loaded, as before the run */
+     "  astar = reload()\n"
+     "  package.loaded['astar'] = astar\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12)\n"
+     "end\n"
+     "return run, check\n"},
+};
+
+typedef struct mode {
+    const char *name;
+    unsigned long burst; /* growth requests refused in a row */
+} mode;
+
+static const mode MODES[] = {{"once", 1}, {"twice", 2}, {"from-N-on", ULONG_MAX}};
+
+/* ---------------------------------------------------------------- runner */
+
+static char *copy_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (!p) {
+        fputs("test_lua_oom: out of memory in the host\n", stderr);
+        exit(2);
+    }
+    return memcpy(p, s, n);
+}
+
+/* A full collection, repeated while it frees something (finalized objects go the next cycle). */
+static long long settle(lua_State *L, const memory *m) {
+    for (int i = 0; i < 10; i++) {
+        long long before = m->live_bytes;
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        if (m->live_bytes == before) break;
+    }
+    return m->live_bytes;
+}
+
+typedef struct outcome {
+    bool ok;               /* the call returned normally */
+    char *text;            /* the signature of its results, or its error message */
+    unsigned long growths; /* growth requests it made */
+    unsigned long refused; /* of those, how many were refused */
+} outcome;
+
+/*
+ * Calls the function at stack index fn with allocations fail_from ..
+ * fail_from + fail_len - 1 refused (fail_from 0: none). It runs in a thread of
+ * its own, so whatever stack it grows goes away with the thread.
+ */
+static outcome call(lua_State *L, memory *m, int fn, unsigned long fail_from,
+                    unsigned long fail_len) {
+    outcome o = {false, NULL, 0, 0};
+    lua_State *T = lua_newthread(L);
+    lua_pushvalue(L, fn);
+    lua_xmove(L, T, 1);
+    m->growths = 0;
+    m->refused = 0;
+    m->fail_from = fail_from;
+    m->fail_len = fail_len;
+    int rc = lua_pcall(T, 0, LUA_MULTRET, 0);
+    m->fail_from = 0;
+    o.growths = m->growths;
+    o.refused = m->refused;
+    if (rc == LUA_OK) {
+        lua_getglobal(T, "signature");
+        lua_insert(T, 1);
+        if (lua_pcall(T, lua_gettop(T) - 1, 1, 0) != LUA_OK) {
+            fprintf(stderr, "test_lua_oom: signature() failed: %s\n", lua_tostring(T, -1));
+            exit(2);
+        }
+        o.ok = true;
+        o.text = copy_string(lua_tostring(T, -1));
+    } else if (lua_type(T, -1) == LUA_TSTRING) {
+        o.text = copy_string(lua_tostring(T, -1));
+    } else {
+        char buf[64];
+        snprintf(buf, sizeof buf, "(an error object of type %s)", luaL_typename(T, -1));
+        o.text = copy_string(buf);
+    }
+    lua_pop(L, 1); /* the thread, and all it holds, is garbage now */
+    return o;
+}
+
+typedef struct tally {
+    unsigned long clean;     /* failed with "not enough memory" */
+    unsigned long succeeded; /* returned the expected results */
+    unsigned long problems;
+} tally;
+
+static void problem(tally *t, const char *scenario_name, const char *mode_name, unsigned long n,
+                    const char *what, const char *detail) {
+    if (t->problems++ < MAX_REPORTS)
+        fprintf(stderr, "FAIL [%s] %s N=%lu: %s%s%s\n", scenario_name, mode_name, n, what,
+                detail ? ": " : "", detail ? detail : "");
+}
+
+/* One armed run at N, then the check of the kept objects, then the leak check. */
+static void try_failure_at(lua_State *L, memory *m, const scenario *s, const mode *md,
+                           unsigned long n, int run, int check, const char *expect_run,
+                           const char *expect_check, long long baseline, tally *t) {
+    unsigned long warnings = m->warnings;
+    outcome o = call(L, m, run, n, md->burst);
+    if (o.ok) {
+        if (strcmp(o.text, expect_run) == 0)
+            t->succeeded++;
+        else
+            problem(t, s->name, md->name, n, "succeeded with other results", o.text);
+    } else if (strcmp(o.text, OOM_MESSAGE) != 0) {
+        problem(t, s->name, md->name, n, "failed with another error", o.text);
+    } else if (o.refused == 0) {
+        problem(t, s->name, md->name, n, "\"not enough memory\" with no allocation refused", NULL);
+    } else {
+        t->clean++;
+    }
+    free(o.text);
+
+    /* Collect first: check() must also work on objects that met an emergency collection. */
+    settle(L, m);
+    outcome c = call(L, m, check, 0, 0);
+    if (!c.ok)
+        problem(t, s->name, md->name, n, "the kept objects fail afterwards", c.text);
+    else if (strcmp(c.text, expect_check) != 0)
+        problem(t, s->name, md->name, n, "the kept objects answer differently afterwards", c.text);
+    free(c.text);
+
+    /* After check(), because a run may stop halfway through changing what is kept. */
+    long long live = settle(L, m);
+    if (live != baseline) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "%lld bytes live after a full collection, baseline %lld",
+                 live, baseline);
+        problem(t, s->name, md->name, n, "memory not back to its baseline", detail);
+    }
+    if (m->warnings != warnings) problem(t, s->name, md->name, n, "Lua warning (see above)", NULL);
+}
+
+/* Returns the number of problems found. */
+static unsigned long run_scenario(lua_State *L, memory *m, const scenario *s) {
+    int top = lua_gettop(L);
+    if (luaL_loadbuffer(L, s->code, strlen(s->code), s->name) != LUA_OK ||
+        lua_pcall(L, 0, 2, 0) != LUA_OK) {
+        fprintf(stderr, "FAIL [%s] setup: %s\n", s->name, lua_tostring(L, -1));
+        lua_settop(L, top);
+        return 1;
+    }
+    int run = top + 1, check = top + 2;
+
+    /* A first run warms up what is kept on purpose: search workspaces, interned strings. */
+    outcome warm = call(L, m, run, 0, 0);
+    outcome want = call(L, m, check, 0, 0);
+    unsigned long problems = 0;
+    if (!warm.ok || !want.ok) {
+        fprintf(stderr, "FAIL [%s] without failures: %s\n", s->name,
+                warm.ok ? want.text : warm.text);
+        problems = 1;
+    }
+    long long baseline = settle(L, m);
+    outcome counted = call(L, m, run, 0, 0);
+    outcome again = call(L, m, check, 0, 0);
+    if (!problems && (!counted.ok || strcmp(counted.text, warm.text) != 0 ||
+                      strcmp(again.text, want.text) != 0)) {
+        fprintf(stderr, "FAIL [%s] a second run differs: %s / %s\n", s->name, counted.text,
+                again.text);
+        problems = 1;
+    }
+    free(again.text);
+    if (!problems && settle(L, m) != baseline) {
+        fprintf(stderr, "FAIL [%s] a run without failures leaves %lld bytes (baseline %lld)\n",
+                s->name, m->live_bytes, baseline);
+        problems = 1;
+    }
+    unsigned long k = counted.growths;
+    free(counted.text);
+
+    if (!problems) {
+        unsigned long last = k + k / 10 + 8;
+        printf("%-72s K=%lu\n", s->name, k);
+        for (size_t i = 0; i < sizeof MODES / sizeof MODES[0]; i++) {
+            tally t = {0, 0, 0};
+            for (unsigned long n = 1; n <= last; n++)
+                try_failure_at(L, m, s, &MODES[i], n, run, check, warm.text, want.text, baseline,
+                               &t);
+            printf("    %-10s N=1..%lu: %lu failed cleanly, %lu succeeded, %lu problems\n",
+                   MODES[i].name, last, t.clean, t.succeeded, t.problems);
+            problems += t.problems;
+        }
+    }
+    free(warm.text);
+    free(want.text);
+    lua_settop(L, top);
+    return problems;
+}
+
+static lua_State *open_state(memory *m, const char *source_dir) {
+    lua_State *L = lua_newstate(test_alloc, m);
+    if (!L) return NULL;
+    lua_atpanic(L, on_panic);
+    lua_setwarnf(L, on_warning, m);
+    luaL_openlibs(L);
+
+    /* astar.core comes from this executable; astar from the source tree, nothing installed. */
+    lua_getglobal(L, "package");
+    lua_pushfstring(L, "%s/lua/?.lua;%s/lua/?/init.lua", source_dir, source_dir);
+    lua_setfield(L, -2, "path");
+    lua_pushliteral(L, "");
+    lua_setfield(L, -2, "cpath");
+    lua_getfield(L, -1, "preload");
+    lua_pushcfunction(L, luaopen_astar_core);
+    lua_setfield(L, -2, "astar.core");
+    lua_pop(L, 2);
+    lua_pushstring(L, source_dir);
+    lua_setglobal(L, "SOURCE_DIR");
+
+    if (luaL_loadbuffer(L, PRELUDE, sizeof PRELUDE - 1, "prelude") != LUA_OK ||
+        lua_pcall(L, 0, 0, 0) != LUA_OK) {
+        fprintf(stderr, "test_lua_oom: prelude: %s\n", lua_tostring(L, -1));
+        lua_close(L);
+        return NULL;
+    }
+    return L;
+}
+
+int main(int argc, char **argv) {
+    const char *source_dir = argc > 1 ? argv[1] : ASTAR_SOURCE_DIR;
+    memory m = {0, 0, 0, 0, 0, 0, 0, 0};
+    lua_State *L = open_state(&m, source_dir);
+    if (!L) return 1;
+
+    unsigned long problems = 0;
+    for (size_t i = 0; i < sizeof SCENARIOS / sizeof SCENARIOS[0]; i++)
+        problems += run_scenario(L, &m, &SCENARIOS[i]);
+
+    lua_close(L);
+    if (m.live_bytes != 0 || m.live_blocks != 0) {
+        fprintf(stderr, "FAIL after lua_close: %lld bytes in %lld blocks still allocated\n",
+                m.live_bytes, m.live_blocks);
+        problems++;
+    }
+    if (m.warnings) {
+        fprintf(stderr, "FAIL %lu Lua warnings (see above)\n", m.warnings);
+        problems++;
+    }
+    if (m.bad_sizes) {
+        fprintf(stderr, "FAIL %lu frees or reallocs passed a wrong old size\n", m.bad_sizes);
+        problems++;
+    }
+    if (problems) {
+        printf("lua_oom: %lu problems\n", problems);
+        return 1;
+    }
+    printf("lua_oom: all scenarios clean, nothing left after lua_close\n");
+    return 0;
+}
