@@ -21,6 +21,21 @@ describe("astar.claims", function()
     assert.are.equal(1, claims:count(2, 2))
   end)
 
+  it("a unit's new, longer claim replaces the short one and counts stay right", function()
+    local g = astar.grid(40, 3)
+    local claims = astar.claims(g)
+    claims:claim("a", line(1, 2, 1))
+    claims:claim("b", line(1, 3, 1))
+    claims:claim("a", line(1, 40, 2)) -- outgrows the buffers of the first claim
+    assert.are.equal(1, claims:count(1, 1))
+    assert.are.equal(1, claims:count(3, 1))
+    for x = 1, 40 do assert.are.equal(1, claims:count(x, 2)) end
+    claims:claim("a", line(5, 6, 3))
+    for x = 1, 40 do assert.are.equal(0, claims:count(x, 2)) end
+    assert.is_true(claims:release("b"))
+    assert.are.equal(0, claims:count(1, 1))
+  end)
+
   it("advance releases the nodes left behind; past the end it stays on the last", function()
     local g = astar.grid(5, 1)
     local claims = astar.claims(g)

@@ -161,6 +161,9 @@ describe("astar.load_scen", function()
       { p[1].bucket, p[1].map, p[1].width, p[1].height, p[1].sx, p[1].sy, p[1].gx, p[1].gy, p[1].optimal })
     assert.are.equal(0.05, p[1].precision) -- half a unit of the last printed digit
     assert.are.same({}, astar.load_scen_string("version 1\n"))
+    -- an exponent never makes the check coarser than half a step
+    local e = astar.load_scen_string("version 1\n0 a 4 4 0 0 1 1 1e3\n0 a 4 4 0 0 1 1 0e99999\n")
+    assert.are.same({ 1000, 0.5, 0, 0.5 }, { e[1].optimal, e[1].precision, e[2].optimal, e[2].precision })
   end)
 
   it("names the line of a bad problem", function()
@@ -176,7 +179,7 @@ describe("astar.load_scen", function()
     assert.matches("a coordinate", scen_err("version 1\n0 a 4 4 0.5 0 1 1 1\n"))
     assert.matches("bad bucket or map size", scen_err("version 1\n0 a 0 4 0 0 1 1 1\n"))
     assert.matches("bad bucket or map size", scen_err("version 1\nx a 4 4 0 0 1 1 1\n"))
-    for _, bad in ipairs({ "-1", "nan", "inf", "1.5x", "" .. string.rep("9", 400) }) do
+    for _, bad in ipairs({ "-1", "nan", "inf", "1.5x", "0x1p3", "1e-400", string.rep("9", 400) }) do
       assert.matches("optimal length '.-' is not a number >= 0",
         scen_err("version 1\n0 a 4 4 0 0 1 1 " .. bad .. "\n"))
     end

@@ -171,6 +171,7 @@ astar_status astar_claims_set(astar_claims *c, int32_t unit, const int32_t *node
             if (cells) astar_mem(&c->alloc, cells, (size_t)n * sizeof(int32_t), 0);
             return ASTAR_ENOMEM;
         }
+        drop_claim(c, u); /* while u->cells and u->last still hold the old claim */
         free_unit_buffers(c, u);
         u->cells = cells;
         u->last = last;

@@ -182,7 +182,10 @@ static bool parse_int(const char *s, int32_t lo, int32_t hi, int32_t *out) {
     return true;
 }
 
-/* Half a unit of the last digit printed in s ("244.95" -> 0.005, "3" -> 0.5). */
+/*
+ * Half a unit of the last digit printed in s ("244.95" -> 0.005, "3" -> 0.5), never coarser
+ * than 0.5: "1e3" still has to match to half a step, and "0e99999" must not match anything.
+ */
 static double print_precision(const char *s) {
     const char *dot = strchr(s, '.');
     const char *e = strpbrk(s, "eE");
@@ -191,8 +194,9 @@ static double print_precision(const char *s) {
         const char *stop = e ? e : s + strlen(s);
         decimals = (int)(stop - dot - 1);
     }
-    int exponent = e ? atoi(e + 1) : 0;
-    return 0.5 * pow(10.0, (double)(exponent - decimals));
+    /* strtol clamps where atoi overflows; the difference is formed in double for the same reason. */
+    long exponent = e ? strtol(e + 1, NULL, 10) : 0;
+    return fmin(0.5, 0.5 * pow(10.0, (double)exponent - (double)decimals));
 }
 
 astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *alloc, char *err,
@@ -269,7 +273,9 @@ astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *al
         }
         errno = 0;
         s->optimal = strtod(f[8], &end);
-        if (errno || end == f[8] || *end || !(s->optimal >= 0) || s->optimal == INFINITY) {
+        /* Plain decimal only: strtod would also take hex floats, whose precision means nothing. */
+        if (errno || end == f[8] || *end || f[8][strspn(f[8], "0123456789.eE+-")] ||
+            !(s->optimal >= 0) || s->optimal == INFINITY) {
             fail(err, errlen, ls.number, "optimal length '%.24s' is not a number >= 0", f[8]);
             astar_scen_free(scen);
             return NULL;

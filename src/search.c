@@ -405,7 +405,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         int32_t a = top.cell;
         res->expansions++;
         double ga = s->nodes[a].g;
-        if (a == c.goal) {
+        if (a == c.goal && goal_open) { /* a blocked goal is only expanded as the start */
             if (!store_path(s, a, start)) return finish(res, ASTAR_ENOMEM);
             res->cost = ga;
             res->length = s->path_len;

@@ -1,0 +1,1235 @@
+/*
+ * fuzz_core.c -- libFuzzer target for the core API: grids, influence layers,
+ * claims and astar_find, driven by the input bytes.
+ *
+ * The fuzzer keeps its own model ("shadow") of everything it hands the core:
+ * terrain costs, layer values and each unit's claimed path. After every call
+ * it checks the core against that model, and after every search it checks the
+ * result against an independent Dijkstra written from the step-cost formula
+ * documented in astar.h:
+ *
+ *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b))
+ *     L = 1 or sqrt(2); P = sum of layer value * weight + claim penalty * units;
+ *     X = node_cost(b) + edge_cost(a, b)
+ *
+ * The sums are formed in the same order as src/search.c does, so a path's cost
+ * recomputed here must equal the reported cost bit for bit; the Dijkstra's
+ * optimum may differ from A*'s by rounding only (equal-cost routes can add up
+ * in a different order), hence a relative tolerance there.
+ *
+ * Input layout: 6 setup bytes, then one operation per byte (op % 20, see the
+ * switch at the end) with its operands in the following bytes. Running out of
+ * bytes reads zeros and ends the run; a zero operand means "the usual value".
+ *   byte 0, 1  width - 1, height - 1 (mod 40)
+ *   byte 2     the grid's diagonal mode (mod 4)
+ *   byte 3     allocator (mod 4): 0 counting, 1 refuse request k only,
+ *              2 refuse k and every later one, 3 none (malloc; LeakSanitizer
+ *              checks): NULL, or {NULL, NULL} when byte 4 is odd
+ *   byte 4     k - 1
+ *   byte 5     bit 0: ask for min_cost after every terrain write (else the
+ *              grid's lazy minimum is left for astar_find to recompute)
+ */
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "astar.h"
+#include "fuzz_alloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAX_W 40
+#define MAX_CELLS (MAX_W * MAX_W)
+#define LAYER_SLOTS 4
+#define MAX_UNITS 24
+#define MAX_OPS 128
+#define SQRT2 1.4142135623730951
+/* Optimal costs from two routes of equal real cost may differ by rounding only. */
+#define REL_TOL 1e-9
+
+static void fail_if(bool bad, const char *what) {
+    if (bad) fuzz_die(what);
+}
+
+/* ASTAR_FUZZ_TRACE=1 prints every query and its result: for replaying a crash by hand. */
+static int trace = -1;
+
+static bool tracing(void) {
+    if (trace < 0) trace = getenv("ASTAR_FUZZ_TRACE") != NULL;
+    return trace;
+}
+
+/* ------------------------------------------------------------ input bytes */
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t rd8(reader *r) {
+    if (r->n == 0) return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static uint16_t rd16(reader *r) {
+    uint16_t lo = rd8(r);
+    return (uint16_t)(lo | (uint16_t)rd8(r) << 8);
+}
+
+static uint64_t rd64(reader *r) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)rd8(r) << (8 * i);
+    return v;
+}
+
+static double rd_raw_double(reader *r) {
+    uint64_t bits = rd64(r);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+/* Terrain costs, valid ones first; the last entry reads raw bits. */
+static double rd_cost(reader *r) {
+    static const double table[] = {
+        1.0, 1.0, 2.0, 0.5, 3.0, 1.5, 7.25, 100.0, 1e-3, INFINITY, INFINITY, INFINITY,
+        1e300, 4.9406564584124654e-324 /* smallest denormal */, DBL_MAX, 1e6,
+        NAN, 0.0, -0.0, -1.0, -INFINITY, /* raw: */ 0.0};
+    size_t n = sizeof table / sizeof table[0];
+    size_t i = rd8(r) % n;
+    return i == n - 1 ? rd_raw_double(r) : table[i];
+}
+
+/* Only valid terrain costs: for set_all, where one bad value spoils the whole call. */
+static double rd_valid_cost(reader *r) {
+    static const double table[] = {1.0, 1.0, 1.0, 2.0, 0.5, 3.0, INFINITY, INFINITY};
+    return table[rd8(r) % 8];
+}
+
+static double rd_layer_value(reader *r) {
+    static const double table[] = {
+        0.0, 1.0, -1.0, 2.5, 10.0, -10.0, 0.1, 1e6, -1e6, 1e300, -1e300, DBL_MAX, -DBL_MAX,
+        NAN, INFINITY, -INFINITY, /* raw: */ 0.0};
+    size_t n = sizeof table / sizeof table[0];
+    size_t i = rd8(r) % n;
+    return i == n - 1 ? rd_raw_double(r) : table[i];
+}
+
+/*
+ * Query options: the common values most of the time, an invalid one about one
+ * time in 32 each, so that most queries get past the argument checks.
+ */
+static double rd_layer_weight(reader *r) {
+    static const double valid[] = {1.0, 1.0, 0.5, 2.0, -1.0, 0.0, 3.0, 1e10, 1e300, -1e300};
+    uint8_t b = rd8(r);
+    if (b % 32 == 31) return b & 32 ? NAN : INFINITY;
+    return valid[b % 10];
+}
+
+static double rd_claim_penalty(reader *r) {
+    static const double valid[] = {5.0, 5.0, 0.0, 1.0, 0.25, 100.0, 1e300};
+    static const double invalid[] = {-1.0, NAN, INFINITY};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 3] : valid[b % 7];
+}
+
+static double rd_weight(reader *r) {
+    static const double other[] = {1.5, 2.0, 10.0, 1.0000001, 1e300};
+    static const double invalid[] = {0.5, 0.0, NAN, INFINITY, -1.0};
+    uint8_t b = rd8(r);
+    if (b % 32 == 31) return invalid[(b >> 5) % 5];
+    return b % 4 == 3 ? other[(b >> 2) % 5] : 1.0;
+}
+
+static double rd_max_cost(reader *r) {
+    static const double finite[] = {0.0, 1.0, 5.0, 10.0, 25.5, 60.0, 1e300};
+    static const double invalid[] = {NAN, -1.0, -INFINITY};
+    uint8_t b = rd8(r);
+    if (b % 4 != 3) return INFINITY;
+    return b % 32 == 31 ? invalid[(b >> 5) % 3] : finite[(b >> 2) % 7];
+}
+
+/* A coordinate in 0..side-1, now and then one outside. */
+static int32_t rd_coord(reader *r, int32_t side) {
+    uint8_t b = rd8(r);
+    switch (b) {
+    case 250: return -1;
+    case 251: return side;
+    case 252: return INT32_MIN;
+    case 253: return INT32_MAX;
+    case 254: return -100;
+    default: return b % side;
+    }
+}
+
+/* --------------------------------------------------------------- hashing */
+
+static uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t hash4(uint64_t seed, int32_t a, int32_t b, int32_t c, int32_t d) {
+    uint64_t ab = (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
+    uint64_t cd = (uint64_t)(uint32_t)c << 32 | (uint32_t)d;
+    return mix64(seed ^ mix64(ab ^ mix64(cd)));
+}
+
+/* -------------------------------------------------------------- the world */
+
+enum { UNIT_FREE, UNIT_IDLE, UNIT_ACTIVE };
+
+typedef struct shadow_unit {
+    int state;
+    int32_t n, pos;
+    int32_t nodes[MAX_CELLS];
+} shadow_unit;
+
+typedef struct world {
+    fuzz_heap heap;
+    astar_alloc alloc;
+    /* What constructors get: &alloc, or (allocator mode 3) NULL or {NULL, NULL}, which
+     * mean malloc; LeakSanitizer then does the leak check. */
+    const astar_alloc *palloc;
+    int32_t w, h, cells;
+    bool eager_min;
+    astar_grid *grid;
+    double cost[MAX_CELLS];
+    astar_diagonal diagonal;
+    astar_search *search;
+
+    astar_layer *layer[LAYER_SLOTS];
+    int32_t lw[LAYER_SLOTS], lh[LAYER_SLOTS];
+    double lval[LAYER_SLOTS][MAX_CELLS];
+
+    astar_claims *claims;
+    astar_claims *claims_other;  /* a different size: every query with it is EINVAL */
+    int32_t nunits;              /* slots the core has handed out */
+    shadow_unit units[MAX_UNITS];
+
+    int32_t last_path[MAX_CELLS];
+    int32_t last_len;
+} world;
+
+static world W;
+
+/* Mirrors astar_grid_min_cost: the smallest walkable cost, INFINITY when none. */
+static double shadow_min_cost(void) {
+    double m = INFINITY;
+    for (int32_t i = 0; i < W.cells; i++)
+        if (W.cost[i] < m) m = W.cost[i];
+    return m;
+}
+
+static void check_grid(void) {
+    fail_if(astar_grid_width(W.grid) != W.w || astar_grid_height(W.grid) != W.h, "grid size changed");
+    fail_if(astar_grid_diagonal(W.grid) != W.diagonal, "grid diagonal mode differs");
+    for (int32_t i = 0; i < W.cells; i++) {
+        double got = astar_grid_get_cost(W.grid, i % W.w, i / W.w);
+        fail_if(got != W.cost[i], "terrain cost differs from the model");
+    }
+    fail_if(!isnan(astar_grid_get_cost(W.grid, -1, 0)) || !isnan(astar_grid_get_cost(W.grid, 0, W.h)),
+            "get_cost outside the grid is not NaN");
+    if (W.eager_min)
+        fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
+}
+
+static bool valid_cost(double c) { return c > 0 && !isnan(c); }
+
+static void op_set_cost(reader *r) {
+    int32_t x = rd_coord(r, W.w), y = rd_coord(r, W.h);
+    double c = rd_cost(r);
+    uint32_t version = astar_grid_version(W.grid);
+    astar_status st = astar_grid_set_cost(W.grid, x, y, c);
+    bool ok = x >= 0 && y >= 0 && x < W.w && y < W.h && valid_cost(c);
+    fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "set_cost status");
+    if (ok) {
+        bool changed = W.cost[y * W.w + x] != c;
+        W.cost[y * W.w + x] = c;
+        if (changed) fail_if(astar_grid_version(W.grid) == version, "set_cost did not bump the version");
+    } else {
+        fail_if(astar_grid_version(W.grid) != version, "a rejected set_cost bumped the version");
+    }
+    check_grid();
+}
+
+static void op_fill(reader *r) {
+    double c = rd_cost(r);
+    uint32_t version = astar_grid_version(W.grid);
+    astar_status st = astar_grid_fill(W.grid, c);
+    fail_if(st != (valid_cost(c) ? ASTAR_OK : ASTAR_EINVAL), "fill status");
+    if (st == ASTAR_OK) {
+        for (int32_t i = 0; i < W.cells; i++) W.cost[i] = c;
+        fail_if(astar_grid_version(W.grid) == version, "fill did not bump the version");
+    } else {
+        fail_if(astar_grid_version(W.grid) != version, "a rejected fill bumped the version");
+    }
+    check_grid();
+}
+
+static void op_set_all(reader *r) {
+    static double costs[MAX_CELLS];
+    /* Runs of one value keep the input short; then maybe one bad value somewhere. */
+    double v = rd_valid_cost(r);
+    for (int32_t i = 0; i < W.cells; i++) {
+        if (i % 8 == 0) v = rd_valid_cost(r);
+        costs[i] = v;
+    }
+    uint8_t bad = rd8(r);
+    bool spoil = bad & 1;
+    if (spoil) {
+        static const double invalid[] = {NAN, 0.0, -0.0, -1.0, -INFINITY};
+        costs[rd16(r) % W.cells] = invalid[(bad >> 1) % 5];
+    }
+    uint32_t version = astar_grid_version(W.grid);
+    astar_status st = astar_grid_set_all(W.grid, costs);
+    fail_if(st != (spoil ? ASTAR_EINVAL : ASTAR_OK), "set_all status");
+    if (!spoil) memcpy(W.cost, costs, (size_t)W.cells * sizeof costs[0]);
+    else fail_if(astar_grid_version(W.grid) != version, "a rejected set_all bumped the version");
+    check_grid();
+}
+
+static void op_set_diagonal(reader *r) {
+    astar_diagonal d = (astar_diagonal)((int)(rd8(r) % 7) - 2); /* -2..4: three are invalid */
+    astar_grid_set_diagonal(W.grid, d);
+    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_NO_CORNER_CUT) W.diagonal = d;
+    check_grid();
+}
+
+/* ----------------------------------------------------------------- layers */
+
+static void check_layer(int s) {
+    const astar_layer *l = W.layer[s];
+    if (!l) return;
+    fail_if(astar_layer_width(l) != W.lw[s] || astar_layer_height(l) != W.lh[s], "layer size");
+    int32_t n = W.lw[s] * W.lh[s];
+    for (int32_t i = 0; i < n; i++)
+        fail_if(astar_layer_get(l, i % W.lw[s], i / W.lw[s]) != W.lval[s][i],
+                "layer value differs from the model");
+    fail_if(!isnan(astar_layer_get(l, W.lw[s], 0)) || !isnan(astar_layer_get(l, 0, -1)),
+            "layer_get outside is not NaN");
+}
+
+static void op_layer_new(reader *r) {
+    int s = rd8(r) % LAYER_SLOTS;
+    uint8_t shape = rd8(r);
+    double initial = rd_layer_value(r);
+    astar_layer_free(W.layer[s]);
+    W.layer[s] = NULL;
+    /* Now and then a layer that does not match the grid: queries with it are EINVAL. */
+    int32_t lw = W.w, lh = W.h;
+    if (shape % 8 == 7) lw = W.w == MAX_W ? W.w - 1 : W.w + 1;
+    if (shape % 8 == 6) lh = W.h == 1 ? 2 : W.h - 1;
+    uint64_t failures = W.heap.failures;
+    astar_layer *l = astar_layer_new(lw, lh, initial, W.palloc);
+    bool oom = W.heap.failures != failures;
+    if (!isfinite(initial)) {
+        fail_if(l != NULL, "layer_new accepted a non-finite initial value");
+        return;
+    }
+    fail_if((l == NULL) != oom, "layer_new returned NULL without an allocation failure, or the reverse");
+    if (!l) return;
+    W.layer[s] = l;
+    W.lw[s] = lw;
+    W.lh[s] = lh;
+    for (int32_t i = 0; i < lw * lh; i++) W.lval[s][i] = initial;
+    check_layer(s);
+}
+
+static void op_layer_write(reader *r) {
+    int s = rd8(r) % LAYER_SLOTS;
+    uint8_t how = rd8(r) % 3;
+    astar_layer *l = W.layer[s];
+    if (!l) return;
+    int32_t x = rd_coord(r, W.lw[s]), y = rd_coord(r, W.lh[s]);
+    double v = rd_layer_value(r);
+    bool inside = x >= 0 && y >= 0 && x < W.lw[s] && y < W.lh[s];
+    astar_status st;
+    if (how == 0) {
+        st = astar_layer_set(l, x, y, v);
+        bool ok = inside && isfinite(v);
+        fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_set status");
+        if (ok) W.lval[s][y * W.lw[s] + x] = v;
+    } else if (how == 1) {
+        st = astar_layer_add(l, x, y, v);
+        bool ok = inside && isfinite(v) && isfinite(W.lval[s][y * W.lw[s] + x] + v);
+        fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_add status");
+        if (ok) W.lval[s][y * W.lw[s] + x] += v;
+    } else {
+        st = astar_layer_fill(l, v);
+        fail_if(st != (isfinite(v) ? ASTAR_OK : ASTAR_EINVAL), "layer_fill status");
+        if (st == ASTAR_OK)
+            for (int32_t i = 0; i < W.lw[s] * W.lh[s]; i++) W.lval[s][i] = v;
+    }
+    check_layer(s);
+}
+
+static void op_layer_free(reader *r) {
+    int s = rd8(r) % LAYER_SLOTS;
+    astar_layer_free(W.layer[s]);
+    W.layer[s] = NULL;
+}
+
+/* ----------------------------------------------------------------- claims */
+
+/* Units now claiming each node, from the model: a unit counts once per node. */
+static void shadow_counts(int32_t *count, int32_t skip_unit, bool radius_mode, int32_t radius,
+                          int32_t sx, int32_t sy) {
+    static uint32_t mark[MAX_CELLS];
+    static uint32_t stamp;
+    memset(count, 0, (size_t)W.cells * sizeof *count);
+    for (int32_t k = 0; k < W.nunits; k++) {
+        const shadow_unit *u = &W.units[k];
+        if (u->state != UNIT_ACTIVE || k == skip_unit) continue;
+        if (radius_mode) {
+            int32_t here = u->nodes[u->pos];
+            int32_t dx = abs(here % W.w - sx), dy = abs(here / W.w - sy);
+            if (dx > radius || dy > radius) continue;
+        }
+        if (++stamp == 0) {
+            memset(mark, 0, sizeof mark);
+            stamp = 1;
+        }
+        for (int32_t i = u->pos; i < u->n; i++)
+            if (mark[u->nodes[i]] != stamp) {
+                mark[u->nodes[i]] = stamp;
+                count[u->nodes[i]]++;
+            }
+    }
+}
+
+static void check_claims(void) {
+    if (!W.claims) return;
+    static int32_t count[MAX_CELLS];
+    fail_if(astar_claims_width(W.claims) != W.w || astar_claims_height(W.claims) != W.h,
+            "claims size");
+    shadow_counts(count, -1, false, 0, 0, 0);
+    for (int32_t i = 0; i < W.cells; i++)
+        fail_if(astar_claims_count(W.claims, i % W.w, i / W.w) != count[i],
+                "claims count differs from the model");
+    fail_if(astar_claims_count(W.claims, -1, 0) != 0 || astar_claims_count(W.claims, W.w, 0) != 0,
+            "claims count outside the grid is not 0");
+    for (int32_t k = -2; k < W.nunits + 2; k++) {
+        int32_t want = k >= 0 && k < W.nunits && W.units[k].state == UNIT_ACTIVE
+                           ? W.units[k].nodes[W.units[k].pos]
+                           : -1;
+        fail_if(astar_claims_current(W.claims, k) != want, "claims_current differs from the model");
+    }
+}
+
+static void drop_claims(void) {
+    astar_claims_free(W.claims);
+    astar_claims_free(W.claims_other);
+    W.claims = W.claims_other = NULL;
+    W.nunits = 0;
+}
+
+static void op_claims_new(reader *r) {
+    uint8_t b = rd8(r);
+    if (W.claims && (b & 1)) {
+        drop_claims();
+        return;
+    }
+    if (!W.claims) {
+        uint64_t failures = W.heap.failures;
+        W.claims = astar_claims_new(W.w, W.h, W.palloc);
+        fail_if((W.claims == NULL) != (W.heap.failures != failures),
+                "claims_new returned NULL without an allocation failure, or the reverse");
+        W.nunits = 0;
+    }
+    if (!W.claims_other && (b & 2)) {
+        uint64_t failures = W.heap.failures;
+        W.claims_other = astar_claims_new(W.w + 1, W.h, W.palloc);
+        fail_if((W.claims_other == NULL) != (W.heap.failures != failures),
+                "claims_new returned NULL without an allocation failure, or the reverse");
+    }
+    check_claims();
+}
+
+/* A unit slot: mostly one handed out, sometimes one that is not. */
+static int32_t rd_unit(reader *r) {
+    uint8_t b = rd8(r);
+    if (b == 255) return INT32_MAX;
+    if (b == 254) return -1;
+    return b % (W.nunits + 1);
+}
+
+static void op_unit_new(reader *r) {
+    (void)r;
+    if (!W.claims) return;
+    int32_t want = -1;
+    for (int32_t k = 0; k < W.nunits && want < 0; k++)
+        if (W.units[k].state == UNIT_FREE) want = k;
+    if (want < 0) {
+        if (W.nunits == MAX_UNITS) return;
+        want = W.nunits;
+    }
+    uint64_t failures = W.heap.failures;
+    int32_t got = astar_claims_unit_new(W.claims);
+    if (got < 0) {
+        fail_if(W.heap.failures == failures, "unit_new failed without an allocation failure");
+    } else {
+        fail_if(got != want, "unit_new handed out an unexpected slot");
+        if (got == W.nunits) W.nunits++;
+        W.units[got].state = UNIT_IDLE;
+        W.units[got].n = 0;
+        W.units[got].pos = -1;
+    }
+    check_claims();
+}
+
+static void claims_set_checked(int32_t unit, const int32_t *nodes, int32_t n) {
+    bool ok = unit >= 0 && unit < W.nunits && W.units[unit].state != UNIT_FREE && n >= 1 && nodes;
+    for (int32_t i = 0; ok && i < n; i++) ok = nodes[i] >= 0 && nodes[i] < W.cells;
+    uint64_t failures = W.heap.failures;
+    astar_status st = astar_claims_set(W.claims, unit, nodes, n);
+    bool oom = W.heap.failures != failures;
+    if (!ok) {
+        fail_if(st != ASTAR_EINVAL, "claims_set accepted bad arguments");
+    } else if (oom) {
+        fail_if(st != ASTAR_ENOMEM, "claims_set ignored an allocation failure");
+    } else {
+        fail_if(st != ASTAR_OK, "claims_set failed");
+        shadow_unit *u = &W.units[unit];
+        memcpy(u->nodes, nodes, (size_t)n * sizeof *nodes);
+        u->n = n;
+        u->pos = 0;
+        u->state = UNIT_ACTIVE;
+    }
+    check_claims();
+}
+
+static void op_claims_set(reader *r) {
+    if (!W.claims) return;
+    int32_t unit = rd_unit(r);
+    uint8_t b = rd8(r);
+    int32_t nodes[16];
+    int32_t n = b % 13; /* 0 is invalid */
+    for (int32_t i = 0; i < n; i++) {
+        uint16_t v = rd16(r);
+        nodes[i] = v == 0xffff ? -1 : v == 0xfffe ? W.cells : (int32_t)(v % W.cells);
+    }
+    claims_set_checked(unit, (b & 0x80) && n > 0 ? NULL : nodes, n);
+}
+
+/* Claims the last path found, as a host would for the unit that asked for it. */
+static void op_claims_set_path(reader *r) {
+    if (!W.claims) return;
+    int32_t unit = rd_unit(r);
+    if (W.last_len < 1) return;
+    claims_set_checked(unit, W.last_path, W.last_len);
+}
+
+static void op_claims_advance(reader *r) {
+    if (!W.claims) return;
+    int32_t unit = rd_unit(r);
+    uint8_t b = rd8(r);
+    int32_t steps = b == 255 ? INT32_MAX : b == 254 ? -1 : b % 6;
+    bool ok = unit >= 0 && unit < W.nunits && W.units[unit].state != UNIT_FREE && steps >= 0;
+    astar_status st = astar_claims_advance(W.claims, unit, steps);
+    fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "claims_advance status");
+    if (ok && W.units[unit].state == UNIT_ACTIVE) {
+        shadow_unit *u = &W.units[unit];
+        int64_t to = (int64_t)u->pos + steps;
+        u->pos = to > u->n - 1 ? u->n - 1 : (int32_t)to;
+    }
+    check_claims();
+}
+
+static void op_claims_release(reader *r) {
+    if (!W.claims) return;
+    int32_t unit = rd_unit(r);
+    bool ok = unit >= 0 && unit < W.nunits && W.units[unit].state != UNIT_FREE;
+    astar_status st = astar_claims_release(W.claims, unit);
+    fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "claims_release status");
+    if (ok) {
+        W.units[unit].state = UNIT_FREE;
+        W.units[unit].n = 0;
+        W.units[unit].pos = -1;
+    }
+    check_claims();
+}
+
+/* -------------------------------------------------------------- callbacks */
+
+/*
+ * Callback kinds. Values are pure functions of (seed, coordinates), so the
+ * model can ask for the same value the core got.
+ *   0 none, 1 costs, 2 costs and blocks, 3 as 2 with ASTAR_CB_ABORT now and then,
+ *   4 as 2 with bad values now and then (NaN, < 0, an unknown code),
+ *   5 any non-negative double from raw bits.
+ * Kinds 3 and 4 may abort: whether they do depends on which nodes A* looks at.
+ */
+enum { CB_KINDS = 6 };
+
+typedef struct cb_value {
+    int code;
+    double extra;
+    bool write; /* false: return PASS and leave *extra as the core set it (0) */
+} cb_value;
+
+static cb_value cb_pick(int kind, uint64_t h) {
+    static const double small[8] = {0.0, 0.25, 1.0, 2.5, 10.0, 0.0, 1e-9, 3.0};
+    cb_value v = {ASTAR_CB_PASS, small[h % 8], true};
+    uint64_t r = h >> 8;
+    if (kind == 5) {
+        uint64_t bits = mix64(h) & ~(1ULL << 63);
+        memcpy(&v.extra, &bits, sizeof v.extra);
+        if (isnan(v.extra)) v.extra = 0.0;
+        return v;
+    }
+    if (kind == 4 && r % 11 < 5) {
+        switch (r % 11) {
+        case 0: v.extra = NAN; break;
+        case 1: v.extra = -1.0; break;
+        case 2: v.code = 7; break;
+        case 3: v.extra = -INFINITY; break;
+        default: v.extra = -0.0; break; /* >= 0: a valid cost of zero */
+        }
+        return v;
+    }
+    if (kind == 3 && r % 13 == 0) {
+        v.code = ASTAR_CB_ABORT;
+        return v;
+    }
+    if (kind >= 2) {
+        switch ((r >> 4) % 6) {
+        case 0: v.code = ASTAR_CB_BLOCK; break;
+        case 1: v.extra = INFINITY; break;
+        case 2: v.write = false; break;
+        default: break;
+        }
+    }
+    return v;
+}
+
+typedef enum { CB_COST, CB_BLOCKED, CB_ABORT } cb_class;
+
+/* What the documented contract makes of a callback's answer. */
+static cb_class cb_classify(cb_value v, double *extra) {
+    double e = v.write ? v.extra : 0.0;
+    if (v.code == ASTAR_CB_BLOCK || (v.code == ASTAR_CB_PASS && e == INFINITY)) return CB_BLOCKED;
+    if (v.code != ASTAR_CB_PASS || !(e >= 0)) return CB_ABORT;
+    *extra = e;
+    return CB_COST;
+}
+
+/* Custom heuristic kinds: 0 admissible and consistent, 1 admissible only, 2 neither, 3 bad values. */
+enum { H_KINDS = 4 };
+
+typedef struct cb_state {
+    int node_kind, edge_kind, h_kind;
+    uint64_t node_seed, edge_seed, h_seed;
+    double min_cost;        /* the grid's smallest walkable cost, 0 when none */
+    int32_t gx, gy;
+    uint32_t stamp;         /* this query; node_seen[] holds it for nodes asked once */
+    uint32_t node_seen[MAX_CELLS];
+    bool abort_signalled;   /* some callback told the core to stop */
+} cb_state;
+
+static cb_state CB;
+
+static void check_inside(int32_t x, int32_t y, const char *what) {
+    if (x < 0 || y < 0 || x >= W.w || y >= W.h) fuzz_die(what);
+}
+
+static cb_value node_value(int32_t x, int32_t y) {
+    return cb_pick(CB.node_kind, hash4(CB.node_seed, x, y, 0, 0));
+}
+
+static cb_value edge_value(int32_t x, int32_t y, int32_t fx, int32_t fy) {
+    return cb_pick(CB.edge_kind, hash4(CB.edge_seed, x, y, fx, fy));
+}
+
+static double octile(int32_t dx, int32_t dy) {
+    dx = abs(dx);
+    dy = abs(dy);
+    double lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    return hi + (SQRT2 - 1.0) * lo;
+}
+
+static double h_value(int32_t x, int32_t y) {
+    int32_t dx = abs(x - CB.gx), dy = abs(y - CB.gy);
+    uint64_t r = hash4(CB.h_seed, x, y, 7, 7);
+    switch (CB.h_kind) {
+    case 0: return (dx > dy ? dx : dy) * CB.min_cost;
+    case 1: return octile(dx, dy) * CB.min_cost * (double)(r % 101) / 100.0;
+    case 2: break;
+    default:
+        if (r % 29 == 0) return NAN;
+        if (r % 29 == 1) return -1.0;
+        if (r % 29 == 2) return INFINITY;
+        break;
+    }
+    return octile(dx, dy) * CB.min_cost * (double)(1 + r % 8) + (double)((r >> 8) % 3);
+}
+
+static int node_cb(void *ud, int32_t x, int32_t y, double *extra) {
+    fail_if(ud != &CB, "node_cost got the wrong userdata");
+    check_inside(x, y, "node_cost called for a cell outside the grid");
+    uint32_t *seen = &CB.node_seen[y * W.w + x];
+    fail_if(*seen == CB.stamp, "node_cost called twice for one node in one query");
+    *seen = CB.stamp;
+    fail_if(*extra != 0.0, "node_cost called with *extra not zeroed");
+    cb_value v = node_value(x, y);
+    double e;
+    if (cb_classify(v, &e) == CB_ABORT) CB.abort_signalled = true;
+    if (v.write) *extra = v.extra;
+    return v.code;
+}
+
+static int edge_cb(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy, double *extra) {
+    fail_if(ud != &CB, "edge_cost got the wrong userdata");
+    check_inside(x, y, "edge_cost called for a cell outside the grid");
+    check_inside(fx, fy, "edge_cost called from a cell outside the grid");
+    fail_if(abs(x - fx) > 1 || abs(y - fy) > 1 || (x == fx && y == fy),
+            "edge_cost called for cells that are not neighbours");
+    fail_if(*extra != 0.0, "edge_cost called with *extra not zeroed");
+    cb_value v = edge_value(x, y, fx, fy);
+    double e;
+    if (cb_classify(v, &e) == CB_ABORT) CB.abort_signalled = true;
+    if (v.write) *extra = v.extra;
+    return v.code;
+}
+
+static double heuristic_cb(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) {
+    fail_if(ud != &CB, "heuristic got the wrong userdata");
+    check_inside(x, y, "heuristic called for a cell outside the grid");
+    fail_if(gx != CB.gx || gy != CB.gy, "heuristic called with another goal");
+    double h = h_value(x, y);
+    if (!(h >= 0) || h == INFINITY) CB.abort_signalled = true;
+    return h;
+}
+
+/* ------------------------------------------------------ the query's model */
+
+typedef struct qmodel {
+    astar_query q;
+    astar_layer_ref refs[ASTAR_MAX_LAYERS + 1];
+    int ref_slot[ASTAR_MAX_LAYERS + 1];
+    astar_diagonal diagonal;       /* resolved */
+    bool penalties;
+    int32_t claimed[MAX_CELLS];    /* units this query counts per node */
+    double pen[MAX_CELLS];         /* P(b) + node_cost(b), as the core memoises it */
+    cb_class pen_class[MAX_CELLS]; /* CB_ABORT when node_cost aborts there */
+} qmodel;
+
+static qmodel M;
+
+static bool inside(int32_t x, int32_t y) { return x >= 0 && y >= 0 && x < W.w && y < W.h; }
+
+static bool terrain_open(int32_t x, int32_t y) {
+    return inside(x, y) && W.cost[y * W.w + x] != INFINITY;
+}
+
+/* P(b) + node_cost(b) per cell, summed in the order node_penalty() in search.c uses. */
+static void model_penalties(void) {
+    const astar_query *q = &M.q;
+    for (int32_t c = 0; c < W.cells; c++) {
+        double p = 0.0;
+        for (int i = 0; i < q->nlayers; i++) p += q->layers[i].weight * W.lval[M.ref_slot[i]][c];
+        if (q->claims) p += q->claim_penalty * M.claimed[c];
+        M.pen_class[c] = CB_COST;
+        if (q->node_cost && terrain_open(c % W.w, c / W.w)) {
+            double e = 0.0;
+            cb_class k = cb_classify(node_value(c % W.w, c / W.w), &e);
+            if (k == CB_COST) {
+                p += e;
+            } else {
+                p = INFINITY;
+                M.pen_class[c] = k;
+            }
+        }
+        if (isnan(p)) p = INFINITY; /* overflowing penalties make the cell impassable */
+        M.pen[c] = p;
+    }
+}
+
+/* Walkable for this query: terrain first, then node_cost (corner checks use this too). */
+static bool model_walkable(int32_t x, int32_t y, bool *aborts) {
+    if (!terrain_open(x, y)) return false;
+    if (!M.q.node_cost) return true;
+    if (M.pen_class[y * W.w + x] == CB_ABORT) *aborts = true;
+    return M.pen[y * W.w + x] != INFINITY;
+}
+
+enum { STEP_NONE, STEP_OK, STEP_ABORT };
+
+/*
+ * The step a -> b as the core takes it from an expanded node a: legality under
+ * the diagonal mode, then L * cost(b) + max(0, P(b) + X(a, b)) added to ga.
+ */
+static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga, double *ng) {
+    int32_t dx = bx - ax, dy = by - ay;
+    if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return STEP_NONE;
+    bool diag = dx != 0 && dy != 0;
+    bool aborts = false;
+    if (diag) {
+        if (M.diagonal == ASTAR_DIAG_NEVER) return STEP_NONE;
+        bool sa = model_walkable(ax, ay + dy, &aborts), sb = model_walkable(ax + dx, ay, &aborts);
+        if (aborts) return STEP_ABORT;
+        if (M.diagonal == ASTAR_DIAG_NO_CORNER_CUT && !(sa && sb)) return STEP_NONE;
+        if (M.diagonal == ASTAR_DIAG_ONE_WALKABLE && !(sa || sb)) return STEP_NONE;
+    }
+    bool open = model_walkable(bx, by, &aborts);
+    if (aborts) return STEP_ABORT;
+    if (!open) return STEP_NONE;
+    int32_t b = by * W.w + bx;
+    double extra = M.penalties ? M.pen[b] : 0.0;
+    if (M.q.edge_cost) {
+        double e = 0.0;
+        cb_class k = cb_classify(edge_value(bx, by, ax, ay), &e);
+        if (k == CB_BLOCKED) return STEP_NONE;
+        if (k == CB_ABORT) return STEP_ABORT;
+        extra += e;
+    }
+    double len = diag ? SQRT2 : 1.0;
+    *ng = ga + len * W.cost[b] + (extra > 0 ? extra : 0.0);
+    return STEP_OK;
+}
+
+/* ------------------------------------------------------------ the oracle */
+
+typedef struct dj_entry {
+    double g;
+    int32_t cell;
+} dj_entry;
+
+static double dist[MAX_CELLS];
+static bool done_cell[MAX_CELLS];
+static dj_entry dj_heap[8 * MAX_CELLS + 8];
+static int32_t dj_len;
+
+static void dj_push(double g, int32_t cell) {
+    int32_t i = dj_len++;
+    while (i > 0) {
+        int32_t parent = (i - 1) / 2;
+        if (dj_heap[parent].g <= g) break;
+        dj_heap[i] = dj_heap[parent];
+        i = parent;
+    }
+    dj_heap[i] = (dj_entry){g, cell};
+}
+
+static dj_entry dj_pop(void) {
+    dj_entry top = dj_heap[0], last = dj_heap[--dj_len];
+    int32_t i = 0;
+    for (;;) {
+        int32_t c = 2 * i + 1;
+        if (c >= dj_len) break;
+        if (c + 1 < dj_len && dj_heap[c + 1].g < dj_heap[c].g) c++;
+        if (dj_heap[c].g >= last.g) break;
+        dj_heap[i] = dj_heap[c];
+        i = c;
+    }
+    if (dj_len > 0) dj_heap[i] = last;
+    return top;
+}
+
+/* Plain Dijkstra over the model's steps from the start (which may itself be blocked). */
+static void dijkstra(int32_t sx, int32_t sy) {
+    for (int32_t i = 0; i < W.cells; i++) {
+        dist[i] = INFINITY;
+        done_cell[i] = false;
+    }
+    dj_len = 0;
+    dist[sy * W.w + sx] = 0.0;
+    dj_push(0.0, sy * W.w + sx);
+    while (dj_len > 0) {
+        dj_entry e = dj_pop();
+        if (done_cell[e.cell] || e.g != dist[e.cell]) continue;
+        done_cell[e.cell] = true;
+        int32_t ax = e.cell % W.w, ay = e.cell / W.w;
+        for (int32_t dy = -1; dy <= 1; dy++)
+            for (int32_t dx = -1; dx <= 1; dx++) {
+                double ng;
+                if (model_step(ax, ay, ax + dx, ay + dy, e.g, &ng) != STEP_OK) continue;
+                int32_t b = (ay + dy) * W.w + ax + dx;
+                if (ng < dist[b]) {
+                    dist[b] = ng;
+                    dj_push(ng, b);
+                }
+            }
+    }
+}
+
+/* ------------------------------------------------------------------ find */
+
+static astar_search *other_search; /* another size: queries on it are EINVAL */
+
+static bool layer_ref_ok(const astar_layer_ref *ref, int slot) {
+    return ref->layer && W.lw[slot] == W.w && W.lh[slot] == W.h && isfinite(ref->weight);
+}
+
+/* Mirrors the argument checks documented for astar_find. */
+static bool query_invalid(const astar_query *q, bool wrong_search) {
+    if (wrong_search || !inside(q->sx, q->sy) || !inside(q->gx, q->gy)) return true;
+    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_NO_CORNER_CUT) return true;
+    if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return true;
+    if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return true;
+    if (!(q->weight >= 1.0) || q->weight == INFINITY) return true;
+    if (q->nlayers < 0 || q->nlayers > ASTAR_MAX_LAYERS || (q->nlayers > 0 && !q->layers)) return true;
+    for (int i = 0; i < q->nlayers; i++)
+        if (!layer_ref_ok(&q->layers[i], M.ref_slot[i])) return true;
+    if (q->claims && (q->claims != W.claims || !(q->claim_penalty >= 0) ||
+                      q->claim_penalty == INFINITY))
+        return true;
+    return isnan(q->max_cost) || q->max_cost < 0;
+}
+
+typedef struct find_out {
+    astar_status st;
+    astar_result res;
+    bool oom;
+    int32_t len;
+    const int32_t *path;
+} find_out;
+
+static find_out run_find(astar_search *s) {
+    find_out o;
+    if (++CB.stamp == 0) {
+        memset(CB.node_seen, 0, sizeof CB.node_seen);
+        CB.stamp = 1;
+    }
+    CB.abort_signalled = false;
+    uint64_t failures = W.heap.failures;
+    o.st = astar_find(s, W.grid, &M.q, &o.res);
+    o.oom = W.heap.failures != failures;
+    o.path = astar_search_path(s, &o.len);
+    fail_if(o.st != o.res.status, "astar_find returned a status other than res.status");
+    const char *name = astar_status_name(o.st);
+    fail_if(!name || !*name || strcmp(name, astar_status_name((astar_status)-1)) == 0,
+            "a status without a name");
+    fail_if((o.st == ASTAR_ENOMEM) != o.oom, "ENOMEM without an allocation failure, or the reverse");
+    if (o.st != ASTAR_OK && o.st != ASTAR_PARTIAL)
+        fail_if(o.len != 0 || o.res.length != 0, "a path after a search that found none");
+    return o;
+}
+
+/* Walks a returned path through the model; returns its cost summed like the core does. */
+static double check_path(const find_out *o, bool to_goal) {
+    const astar_query *q = &M.q;
+    static uint32_t seen[MAX_CELLS];
+    static uint32_t stamp;
+    if (++stamp == 0) {
+        memset(seen, 0, sizeof seen);
+        stamp = 1;
+    }
+    fail_if(o->len < 1 || o->len != o->res.length || o->len > W.cells, "path length");
+    fail_if(o->path[0] != q->sy * W.w + q->sx, "path does not start at the start");
+    if (to_goal) fail_if(o->path[o->len - 1] != q->gy * W.w + q->gx, "path does not end at the goal");
+    double g = 0.0;
+    for (int32_t i = 0; i < o->len; i++) {
+        int32_t v = o->path[i];
+        fail_if(v < 0 || v >= W.cells, "path node outside the grid");
+        fail_if(seen[v] == stamp, "path visits a node twice");
+        seen[v] = stamp;
+        if (i == 0) continue;
+        double ng;
+        int k = model_step(o->path[i - 1] % W.w, o->path[i - 1] / W.w, v % W.w, v / W.w, g, &ng);
+        fail_if(k == STEP_ABORT, "path takes a step whose callbacks abort");
+        fail_if(k != STEP_OK, "path takes a step that is not allowed (blocked, corner or not adjacent)");
+        g = ng;
+    }
+    return g;
+}
+
+static void op_find(reader *r) {
+    astar_query *q = &M.q;
+    astar_query_init(q);
+    uint8_t flags = rd8(r);
+    q->sx = rd_coord(r, W.w);
+    q->sy = rd_coord(r, W.h);
+    q->gx = rd_coord(r, W.w);
+    q->gy = rd_coord(r, W.h);
+
+    uint8_t b = rd8(r);
+    q->diagonal = b % 16 >= 8 && b % 16 < 12 ? (astar_diagonal)(b % 16 - 8)
+                  : b % 32 == 31              ? (astar_diagonal)(b & 32 ? -2 : 4)
+                                              : ASTAR_DIAG_DEFAULT;
+    b = rd8(r);
+    switch (b % 32) {
+    case 0: case 1: case 2: case 3: case 4: q->heuristic = (astar_heuristic)(b % 32); break;
+    case 5: case 6: case 7: case 8: case 9:
+        q->heuristic = ASTAR_H_CUSTOM;
+        q->heuristic_fn = heuristic_cb;
+        break;
+    case 10: q->heuristic = ASTAR_H_CUSTOM; break; /* without a function: EINVAL */
+    case 11: q->heuristic = (astar_heuristic)(b & 32 ? -2 : 6); break;
+    default: q->heuristic = ASTAR_H_DEFAULT; break;
+    }
+    q->heuristic_ud = &CB;
+    CB.h_kind = (b >> 5) % H_KINDS;
+    q->weight = rd_weight(r);
+
+    b = rd8(r);
+    int n = b == 255 ? ASTAR_MAX_LAYERS + 1 : b == 254 ? -1 : b % 4;
+    bool any_layer = false;
+    for (int k = 0; k < LAYER_SLOTS; k++) any_layer |= W.layer[k] != NULL;
+    if (n > 0 && n < 4 && !any_layer && !(b & 0x40)) n = 0;
+    for (int i = 0; i < n; i++) {
+        uint8_t pick = rd8(r);
+        int slot = pick % LAYER_SLOTS;
+        /* An empty slot (a NULL layer: EINVAL) only when asked for; else the next layer. */
+        for (int k = 0; k < LAYER_SLOTS && !W.layer[slot] && !(pick & 0x80); k++)
+            slot = (slot + 1) % LAYER_SLOTS;
+        M.ref_slot[i] = slot;
+        M.refs[i].layer = W.layer[slot];
+        M.refs[i].weight = rd_layer_weight(r);
+    }
+    q->nlayers = n;
+    q->layers = b == 253 ? NULL : M.refs;
+    if (b == 253) q->nlayers = 1;
+
+    b = rd8(r) % 16;
+    q->claims = b < 6 ? W.claims : b == 6 ? W.claims_other : NULL;
+    q->unit = rd_unit(r);
+    q->claim_penalty = rd_claim_penalty(r);
+    b = rd8(r) % 10;
+    q->claim_radius = b < 6 ? b : b == 6 ? -7 : -1;
+
+    b = rd8(r);
+    CB.node_kind = b % CB_KINDS;
+    CB.edge_kind = (b / CB_KINDS) % CB_KINDS;
+    CB.node_seed = rd16(r);
+    CB.edge_seed = CB.node_seed * 31 + 7;
+    CB.h_seed = CB.node_seed * 17 + 3;
+    if (CB.node_kind) {
+        q->node_cost = node_cb;
+        q->node_cost_ud = &CB;
+    }
+    if (CB.edge_kind) {
+        q->edge_cost = edge_cb;
+        q->edge_cost_ud = &CB;
+    }
+    b = rd8(r);
+    if (b % 8 == 0) q->max_expansions = b / 8;
+    q->max_cost = rd_max_cost(r);
+    q->partial = flags & 1;
+    bool cold_check = flags & 2;
+    bool wrong_search = (flags & 0x3c) == 0x3c;
+
+    astar_search *s = W.search;
+    if (!s) s = W.search = astar_search_new(W.w, W.h, W.palloc);
+    if (wrong_search) {
+        if (!other_search) other_search = astar_search_new(W.w + 1, W.h, W.palloc);
+        s = other_search;
+    }
+    if (!s) {
+        fail_if(W.heap.failures == 0, "search_new returned NULL without an allocation failure");
+        return;
+    }
+    bool invalid = query_invalid(q, wrong_search);
+    CB.gx = q->gx;
+    CB.gy = q->gy;
+    double min_cost = shadow_min_cost();
+    CB.min_cost = isfinite(min_cost) ? min_cost : 0.0;
+
+    find_out o = run_find(s);
+    if (tracing())
+        fprintf(stderr,
+                "find %dx%d (%d,%d)->(%d,%d) diag %d/%d h %d kind %d w %g layers %d claims %s unit %d "
+                "pen %g radius %d node %d edge %d seed %u maxexp %llu maxcost %g partial %d"
+                " => %s reason %d cost %.17g len %d exp %llu\n",
+                (int)W.w, (int)W.h, (int)q->sx, (int)q->sy, (int)q->gx, (int)q->gy, (int)q->diagonal,
+                (int)W.diagonal, (int)q->heuristic, CB.h_kind, q->weight, q->nlayers,
+                q->claims ? "yes" : "no", (int)q->unit, q->claim_penalty, (int)q->claim_radius,
+                CB.node_kind, CB.edge_kind, (unsigned)CB.node_seed,
+                (unsigned long long)q->max_expansions, q->max_cost, q->partial,
+                astar_status_name(o.st), (int)o.res.reason, o.res.cost, (int)o.len,
+                (unsigned long long)o.res.expansions);
+    if (invalid) {
+        fail_if(o.st != ASTAR_EINVAL, "astar_find accepted an invalid query");
+        fail_if(o.oom, "astar_find allocated for an invalid query");
+        return;
+    }
+    fail_if(o.st == ASTAR_EINVAL, "astar_find rejected a valid query");
+    if (o.oom) return;
+    fail_if((o.st == ASTAR_EABORT) != CB.abort_signalled,
+            "EABORT without a callback asking for it, or a callback's abort ignored");
+    if (o.st == ASTAR_EABORT) return;
+
+    /* The query's view of the world. */
+    M.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? W.diagonal : q->diagonal;
+    M.penalties = q->nlayers > 0 || q->claims || q->node_cost;
+    if (q->claims)
+        shadow_counts(M.claimed, q->unit, q->claim_radius >= 0, q->claim_radius, q->sx, q->sy);
+    model_penalties();
+
+    astar_heuristic hh = q->heuristic;
+    if (hh == ASTAR_H_DEFAULT) hh = M.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
+    bool eight = M.diagonal != ASTAR_DIAG_NEVER;
+    bool custom = hh == ASTAR_H_CUSTOM;
+    bool admissible = custom ? CB.h_kind <= 1 : !(hh == ASTAR_H_MANHATTAN && eight);
+    bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 ||
+                     CB.edge_kind == 4 || (custom && CB.h_kind == 3);
+    bool limits = q->max_expansions != UINT64_MAX || q->max_cost != INFINITY;
+
+    const astar_result *res = &o.res;
+    fail_if(res->expansions > q->max_expansions, "more expansions than max_expansions");
+    if (!custom) fail_if(res->expansions > (uint64_t)W.cells, "a node expanded twice without reopening");
+    if (q->partial)
+        fail_if(o.st != ASTAR_OK && o.st != ASTAR_PARTIAL, "partial query neither found nor partial");
+    else
+        fail_if(o.st != ASTAR_OK && o.st != ASTAR_UNREACHABLE && o.st != ASTAR_LIMIT,
+                "unexpected status");
+    astar_status why = o.st == ASTAR_PARTIAL ? res->reason : o.st;
+    if (o.st == ASTAR_PARTIAL)
+        fail_if(why != ASTAR_UNREACHABLE && why != ASTAR_LIMIT, "partial result without a reason");
+    fail_if(why == ASTAR_LIMIT && !limits, "LIMIT although the query set no limit");
+
+    bool dummy = false;
+    bool goal_open = model_walkable(q->gx, q->gy, &dummy);
+    if (!goal_open && !q->partial)
+        fail_if(o.st != ASTAR_UNREACHABLE || res->expansions != 0,
+                "a blocked goal is not unreachable at once");
+
+    if (o.st == ASTAR_OK || o.st == ASTAR_PARTIAL) {
+        double sum = check_path(&o, o.st == ASTAR_OK);
+        if (tracing()) fprintf(stderr, "  path cost summed by the model %.17g\n", sum);
+        if (!custom) {
+            fail_if(sum != res->cost, "reported cost differs from the cost of the returned path");
+        } else {
+            /* With reopening, search.c ignores improvements of a closed node below
+             * 1e-10 * g (taken for rounding). A node whose ancestor did improve keeps
+             * its older g, so the reported cost may exceed the path's by that much. */
+            fail_if(sum > res->cost, "the returned path costs more than reported");
+            fail_if(res->cost - sum > REL_TOL * (res->cost > 1.0 ? res->cost : 1.0),
+                    "reported cost differs from the cost of the returned path");
+        }
+        memcpy(W.last_path, o.path, (size_t)o.len * sizeof *o.path);
+        W.last_len = o.len;
+    }
+    if (o.st == ASTAR_OK) fail_if(!(res->cost <= q->max_cost), "found a path costlier than max_cost");
+
+    if (!may_abort) {
+        dijkstra(q->sx, q->sy);
+        double opt = goal_open ? dist[q->gy * W.w + q->gx] : INFINITY;
+        double tol = REL_TOL * (isfinite(opt) && fabs(opt) > 1.0 ? fabs(opt) : 1.0);
+        if (opt == INFINITY) {
+            fail_if(o.st == ASTAR_OK, "found a path where the oracle has none");
+        } else if (o.st == ASTAR_OK) {
+            fail_if(res->cost < opt - tol, "found a path cheaper than the oracle's optimum");
+            if (q->weight == 1.0 && admissible)
+                fail_if(res->cost > opt + tol, "cost differs from the oracle's optimum");
+            if (q->weight > 1.0 && admissible && !custom && isfinite(q->weight * opt))
+                fail_if(res->cost > q->weight * opt + q->weight * tol,
+                        "weighted search broke its bound");
+        } else {
+            fail_if(why != ASTAR_LIMIT, "the oracle reaches the goal but the search gave up");
+            if (q->weight == 1.0 && admissible && q->max_expansions == UINT64_MAX)
+                fail_if(opt < q->max_cost - tol, "an optimal path within max_cost was not found");
+        }
+    }
+
+    if (cold_check) {
+        /* A fresh workspace must give exactly what the warm one gave. */
+        static int32_t path[MAX_CELLS];
+        find_out warm = o;
+        if (o.len) memcpy(path, o.path, (size_t)o.len * sizeof *path);
+        astar_search *fresh = astar_search_new(W.w, W.h, W.palloc);
+        if (!fresh) return;
+        find_out cold = run_find(fresh);
+        if (!cold.oom) {
+            fail_if(cold.st != warm.st || cold.res.reason != warm.res.reason ||
+                        cold.res.expansions != warm.res.expansions ||
+                        cold.res.length != warm.res.length || cold.len != warm.len,
+                    "a fresh workspace gives another result than a used one");
+            fail_if(memcmp(&cold.res.cost, &warm.res.cost, sizeof cold.res.cost) != 0,
+                    "a fresh workspace gives another cost than a used one");
+            fail_if(cold.len && memcmp(cold.path, path, (size_t)cold.len * sizeof *path) != 0,
+                    "a fresh workspace gives another path than a used one");
+        }
+        astar_search_free(fresh);
+    }
+}
+
+/* ------------------------------------------------------------------- run */
+
+/* Constructors must refuse bad sizes without touching the allocator. */
+static void check_bad_constructors(void) {
+    uint64_t requests = W.heap.requests;
+    fail_if(astar_grid_new(0, 1, ASTAR_DIAG_NEVER, W.palloc) != NULL, "grid_new accepted width 0");
+    fail_if(astar_grid_new(1, ASTAR_MAX_SIDE + 1, ASTAR_DIAG_NEVER, W.palloc) != NULL,
+            "grid_new accepted a height above ASTAR_MAX_SIDE");
+    fail_if(astar_grid_new(1, 1, (astar_diagonal)4, W.palloc) != NULL, "grid_new accepted diagonal 4");
+    fail_if(astar_grid_new(1, 1, ASTAR_DIAG_DEFAULT, W.palloc) != NULL,
+            "grid_new accepted ASTAR_DIAG_DEFAULT");
+    fail_if(astar_layer_new(-1, 1, 0.0, W.palloc) != NULL, "layer_new accepted width -1");
+    fail_if(astar_layer_new(1, 1, NAN, W.palloc) != NULL, "layer_new accepted NaN");
+    fail_if(astar_claims_new(1, 0, W.palloc) != NULL, "claims_new accepted height 0");
+    fail_if(astar_search_new(INT32_MIN, 1, W.palloc) != NULL, "search_new accepted a negative width");
+    fail_if(W.heap.requests != requests, "a rejected constructor allocated");
+    fail_if(strcmp(astar_status_name((astar_status)99), "unknown status") != 0,
+            "an unknown status has a name");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    reader r = {data, size};
+    W.w = 1 + rd8(&r) % MAX_W;
+    W.h = 1 + rd8(&r) % MAX_W;
+    W.cells = W.w * W.h;
+    W.diagonal = (astar_diagonal)(rd8(&r) % 4);
+    uint8_t mode = rd8(&r) % 4, index = rd8(&r);
+    W.eager_min = rd8(&r) & 1;
+    fuzz_heap_reset(&W.heap, mode == 1 || mode == 2 ? (uint64_t)index + 1 : 0, mode == 2);
+    W.alloc = (astar_alloc){fuzz_alloc_fn, &W.heap};
+    static const astar_alloc malloc_alloc = {NULL, NULL};
+    W.palloc = mode != 3 ? &W.alloc : (index & 1) ? &malloc_alloc : NULL;
+    check_bad_constructors();
+
+    W.grid = astar_grid_new(W.w, W.h, W.diagonal, W.palloc);
+    if (!W.grid) {
+        fail_if(W.heap.failures == 0, "grid_new returned NULL without an allocation failure");
+        fuzz_heap_check_empty(&W.heap);
+        return 0;
+    }
+    for (int32_t i = 0; i < W.cells; i++) W.cost[i] = 1.0;
+    W.search = astar_search_new(W.w, W.h, W.palloc);
+    fail_if(!W.search && W.heap.failures == 0, "search_new returned NULL without an allocation failure");
+    other_search = NULL;
+    for (int s = 0; s < LAYER_SLOTS; s++) W.layer[s] = NULL;
+    W.claims = W.claims_other = NULL;
+    W.nunits = 0;
+    W.last_len = 0;
+    check_grid();
+
+    for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
+        switch (rd8(&r) % 20) {
+        case 0: op_set_cost(&r); break;
+        case 1: op_set_cost(&r); break;
+        case 2: op_fill(&r); break;
+        case 3: op_set_all(&r); break;
+        case 4: op_set_diagonal(&r); break;
+        case 5: op_layer_new(&r); break;
+        case 6: op_layer_write(&r); break;
+        case 7: op_layer_write(&r); break;
+        case 8: op_layer_free(&r); break;
+        case 9: op_claims_new(&r); break;
+        case 10: op_unit_new(&r); break;
+        case 11: op_claims_set(&r); break;
+        case 12: op_claims_set_path(&r); break;
+        case 13: op_claims_advance(&r); break;
+        case 14: op_claims_release(&r); break;
+        default: op_find(&r); break;
+        }
+    }
+
+    fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
+    for (int s = 0; s < LAYER_SLOTS; s++) astar_layer_free(W.layer[s]);
+    drop_claims();
+    astar_search_free(W.search);
+    astar_search_free(other_search);
+    astar_grid_free(W.grid);
+    W.search = other_search = NULL;
+    W.grid = NULL;
+    fuzz_heap_check_empty(&W.heap);
+    return 0;
+}
