@@ -10,6 +10,8 @@ mode=${1:-test}
 case "$mode" in demo|test) ;; *) echo "usage: sh .ci/setup.sh demo|test" >&2; exit 2 ;; esac
 
 packages="cmake make gcc libc6-dev lua5.4 liblua5.4-dev lua-busted luarocks"
+# The tests also run under valgrind and libFuzzer (clang with its runtime).
+[ "$mode" = test ] && packages="$packages valgrind clang libclang-rt-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -43,23 +45,55 @@ tally() { # name, command...: one check that passes or fails as a whole
 }
 
 # C tests (ctest): each test counts once.
-ctest_log=build/ctest.log
-ctest --test-dir build --output-on-failure >"$ctest_log" 2>&1 || true
-cat "$ctest_log"
-c_pass=$(grep -c "Test *#.*Passed" "$ctest_log" || true)
-c_fail=$(grep -c -E "Test *#.*(\*\*\*|Failed|Not Run)" "$ctest_log" || true)
-passed=$((passed + c_pass))
-failed=$((failed + c_fail))
+run_ctest() { # build-dir label
+  log=$1/ctest.log
+  ctest --test-dir "$1" --output-on-failure >"$log" 2>&1 || true
+  sed "s/^/[$2] /" "$log"
+  c_pass=$(grep -c "Test *#.*Passed" "$log" || true)
+  c_fail=$(grep -c -E "Test *#.*(\*\*\*|Failed|Not Run)" "$log" || true)
+  if [ "$c_pass" -eq 0 ] && [ "$c_fail" -eq 0 ]; then c_fail=1; echo "not ok - [$2] ctest ran no test"; fi
+  passed=$((passed + c_pass))
+  failed=$((failed + c_fail))
+}
 
-# busted specs, in TAP so that every test is counted here.
-busted_log=build/busted.log
-busted --lua=lua5.4 -o TAP >"$busted_log" 2>&1 || true
-grep -v -E "^ok " "$busted_log" || true
-b_pass=$(grep -c -E "^ok " "$busted_log" || true)
-b_fail=$(grep -c -E "^not ok " "$busted_log" || true)
-if [ "$b_pass" -eq 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - busted ran no test"; fi
-passed=$((passed + b_pass))
-failed=$((failed + b_fail))
+# busted specs, in TAP so that every test is counted here. A non-zero exit
+# with every test passing means a sanitizer (or the interpreter) complained.
+run_busted() { # build-dir label [LD_PRELOAD]
+  log=$1/busted.log
+  rc=0
+  LD_PRELOAD=${3:-} busted --lua=lua5.4 --cpath="./$1/?.so" -o TAP >"$log" 2>&1 || rc=$?
+  grep -v -E "^ok " "$log" | sed "s/^/[$2] /" || true
+  b_pass=$(grep -c -E "^ok " "$log" || true)
+  b_fail=$(grep -c -E "^not ok " "$log" || true)
+  if [ "$b_pass" -eq 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$2] busted ran no test"; fi
+  if [ "$rc" -ne 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$2] busted exited with $rc"; fi
+  passed=$((passed + b_pass))
+  failed=$((failed + b_fail))
+}
+
+run_ctest build release
+run_busted build release
+
+# The same suites against an ASan + UBSan build of the core and the module.
+# The stock lua5.4 is not instrumented, so the runtimes are preloaded into it.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DASTAR_SANITIZE=ON -DASTAR_WERROR=ON >/dev/null
+cmake --build build-asan -j "$jobs" >/dev/null
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_ctest build-asan asan
+run_busted build-asan asan "$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+unset ASAN_OPTIONS UBSAN_OPTIONS
+
+# valgrind memcheck: the C tests, the failing-allocator host and the whole busted suite.
+memcheck() { # command...
+  valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$@" >build/memcheck.log 2>&1 ||
+    { tail -40 build/memcheck.log; return 1; }
+}
+tally "valgrind: test_core" memcheck build/test_core
+tally "valgrind: test_lua_oom" memcheck build/test_lua_oom "$PWD"
+tally "valgrind: busted suite" memcheck lua5.4 "$(command -v busted)" --cpath="./build/?.so"
+
+# libFuzzer: each target for a bounded time (ASTAR_FUZZ_SECONDS, default 60).
+tally "fuzzers, ${ASTAR_FUZZ_SECONDS:-60} s each" sh fuzz/run.sh "${ASTAR_FUZZ_SECONDS:-60}"
 
 # Both install routes must give a working require("astar").
 check_require() { # prefix
