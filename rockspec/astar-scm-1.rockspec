@@ -23,6 +23,7 @@ build = {
             "src/grid.c",
             "src/layers.c",
             "src/search.c",
+            "src/islands.c",
             "src/movingai.c",
             "src/lua/astar_core.c",
          },

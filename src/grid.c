@@ -67,7 +67,9 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
     g->diagonal = diagonal;
     size_t bytes = astar_array_size(g->cells, sizeof(double));
     g->cost = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
-    if (!g->cost) {
+    g->open = g->cost ? astar_mem(&a, NULL, 0, g->cells) : NULL;
+    if (!g->open) {
+        astar_mem(&a, g->cost, bytes, 0);
         astar_mem(&a, g, sizeof *g, 0);
         return NULL;
     }
@@ -79,7 +81,9 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
 void astar_grid_free(astar_grid *g) {
     if (!g) return;
     astar_alloc a = g->alloc;
+    astar_islands_free(g);
     astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
+    astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g, sizeof *g, 0);
 }
 
@@ -97,11 +101,19 @@ static bool inside(const astar_grid *g, int32_t x, int32_t y) {
 
 astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cost) {
     if (!inside(g, x, y) || !valid_cost(cost)) return ASTAR_EINVAL;
-    double *cell = &g->cost[astar_cell(g->stride, x, y)];
-    double old = *cell;
+    int32_t at = astar_cell(g->stride, x, y);
+    double old = g->cost[at];
     if (old == cost) return ASTAR_OK;
-    *cell = cost;
+    g->cost[at] = cost;
     g->version++;
+    if ((old == INFINITY) != (cost == INFINITY)) {
+        bool walkable = cost != INFINITY;
+        for (int d = 0; d < 8; d++) { /* the neighbour in direction d sees this cell at d ^ 2 */
+            uint8_t *bits = &g->open[at + ASTAR_DY[d] * g->stride + ASTAR_DX[d]];
+            *bits = (uint8_t)(walkable ? *bits | 1u << (d ^ 2) : *bits & ~(1u << (d ^ 2)));
+        }
+        astar_islands_cell_changed(g, at, walkable);
+    }
     if (!g->min_dirty) {
         if (cost < g->min_cost)
             g->min_cost = cost;
@@ -122,9 +134,9 @@ astar_status astar_grid_fill(astar_grid *g, double cost) {
         double *row = &g->cost[astar_cell(g->stride, 0, y)];
         for (int32_t x = 0; x < g->width; x++) row[x] = cost;
     }
+    astar_grid_terrain_reset(g);
     g->min_cost = cost;
     g->min_dirty = false;
-    g->version++;
     return ASTAR_OK;
 }
 
@@ -136,9 +148,25 @@ astar_status astar_grid_set_all(astar_grid *g, const double *costs) {
         double *row = &g->cost[astar_cell(g->stride, 0, y)];
         memcpy(row, costs + (size_t)y * (size_t)g->width, (size_t)g->width * sizeof(double));
     }
+    astar_grid_terrain_reset(g);
+    return ASTAR_OK;
+}
+
+void astar_grid_terrain_reset(astar_grid *g) {
+    int32_t offset[8];
+    for (int d = 0; d < 8; d++) offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+    memset(g->open, 0, g->cells);
+    for (int32_t y = 0; y < g->height; y++) {
+        int32_t row = astar_cell(g->stride, 0, y);
+        for (int32_t at = row; at < row + g->width; at++) {
+            unsigned bits = 0;
+            for (int d = 0; d < 8; d++) bits |= (unsigned)(g->cost[at + offset[d]] != INFINITY) << d;
+            g->open[at] = (uint8_t)bits;
+        }
+    }
+    for (int k = 0; k < 2; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
     g->min_dirty = true;
     g->version++;
-    return ASTAR_OK;
 }
 
 double astar_grid_min_cost(astar_grid *g) {

@@ -4,8 +4,9 @@
  * search loop can inline it.
  *
  * Order: smaller f first; on equal f the smaller h (that is, the larger g:
- * deeper nodes finish sooner on open ground); then the smaller cell index, so
- * the order is total and every run expands the same nodes.
+ * deeper nodes finish sooner on open ground). Entries equal in both come out
+ * in an order fixed by the sequence of operations, so every run of the same
+ * query expands the same nodes.
  */
 #ifndef ASTAR_HEAP_H
 #define ASTAR_HEAP_H
@@ -22,9 +23,10 @@ typedef struct astar_node {
 
 #define ASTAR_NOT_OPEN (-1)
 
+/* 16 bytes: h only breaks ties, so a float is enough (decrease-key recomputes f from g). */
 typedef struct astar_heap_entry {
     double f;
-    double h;
+    float h;
     int32_t cell;
 } astar_heap_entry;
 
@@ -34,9 +36,7 @@ typedef struct astar_heap {
 } astar_heap;
 
 static inline bool astar_heap_less(const astar_heap_entry *a, const astar_heap_entry *b) {
-    if (a->f != b->f) return a->f < b->f;
-    if (a->h != b->h) return a->h < b->h;
-    return a->cell < b->cell;
+    return a->f < b->f || (a->f == b->f && a->h < b->h);
 }
 
 #define ASTAR_HEAP_ARITY 4

@@ -24,16 +24,74 @@ bool astar_size_ok(int32_t width, int32_t height);
 /* The given allocator, or one over malloc when alloc or alloc->fn is NULL. */
 astar_alloc astar_pick_alloc(const astar_alloc *alloc);
 
+/*
+ * The eight directions, straight ones first: N, E, S, W, NE, SE, SW, NW. The
+ * opposite of direction d is d ^ 2. Diagonal 4 + i is flanked by the straight
+ * directions i and (i + 1) % 4.
+ */
+static const int8_t ASTAR_DX[8] = {0, 1, 0, -1, 1, 1, -1, -1};
+static const int8_t ASTAR_DY[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+
+/*
+ * The moves a diagonal mode allows from a cell whose walkable neighbours are
+ * the bits of `open` (bit d: direction d). A few bit operations instead of a
+ * test per neighbour.
+ */
+static inline unsigned astar_legal_moves(astar_diagonal mode, unsigned open) {
+    unsigned straight = open & 0xFu;
+    unsigned next = ((straight >> 1) | (straight << 3)) & 0xFu; /* bit i: side (i + 1) % 4 */
+    unsigned corners;
+    switch (mode) {
+    case ASTAR_DIAG_NEVER: return straight;
+    case ASTAR_DIAG_ALWAYS: corners = 0xFu; break;
+    case ASTAR_DIAG_ONE_WALKABLE: corners = straight | next; break;
+    default: corners = straight & next; break;
+    }
+    return straight | (open & (corners << 4));
+}
+
+/* Island labels for one kind of connectivity: 0 = 4-connected, 1 = 8-connected. */
+typedef enum { ASTAR_ISLANDS_FRESH, ASTAR_ISLANDS_OVER, ASTAR_ISLANDS_STALE } astar_islands_state;
+
+typedef struct astar_islands {
+    /*
+     * Union-find over the cells: a root holds -(its set's size), another cell
+     * the cell it joined, a cell that was blocked when the labels were built
+     * ASTAR_ISLAND_NONE. NULL until first needed.
+     */
+    int32_t *link;
+    astar_islands_state state;  /* OVER: cells were blocked since the build, so two cells
+                                   in one set may have been cut apart; never the reverse */
+    uint64_t wasted;            /* expansions of unreachable searches while OVER */
+} astar_islands;
+
+#define ASTAR_ISLAND_NONE INT32_MIN
+
 struct astar_grid {
     int32_t width, height, stride;
     size_t cells;               /* (width + 2) * (height + 2) */
     double *cost;               /* per cell; INFINITY = blocked (the border too) */
+    uint8_t *open;              /* per cell: bit d set when the neighbour in direction d
+                                   is walkable terrain (see ASTAR_DX) */
     double min_cost;            /* smallest walkable cost, valid unless min_dirty */
     bool min_dirty;
     astar_diagonal diagonal;
     uint32_t version;
+    astar_islands islands[2];
     astar_alloc alloc;
 };
+
+/* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
+void astar_grid_terrain_reset(astar_grid *g);
+
+/* Keeps the island labels in step with one cell's change of walkability. */
+void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable);
+/* The labels for a kind of connectivity, built or rebuilt if `exact` asks for it or they are
+ * stale; NULL on OOM. With exact false, OVER labels are returned as they are. */
+astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact);
+/* The set a walkable cell belongs to. Reads only, so concurrent queries may share it. */
+int32_t astar_islands_root(const astar_islands *is, int32_t cell);
+void astar_islands_free(astar_grid *g);
 
 struct astar_layer {
     int32_t width, height, stride;

@@ -143,8 +143,7 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
             return NULL;
         }
     }
-    g->min_dirty = true;
-    g->version++;
+    astar_grid_terrain_reset(g);
     return g;
 }
 

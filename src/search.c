@@ -10,7 +10,7 @@ struct astar_search {
     int32_t width, height, stride;
     size_t cells;
     astar_node *nodes;
-    int32_t *parent;        /* per cell: the cell we came from (valid for touched nodes) */
+    uint8_t *from;          /* per cell: the direction of the step that reached it */
     uint32_t gen;
     astar_heap heap;
     double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
@@ -33,10 +33,9 @@ astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc 
     s->stride = width + 2;
     s->cells = (size_t)(width + 2) * (size_t)(height + 2);
     size_t node_bytes = astar_array_size(s->cells, sizeof *s->nodes);
-    size_t parent_bytes = astar_array_size(s->cells, sizeof *s->parent);
     s->nodes = node_bytes ? astar_mem(&a, NULL, 0, node_bytes) : NULL;
-    s->parent = parent_bytes ? astar_mem(&a, NULL, 0, parent_bytes) : NULL;
-    if (!s->nodes || !s->parent) {
+    s->from = s->nodes ? astar_mem(&a, NULL, 0, s->cells) : NULL;
+    if (!s->from) {
         astar_search_free(s);
         return NULL;
     }
@@ -48,7 +47,7 @@ void astar_search_free(astar_search *s) {
     if (!s) return;
     astar_alloc a = s->alloc;
     astar_mem(&a, s->nodes, s->cells * sizeof *s->nodes, 0);
-    astar_mem(&a, s->parent, s->cells * sizeof *s->parent, 0);
+    astar_mem(&a, s->from, s->cells, 0);
     astar_mem(&a, s->heap.items, (size_t)s->heap.cap * sizeof *s->heap.items, 0);
     astar_mem(&a, s->penalty, s->cells * sizeof *s->penalty, 0);
     astar_mem(&a, s->claimed, s->cells * sizeof *s->claimed, 0);
@@ -99,11 +98,15 @@ static bool heap_reserve(astar_search *s) {
 /* Everything one query needs in the loop, resolved once before it starts. */
 typedef struct query_ctx {
     astar_search *s;
-    const astar_grid *g;
+    astar_grid *g;
     const astar_query *q;
     const double *cost;
     int32_t stride;
+    int32_t offset[8];       /* cell index step of each direction */
+    uint64_t row_magic;      /* cell / stride as a multiply and a shift (see row_of) */
+    int row_shift;
     int32_t goal, gx, gy;
+    bool goal_open;
     astar_diagonal diagonal;
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
@@ -113,6 +116,36 @@ typedef struct query_ctx {
     const int32_t *claim_base; /* claims->count, or NULL when only claimed[] counts */
     bool aborted;
 } query_ctx;
+
+static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2};
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+static inline int lowest_bit(unsigned m) { return __builtin_ctz(m); }
+#else
+#define ALWAYS_INLINE inline
+static inline int lowest_bit(unsigned m) {
+    int d = 0;
+    while (!(m & 1u)) m >>= 1, d++;
+    return d;
+}
+#endif
+
+/*
+ * A division by the stride costs more than the rest of an expansion's
+ * bookkeeping; cells are below 2^31 and the stride below 2^16, so
+ * floor(cell * ceil(2^s / stride) / 2^s) with s = 32 + ceil(log2 stride) is exact.
+ */
+static void init_row_division(query_ctx *c) {
+    int bits = 0;
+    while ((1 << bits) < c->stride) bits++;
+    c->row_shift = 32 + bits;
+    c->row_magic = ((UINT64_C(1) << c->row_shift) + (uint64_t)c->stride - 1) / (uint64_t)c->stride;
+}
+
+static inline int32_t row_of(const query_ctx *c, int32_t cell) {
+    return (int32_t)(((uint64_t)(uint32_t)cell * c->row_magic) >> c->row_shift);
+}
 
 static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
     if (dx < 0) dx = -dx;
@@ -183,18 +216,53 @@ static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     return p;
 }
 
-/* Effective walkability: terrain, then (with penalties) what the query blocks. */
-static inline bool walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+/* Effective walkability of a cell: terrain, then what the query's node_cost blocks. */
+static bool walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (c->cost[cell] == INFINITY) return false;
-    if (!c->penalties || !c->q->node_cost) return true;
+    if (!c->q->node_cost) return true;
     return node_penalty(c, cell, x, y) != INFINITY;
 }
 
-static bool push(query_ctx *c, int32_t cell, double g, double h) {
-    astar_search *s = c->s;
+/* Clears the directions of `moves` whose cell node_cost blocks for this query. */
+static unsigned drop_blocked(query_ctx *c, int32_t a, int32_t ax, int32_t ay, unsigned moves) {
+    for (unsigned m = moves; m; m &= m - 1) {
+        int d = lowest_bit(m);
+        if (!walkable(c, a + c->offset[d], ax + ASTAR_DX[d], ay + ASTAR_DY[d]))
+            moves &= ~(1u << d);
+    }
+    return moves;
+}
+
+/* The legal moves from a under this query: the corner rule sees what node_cost blocks. */
+static unsigned query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay) {
+    unsigned terrain = c->g->open[a];
+    if (!c->q->node_cost) return astar_legal_moves(c->diagonal, terrain);
+    unsigned straight = drop_blocked(c, a, ax, ay, terrain & 0xFu);
+    unsigned moves = astar_legal_moves(c->diagonal, straight | (terrain & 0xF0u));
+    return straight | drop_blocked(c, a, ax, ay, moves & 0xF0u);
+}
+
+/* The extra cost of the step a -> b beyond terrain; INFINITY when the query blocks it. */
+static double step_extra(query_ctx *c, int32_t ax, int32_t ay, int32_t b, int32_t bx, int32_t by) {
+    const astar_query *q = c->q;
+    double extra = c->penalties ? node_penalty(c, b, bx, by) : 0.0;
+    if (q->edge_cost) {
+        double e = 0.0;
+        int r = q->edge_cost(q->edge_cost_ud, bx, by, ax, ay, &e);
+        if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && e == INFINITY)) return INFINITY;
+        if (r != ASTAR_CB_PASS || !(e >= 0)) {
+            c->aborted = true;
+            return INFINITY;
+        }
+        extra += e;
+    }
+    return extra > 0 ? extra : 0.0;
+}
+
+static bool push(astar_search *s, int32_t cell, double f, double h) {
     if (!heap_reserve(s)) return false;
     int32_t i = s->heap.len++;
-    s->heap.items[i] = (astar_heap_entry){g + c->weight * h, h, cell};
+    s->heap.items[i] = (astar_heap_entry){f, (float)h, cell};
     astar_heap_up(&s->heap, i, s->nodes);
     return true;
 }
@@ -210,54 +278,10 @@ static astar_heap_entry pop(astar_search *s) {
     return top;
 }
 
-/* Which orthogonal neighbours (N, E, S, W) flank each diagonal (NE, SE, SW, NW). */
-static const int8_t DX[8] = {0, 1, 0, -1, 1, 1, -1, -1};
-static const int8_t DY[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
-static const int8_t SIDE_A[4] = {0, 2, 2, 0};
-static const int8_t SIDE_B[4] = {1, 1, 3, 3};
-
-typedef enum { RELAX_OK, RELAX_PRUNED, RELAX_NOMEM } relax_result;
-
-static relax_result relax(query_ctx *c, int32_t a, int32_t ax, int32_t ay, double ga, int32_t b,
-                          int32_t bx, int32_t by, double len) {
-    const astar_query *q = c->q;
-    double extra = c->penalties ? node_penalty(c, b, bx, by) : 0.0;
-    if (q->edge_cost) {
-        double e = 0.0;
-        int r = q->edge_cost(q->edge_cost_ud, bx, by, ax, ay, &e);
-        if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && e == INFINITY)) return RELAX_OK;
-        if (r != ASTAR_CB_PASS || !(e >= 0)) {
-            c->aborted = true;
-            return RELAX_OK;
-        }
-        extra += e;
-    }
-    double ng = ga + len * c->cost[b] + (extra > 0 ? extra : 0.0);
-    if (ng > q->max_cost) return RELAX_PRUNED;
-    astar_node *n = touch(c, b);
-    if (!(ng < n->g)) return RELAX_OK;
-    if (n->heap != ASTAR_NOT_OPEN) {
-        astar_heap_entry *e = &c->s->heap.items[n->heap];
-        n->g = ng;
-        c->s->parent[b] = a;
-        e->f = ng + c->weight * e->h;
-        astar_heap_up(&c->s->heap, n->heap, c->s->nodes);
-        return RELAX_OK;
-    }
-    /* A closed node can improve only under a custom (maybe inconsistent) heuristic. A
-     * weighted search stays within its bound without reopening, and improvements that
-     * are just rounding of equal-cost routes are ignored. */
-    if (n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g)) return RELAX_OK;
-    double h = heuristic(c, bx, by);
-    if (c->aborted) return RELAX_OK;
-    n->g = ng;
-    c->s->parent[b] = a;
-    return push(c, b, ng, h) ? RELAX_OK : RELAX_NOMEM;
-}
-
-static bool store_path(astar_search *s, int32_t end, int32_t start) {
+static bool store_path(query_ctx *c, int32_t end, int32_t start) {
+    astar_search *s = c->s;
     int32_t len = 1;
-    for (int32_t cell = end; cell != start; cell = s->parent[cell]) len++;
+    for (int32_t cell = end; cell != start; cell -= c->offset[s->from[cell]]) len++;
     if (len > s->path_cap) {
         int32_t *p = astar_mem(&s->alloc, s->path, (size_t)s->path_cap * sizeof *p,
                                (size_t)len * sizeof *p);
@@ -268,10 +292,125 @@ static bool store_path(astar_search *s, int32_t end, int32_t start) {
     s->path_len = len;
     int32_t cell = end;
     for (int32_t i = len - 1; i >= 0; i--) {
-        s->path[i] = (cell / s->stride - 1) * s->width + (cell % s->stride - 1);
-        if (i > 0) cell = s->parent[cell];
+        int32_t y = row_of(c, cell);
+        s->path[i] = (y - 1) * s->width + (cell - y * s->stride - 1);
+        if (i > 0) cell -= c->offset[s->from[cell]];
     }
     return true;
+}
+
+/*
+ * The search loop. `general` is a constant at both call sites, so the compiler
+ * makes two loops of it: the plain one (terrain and a built-in heuristic: no
+ * penalty array, no callbacks, no per-neighbour walkability test beyond a
+ * byte of legal moves) and the general one.
+ */
+static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result *res,
+                                      const bool general) {
+    astar_search *s = c->s;
+    const astar_query *q = c->q;
+    const double *cost = c->cost;
+    const uint8_t *open = c->g->open;
+    astar_node *nodes = s->nodes;
+    uint8_t *from = s->from;
+    const uint32_t gen = s->gen;
+    const int32_t stride = c->stride;
+    const double weight = c->weight, max_cost = q->max_cost;
+    const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
+    bool pruned = false;
+    int32_t best = start;
+    double best_h = INFINITY, best_g = 0.0;
+    astar_status outcome = ASTAR_UNREACHABLE;
+
+    while (s->heap.len > 0) {
+        if (res->expansions >= q->max_expansions) {
+            outcome = ASTAR_LIMIT;
+            break;
+        }
+        astar_heap_entry top = pop(s);
+        int32_t a = top.cell;
+        res->expansions++;
+        double ga = nodes[a].g;
+        if (a == c->goal && c->goal_open) { /* a blocked goal is only expanded as the start */
+            if (!store_path(c, a, start)) return ASTAR_ENOMEM;
+            res->cost = ga;
+            res->length = s->path_len;
+            return ASTAR_OK;
+        }
+        int32_t row = row_of(c, a);
+        int32_t ax = a - row * stride - 1, ay = row - 1;
+        if (partial) {
+            double h = c->heuristic == ASTAR_H_CUSTOM ? (top.f - ga) / weight
+                       : c->heuristic == ASTAR_H_ZERO
+                           ? distance(eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN, ax - c->gx, ay - c->gy)
+                           : distance(c->heuristic, ax - c->gx, ay - c->gy) * c->h_scale;
+            if (h < best_h || (h == best_h && ga < best_g)) {
+                best = a;
+                best_h = h;
+                best_g = ga;
+            }
+        }
+        unsigned moves = general ? query_moves(c, a, ax, ay) : astar_legal_moves(c->diagonal, open[a]);
+        if (general && c->aborted) return ASTAR_EABORT;
+        for (; moves; moves &= moves - 1) {
+            int d = lowest_bit(moves);
+            int32_t b = a + c->offset[d], bx = ax + ASTAR_DX[d], by = ay + ASTAR_DY[d];
+            double ng = ga + STEP[d] * cost[b];
+            if (general) {
+                double extra = step_extra(c, ax, ay, b, bx, by);
+                if (c->aborted) return ASTAR_EABORT;
+                if (extra == INFINITY) continue;
+                ng += extra;
+            }
+            if (ng > max_cost) {
+                pruned = true;
+                continue;
+            }
+            astar_node *n = &nodes[b];
+            if (n->gen != gen) { /* first reached (the general loop has touched it already) */
+                n->gen = gen;
+                n->g = INFINITY;
+                n->heap = ASTAR_NOT_OPEN;
+            }
+            if (!(ng < n->g)) continue;
+            if (n->heap != ASTAR_NOT_OPEN) { /* decrease-key */
+                astar_heap_entry *e = &s->heap.items[n->heap];
+                double h = c->heuristic == ASTAR_H_CUSTOM ? (e->f - n->g) / weight
+                                                          : heuristic(c, bx, by);
+                n->g = ng;
+                from[b] = (uint8_t)d;
+                e->f = ng + weight * h;
+                astar_heap_up(&s->heap, n->heap, nodes);
+                continue;
+            }
+            /* A closed node can improve only under a custom (maybe inconsistent) heuristic. A
+             * weighted search stays within its bound without reopening, and improvements that
+             * are just rounding of equal-cost routes are ignored. */
+            if (n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g)) continue;
+            double h = heuristic(c, bx, by);
+            if (general && c->aborted) return ASTAR_EABORT;
+            n->g = ng;
+            from[b] = (uint8_t)d;
+            if (!push(s, b, ng + weight * h, h)) return ASTAR_ENOMEM;
+        }
+    }
+    if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
+    if (partial) {
+        if (!store_path(c, best, start)) return ASTAR_ENOMEM;
+        res->cost = nodes[best].g;
+        res->length = s->path_len;
+        res->reason = outcome;
+        return ASTAR_PARTIAL;
+    }
+    return outcome;
+}
+
+static astar_status run_plain(query_ctx *c, int32_t start, astar_result *res) {
+    return run(c, start, res, false);
+}
+
+static astar_status run_general(query_ctx *c, int32_t start, astar_result *res) {
+    return run(c, start, res, true);
 }
 
 /* Counts the claims this query sees where they differ from claims->count. */
@@ -349,6 +488,8 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     c.q = q;
     c.cost = g->cost;
     c.stride = g->stride;
+    for (int d = 0; d < 8; d++) c.offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+    init_row_division(&c);
     c.gx = q->gx;
     c.gy = q->gy;
     c.goal = astar_cell(g->stride, q->gx, q->gy);
@@ -377,82 +518,28 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     if (q->claims) prepare_claims(&c);
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
-    bool goal_open = walkable(&c, c.goal, q->gx, q->gy);
+    c.goal_open = walkable(&c, c.goal, q->gx, q->gy);
     if (c.aborted) return finish(res, ASTAR_EABORT);
-    if (!goal_open && !q->partial) return finish(res, ASTAR_UNREACHABLE);
+    if (!c.goal_open && !q->partial) return finish(res, ASTAR_UNREACHABLE);
+
+    /* Another island: no search. */
+    astar_islands *islands = NULL;
+    if (!q->partial && g->cost[start] != INFINITY && start != c.goal) {
+        islands = astar_islands_get(g, c.diagonal == ASTAR_DIAG_ALWAYS, false);
+        if (!islands) return finish(res, ASTAR_ENOMEM);
+        if (astar_islands_root(islands, start) != astar_islands_root(islands, c.goal))
+            return finish(res, ASTAR_UNREACHABLE);
+    }
 
     astar_node *sn = touch(&c, start);
     sn->g = 0.0;
-    s->parent[start] = start;
     double h0 = heuristic(&c, q->sx, q->sy);
     if (c.aborted) return finish(res, ASTAR_EABORT);
-    if (!push(&c, start, 0.0, h0)) return finish(res, ASTAR_ENOMEM);
+    if (!push(s, start, c.weight * h0, h0)) return finish(res, ASTAR_ENOMEM);
 
-    bool eight = c.diagonal != ASTAR_DIAG_NEVER;
-    bool pruned = false;
-    int32_t best = start;
-    double best_h = INFINITY, best_g = 0.0;
-    astar_status outcome = ASTAR_UNREACHABLE;
-    int32_t offset[8];
-    for (int d = 0; d < 8; d++) offset[d] = DY[d] * g->stride + DX[d];
-
-    while (s->heap.len > 0) {
-        if (res->expansions >= q->max_expansions) {
-            outcome = ASTAR_LIMIT;
-            break;
-        }
-        astar_heap_entry top = pop(s);
-        int32_t a = top.cell;
-        res->expansions++;
-        double ga = s->nodes[a].g;
-        if (a == c.goal && goal_open) { /* a blocked goal is only expanded as the start */
-            if (!store_path(s, a, start)) return finish(res, ASTAR_ENOMEM);
-            res->cost = ga;
-            res->length = s->path_len;
-            return finish(res, ASTAR_OK);
-        }
-        int32_t ax = a % g->stride - 1, ay = a / g->stride - 1;
-        if (q->partial) {
-            double h = c.heuristic == ASTAR_H_ZERO
-                           ? distance(eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN, ax - c.gx, ay - c.gy)
-                           : top.h;
-            if (h < best_h || (h == best_h && ga < best_g)) {
-                best = a;
-                best_h = h;
-                best_g = ga;
-            }
-        }
-        bool open_side[4];
-        for (int d = 0; d < (eight ? 8 : 4); d++) {
-            int32_t b = a + offset[d], bx = ax + DX[d], by = ay + DY[d];
-            double len = 1.0;
-            bool open;
-            if (d < 4) {
-                open = open_side[d] = walkable(&c, b, bx, by);
-            } else {
-                bool sa = open_side[SIDE_A[d - 4]], sb = open_side[SIDE_B[d - 4]];
-                if (c.diagonal == ASTAR_DIAG_NO_CORNER_CUT ? !(sa && sb)
-                    : c.diagonal == ASTAR_DIAG_ONE_WALKABLE ? !(sa || sb)
-                                                            : false)
-                    continue;
-                open = walkable(&c, b, bx, by);
-                len = SQRT2;
-            }
-            if (c.aborted) return finish(res, ASTAR_EABORT);
-            if (!open) continue;
-            relax_result r = relax(&c, a, ax, ay, ga, b, bx, by, len);
-            if (c.aborted) return finish(res, ASTAR_EABORT);
-            if (r == RELAX_NOMEM) return finish(res, ASTAR_ENOMEM);
-            if (r == RELAX_PRUNED) pruned = true;
-        }
-    }
-    if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
-    if (q->partial) {
-        if (!store_path(s, best, start)) return finish(res, ASTAR_ENOMEM);
-        res->cost = s->nodes[best].g;
-        res->length = s->path_len;
-        res->reason = outcome;
-        return finish(res, ASTAR_PARTIAL);
-    }
-    return finish(res, outcome);
+    bool plain = !c.penalties && !q->edge_cost && c.heuristic != ASTAR_H_CUSTOM;
+    st = plain ? run_plain(&c, start, res) : run_general(&c, start, res);
+    if (st == ASTAR_UNREACHABLE && islands && islands->state == ASTAR_ISLANDS_OVER)
+        islands->wasted += res->expansions; /* a fresh build might have spared this search */
+    return finish(res, st);
 }

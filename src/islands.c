@@ -1,0 +1,113 @@
+/*
+ * Islands: connected components of the walkable terrain, so that a query to
+ * another island is answered without searching.
+ *
+ * Two kinds of connectivity cover every diagonal mode: with "never",
+ * "no_corner_cut" and "one_walkable" two cells are connected exactly when they
+ * are 4-connected (a diagonal step needs an open side cell, through which the
+ * same two cells are joined by straight steps); with "always" they are
+ * 8-connected. Per-query costs and blocks can only cut paths, never add them,
+ * so "different islands" stays a proof of "unreachable" for every query.
+ *
+ * The labels are a union-find forest. Opening a cell joins it to its walkable
+ * neighbours at once. Blocking a cell may split an island, which a forest
+ * cannot undo: the labels then over-merge (state OVER) - still a proof where
+ * they differ - and are rebuilt when an exact answer is asked for, or once
+ * searches that a fresh build would have skipped have cost as much as a build.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static int32_t find(const int32_t *link, int32_t cell) {
+    while (link[cell] >= 0) cell = link[cell];
+    return cell;
+}
+
+/* find with path halving, for the writers (build and cell changes). */
+static int32_t find_halving(int32_t *link, int32_t cell) {
+    while (link[cell] >= 0) {
+        int32_t up = link[cell];
+        if (link[up] >= 0) link[cell] = link[up];
+        cell = up;
+    }
+    return cell;
+}
+
+/* Union by size: a root holds minus its set's size, so trees stay O(log n) deep. */
+static void unite(int32_t *link, int32_t a, int32_t b) {
+    a = find_halving(link, a);
+    b = find_halving(link, b);
+    if (a == b) return;
+    if (link[a] > link[b]) { /* b's set is larger: it becomes the root */
+        int32_t t = a;
+        a = b;
+        b = t;
+    }
+    link[a] += link[b];
+    link[b] = a;
+}
+
+static int neighbours(int kind) { return kind ? 8 : 4; }
+
+static void build(const astar_grid *g, int kind, int32_t *link) {
+    for (size_t i = 0; i < g->cells; i++) link[i] = g->cost[i] == INFINITY ? ASTAR_ISLAND_NONE : -1;
+    /* Joining each cell to the neighbours scanned before it (W, N, and NW, NE for kind 1)
+     * joins every adjacent pair once. */
+    int32_t back[4] = {-1, -g->stride, -g->stride - 1, -g->stride + 1};
+    int nback = kind ? 4 : 2;
+    for (int32_t y = 0; y < g->height; y++) {
+        int32_t row = astar_cell(g->stride, 0, y);
+        for (int32_t at = row; at < row + g->width; at++) {
+            if (link[at] == ASTAR_ISLAND_NONE) continue;
+            for (int i = 0; i < nback; i++)
+                if (link[at + back[i]] != ASTAR_ISLAND_NONE) unite(link, at, at + back[i]);
+        }
+    }
+    for (size_t i = 0; i < g->cells; i++) /* flat: every cell one step from its root */
+        if (link[i] >= 0) link[i] = find_halving(link, (int32_t)i);
+}
+
+void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
+    for (int kind = 0; kind < 2; kind++) {
+        astar_islands *is = &g->islands[kind];
+        if (!is->link || is->state == ASTAR_ISLANDS_STALE) continue;
+        if (!walkable) {
+            /* The cell stays in its set: other cells may reach their root through it. */
+            if (is->state == ASTAR_ISLANDS_FRESH) is->state = ASTAR_ISLANDS_OVER;
+            continue;
+        }
+        if (is->link[cell] == ASTAR_ISLAND_NONE) is->link[cell] = -1;
+        for (int d = 0; d < neighbours(kind); d++) {
+            int32_t next = cell + ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+            if (g->cost[next] != INFINITY) unite(is->link, cell, next);
+        }
+    }
+}
+
+astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact) {
+    astar_islands *is = &g->islands[kind];
+    if (!is->link) {
+        size_t bytes = astar_array_size(g->cells, sizeof *is->link);
+        is->link = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
+        if (!is->link) return NULL;
+        is->state = ASTAR_ISLANDS_STALE;
+    }
+    bool rebuild = is->state == ASTAR_ISLANDS_STALE ||
+                   (is->state == ASTAR_ISLANDS_OVER && (exact || is->wasted > g->cells / 8));
+    if (rebuild) {
+        build(g, kind, is->link);
+        is->state = ASTAR_ISLANDS_FRESH;
+        is->wasted = 0;
+    }
+    return is;
+}
+
+int32_t astar_islands_root(const astar_islands *is, int32_t cell) { return find(is->link, cell); }
+
+void astar_islands_free(astar_grid *g) {
+    for (int kind = 0; kind < 2; kind++) {
+        astar_mem(&g->alloc, g->islands[kind].link, g->cells * sizeof(int32_t), 0);
+        g->islands[kind].link = NULL;
+    }
+}
