@@ -113,6 +113,21 @@ double astar_grid_min_cost(astar_grid *g);
 /* Bumped on every terrain change; lets caches know they are stale. */
 uint32_t astar_grid_version(const astar_grid *g);
 
+/*
+ * Islands: connected components of the walkable terrain under the grid's
+ * diagonal mode (8-connected for ASTAR_DIAG_ALWAYS, 4-connected otherwise: a
+ * diagonal step past a corner needs an open side cell anyway). *id gets an
+ * island id >= 0 (the same for every cell of the island, until the terrain
+ * changes), or -1 for a blocked cell. The labels are rebuilt on demand after
+ * terrain changes; queries use them too, so that a goal on another island is
+ * "unreachable" without a search. ASTAR_EINVAL outside the grid, ASTAR_ENOMEM.
+ */
+astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *id);
+/* Whether the terrain alone connects the two cells under the grid's mode: *yes gets 1 or
+ * 0. A blocked goal is never reachable; a blocked start is left through its neighbours. */
+astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t gx, int32_t gy,
+                                  int *yes);
+
 /* ------------------------------------------------------ influence layers */
 
 /*

@@ -65,6 +65,9 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
     g->stride = width + 2;
     g->cells = (size_t)(width + 2) * (size_t)(height + 2);
     g->diagonal = diagonal;
+    for (int mode = ASTAR_DIAG_NEVER; mode <= ASTAR_DIAG_NO_CORNER_CUT; mode++)
+        for (unsigned bits = 0; bits < 256; bits++)
+            g->legal[mode][bits] = (uint8_t)astar_legal_moves((astar_diagonal)mode, bits);
     size_t bytes = astar_array_size(g->cells, sizeof(double));
     g->cost = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     g->open = g->cost ? astar_mem(&a, NULL, 0, g->cells) : NULL;

@@ -78,6 +78,7 @@ struct astar_grid {
     astar_diagonal diagonal;
     uint32_t version;
     astar_islands islands[2];
+    uint8_t legal[4][256];      /* astar_legal_moves(mode, bits) for every mode and bits */
     astar_alloc alloc;
 };
 

@@ -111,3 +111,43 @@ void astar_islands_free(astar_grid *g) {
         g->islands[kind].link = NULL;
     }
 }
+
+static bool inside(const astar_grid *g, int32_t x, int32_t y) {
+    return x >= 0 && y >= 0 && x < g->width && y < g->height;
+}
+
+astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *id) {
+    if (!inside(g, x, y)) return ASTAR_EINVAL;
+    int32_t cell = astar_cell(g->stride, x, y);
+    if (g->cost[cell] == INFINITY) {
+        *id = -1;
+        return ASTAR_OK;
+    }
+    astar_islands *is = astar_islands_get(g, g->diagonal == ASTAR_DIAG_ALWAYS, true);
+    if (!is) return ASTAR_ENOMEM;
+    int32_t root = astar_islands_root(is, cell);
+    /* The root's public node id: the same for the whole island. */
+    *id = (root / g->stride - 1) * g->width + (root % g->stride - 1);
+    return ASTAR_OK;
+}
+
+astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t gx, int32_t gy,
+                                  int *yes) {
+    if (!inside(g, sx, sy) || !inside(g, gx, gy)) return ASTAR_EINVAL;
+    *yes = 0;
+    int32_t start = astar_cell(g->stride, sx, sy), goal = astar_cell(g->stride, gx, gy);
+    if (g->cost[goal] == INFINITY) return ASTAR_OK;
+    astar_islands *is = astar_islands_get(g, g->diagonal == ASTAR_DIAG_ALWAYS, true);
+    if (!is) return ASTAR_ENOMEM;
+    int32_t target = astar_islands_root(is, goal);
+    if (g->cost[start] != INFINITY) {
+        *yes = astar_islands_root(is, start) == target;
+        return ASTAR_OK;
+    }
+    unsigned moves = g->legal[g->diagonal][g->open[start]];
+    for (int d = 0; d < 8; d++)
+        if ((moves >> d & 1u) &&
+            astar_islands_root(is, start + ASTAR_DY[d] * g->stride + ASTAR_DX[d]) == target)
+            *yes = 1;
+    return ASTAR_OK;
+}

@@ -14,6 +14,7 @@ struct astar_search {
     uint32_t gen;
     astar_heap heap;
     double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
+    double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
     int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
     uint32_t *claim_gen;
     int32_t *path;          /* node ids of the last path */
@@ -50,6 +51,7 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->from, s->cells, 0);
     astar_mem(&a, s->heap.items, (size_t)s->heap.cap * sizeof *s->heap.items, 0);
     astar_mem(&a, s->penalty, s->cells * sizeof *s->penalty, 0);
+    astar_mem(&a, s->custom_h, s->cells * sizeof *s->custom_h, 0);
     astar_mem(&a, s->claimed, s->cells * sizeof *s->claimed, 0);
     astar_mem(&a, s->claim_gen, s->cells * sizeof *s->claim_gen, 0);
     astar_mem(&a, s->path, (size_t)s->path_cap * sizeof *s->path, 0);
@@ -81,12 +83,12 @@ static void *cell_array(astar_search *s, size_t elem, bool zeroed) {
     return p;
 }
 
-static bool heap_reserve(astar_search *s) {
+/* Doubles the open list, up to one slot per cell (a cell is in it at most once). */
+static bool grow_heap(astar_search *s) {
     astar_heap *hp = &s->heap;
-    if (hp->len < hp->cap) return true;
     int32_t cap = hp->cap ? hp->cap * 2 : 256;
     if ((size_t)cap > s->cells) cap = (int32_t)s->cells;
-    if (cap <= hp->cap) return false; /* cannot happen: a cell is in the heap at most once */
+    if (cap <= hp->cap) return false; /* cannot happen */
     astar_heap_entry *items = astar_mem(&s->alloc, hp->items, (size_t)hp->cap * sizeof *items,
                                         (size_t)cap * sizeof *items);
     if (!items) return false;
@@ -116,6 +118,9 @@ typedef struct query_ctx {
     const int32_t *claim_base; /* claims->count, or NULL when only claimed[] counts */
     bool aborted;
 } query_ctx;
+
+/* from[] of the start: no direction, and (FROM_START ^ 2) masks no move. */
+#define FROM_START 8
 
 static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2};
 
@@ -147,6 +152,13 @@ static inline int32_t row_of(const query_ctx *c, int32_t cell) {
     return (int32_t)(((uint64_t)(uint32_t)cell * c->row_magic) >> c->row_shift);
 }
 
+/* The octile distance, the default heuristic, for the loop that knows it is the one. */
+static inline double octile_h(int32_t dx, int32_t dy) {
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    return dx < dy ? dy + (SQRT2 - 1.0) * dx : dx + (SQRT2 - 1.0) * dy;
+}
+
 static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
@@ -160,17 +172,20 @@ static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
     }
 }
 
-static double heuristic(query_ctx *c, int32_t x, int32_t y) {
-    if (c->heuristic == ASTAR_H_CUSTOM) {
+/* h of a touched cell. A custom heuristic is asked once per node per query. */
+static inline double heuristic(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    if (c->heuristic != ASTAR_H_CUSTOM) return distance(c->heuristic, x - c->gx, y - c->gy) * c->h_scale;
+    double *slot = &c->s->custom_h[cell];
+    if (isnan(*slot)) {
         const astar_query *q = c->q;
         double h = q->heuristic_fn(q->heuristic_ud, x, y, q->gx, q->gy);
         if (!(h >= 0) || h == INFINITY) {
             c->aborted = true;
             return 0.0;
         }
-        return h;
+        *slot = h;
     }
-    return distance(c->heuristic, x - c->gx, y - c->gy) * c->h_scale;
+    return *slot;
 }
 
 /* Touches a cell for this query: stale records become "not reached yet". */
@@ -181,6 +196,7 @@ static inline astar_node *touch(query_ctx *c, int32_t cell) {
         n->g = INFINITY;
         n->heap = ASTAR_NOT_OPEN;
         if (c->penalties) c->s->penalty[cell] = NAN; /* computed on first need */
+        if (c->heuristic == ASTAR_H_CUSTOM) c->s->custom_h[cell] = NAN;
     }
     return n;
 }
@@ -259,23 +275,12 @@ static double step_extra(query_ctx *c, int32_t ax, int32_t ay, int32_t b, int32_
     return extra > 0 ? extra : 0.0;
 }
 
-static bool push(astar_search *s, int32_t cell, double f, double h) {
-    if (!heap_reserve(s)) return false;
+static ALWAYS_INLINE bool push(astar_search *s, int32_t cell, double f, double h) {
+    if (s->heap.len == s->heap.cap && !grow_heap(s)) return false;
     int32_t i = s->heap.len++;
-    s->heap.items[i] = (astar_heap_entry){f, (float)h, cell};
+    s->heap.items[i] = (astar_heap_entry){astar_heap_key(f, h), cell};
     astar_heap_up(&s->heap, i, s->nodes);
     return true;
-}
-
-static astar_heap_entry pop(astar_search *s) {
-    astar_heap *hp = &s->heap;
-    astar_heap_entry top = hp->items[0];
-    s->nodes[top.cell].heap = ASTAR_NOT_OPEN;
-    if (--hp->len > 0) {
-        hp->items[0] = hp->items[hp->len];
-        astar_heap_down(hp, 0, s->nodes);
-    }
-    return top;
 }
 
 static bool store_path(query_ctx *c, int32_t end, int32_t start) {
@@ -305,42 +310,54 @@ static bool store_path(query_ctx *c, int32_t end, int32_t start) {
  * penalty array, no callbacks, no per-neighbour walkability test beyond a
  * byte of legal moves) and the general one.
  */
+static inline astar_status done(astar_result *res, uint64_t expansions, astar_status st) {
+    res->expansions = expansions;
+    return st;
+}
+
 static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result *res,
-                                      const bool general) {
+                                      const bool general, const bool octile) {
     astar_search *s = c->s;
     const astar_query *q = c->q;
     const double *cost = c->cost;
     const uint8_t *open = c->g->open;
+    const uint8_t *legal = c->g->legal[c->diagonal];
     astar_node *nodes = s->nodes;
     uint8_t *from = s->from;
     const uint32_t gen = s->gen;
     const int32_t stride = c->stride;
+    int32_t offset[8]; /* a local copy: stores to the node records cannot alias it */
+    memcpy(offset, c->offset, sizeof offset);
+    double step[8]; /* likewise, and one load where the table needs an address computed */
+    memcpy(step, STEP, sizeof step);
+    const double h_scale = c->h_scale;
     const double weight = c->weight, max_cost = q->max_cost;
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     bool pruned = false;
     int32_t best = start;
     double best_h = INFINITY, best_g = 0.0;
     astar_status outcome = ASTAR_UNREACHABLE;
+    uint64_t expansions = 0; /* a local: res could alias what the loop stores */
 
     while (s->heap.len > 0) {
-        if (res->expansions >= q->max_expansions) {
+        if (expansions >= q->max_expansions) {
             outcome = ASTAR_LIMIT;
             break;
         }
-        astar_heap_entry top = pop(s);
+        astar_heap_entry top = astar_heap_pop(&s->heap, nodes);
         int32_t a = top.cell;
-        res->expansions++;
+        expansions++;
         double ga = nodes[a].g;
         if (a == c->goal && c->goal_open) { /* a blocked goal is only expanded as the start */
-            if (!store_path(c, a, start)) return ASTAR_ENOMEM;
+            if (!store_path(c, a, start)) return done(res, expansions, ASTAR_ENOMEM);
             res->cost = ga;
             res->length = s->path_len;
-            return ASTAR_OK;
+            return done(res, expansions, ASTAR_OK);
         }
         int32_t row = row_of(c, a);
         int32_t ax = a - row * stride - 1, ay = row - 1;
         if (partial) {
-            double h = c->heuristic == ASTAR_H_CUSTOM ? (top.f - ga) / weight
+            double h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h[a]
                        : c->heuristic == ASTAR_H_ZERO
                            ? distance(eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN, ax - c->gx, ay - c->gy)
                            : distance(c->heuristic, ax - c->gx, ay - c->gy) * c->h_scale;
@@ -350,36 +367,36 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
                 best_g = ga;
             }
         }
-        unsigned moves = general ? query_moves(c, a, ax, ay) : astar_legal_moves(c->diagonal, open[a]);
-        if (general && c->aborted) return ASTAR_EABORT;
+        unsigned moves = general ? query_moves(c, a, ax, ay) : legal[open[a]];
+        if (general && c->aborted) return done(res, expansions, ASTAR_EABORT);
+        moves &= ~(1u << (from[a] ^ 2)); /* the way back leads to a closed node (none at the start) */
         for (; moves; moves &= moves - 1) {
             int d = lowest_bit(moves);
-            int32_t b = a + c->offset[d], bx = ax + ASTAR_DX[d], by = ay + ASTAR_DY[d];
-            double ng = ga + STEP[d] * cost[b];
+            int32_t b = a + offset[d];
+            double ng = ga + step[d] * cost[b];
             if (general) {
-                double extra = step_extra(c, ax, ay, b, bx, by);
-                if (c->aborted) return ASTAR_EABORT;
+                double extra = step_extra(c, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                if (c->aborted) return done(res, expansions, ASTAR_EABORT);
                 if (extra == INFINITY) continue;
                 ng += extra;
             }
-            if (ng > max_cost) {
-                pruned = true;
-                continue;
-            }
-            astar_node *n = &nodes[b];
-            if (n->gen != gen) { /* first reached (the general loop has touched it already) */
+            astar_node *n = general ? touch(c, b) : &nodes[b];
+            if (!general && n->gen != gen) { /* first reached */
                 n->gen = gen;
                 n->g = INFINITY;
                 n->heap = ASTAR_NOT_OPEN;
             }
             if (!(ng < n->g)) continue;
+            if (ng > max_cost) {
+                pruned = true;
+                continue;
+            }
             if (n->heap != ASTAR_NOT_OPEN) { /* decrease-key */
                 astar_heap_entry *e = &s->heap.items[n->heap];
-                double h = c->heuristic == ASTAR_H_CUSTOM ? (e->f - n->g) / weight
-                                                          : heuristic(c, bx, by);
+                double h = heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 n->g = ng;
                 from[b] = (uint8_t)d;
-                e->f = ng + weight * h;
+                e->key = astar_heap_key(ng + weight * h, h);
                 astar_heap_up(&s->heap, n->heap, nodes);
                 continue;
             }
@@ -387,30 +404,32 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
              * weighted search stays within its bound without reopening, and improvements that
              * are just rounding of equal-cost routes are ignored. */
             if (n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g)) continue;
-            double h = heuristic(c, bx, by);
-            if (general && c->aborted) return ASTAR_EABORT;
+            double h = octile ? octile_h(ax + ASTAR_DX[d] - c->gx, ay + ASTAR_DY[d] - c->gy) * h_scale
+                              : heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+            if (general && c->aborted) return done(res, expansions, ASTAR_EABORT);
             n->g = ng;
             from[b] = (uint8_t)d;
-            if (!push(s, b, ng + weight * h, h)) return ASTAR_ENOMEM;
+            if (!push(s, b, ng + weight * h, h)) return done(res, expansions, ASTAR_ENOMEM);
         }
     }
     if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
     if (partial) {
-        if (!store_path(c, best, start)) return ASTAR_ENOMEM;
+        if (!store_path(c, best, start)) return done(res, expansions, ASTAR_ENOMEM);
         res->cost = nodes[best].g;
         res->length = s->path_len;
         res->reason = outcome;
-        return ASTAR_PARTIAL;
+        return done(res, expansions, ASTAR_PARTIAL);
     }
-    return outcome;
+    return done(res, expansions, outcome);
 }
 
 static astar_status run_plain(query_ctx *c, int32_t start, astar_result *res) {
-    return run(c, start, res, false);
+    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, true);
+    return run(c, start, res, false, false);
 }
 
 static astar_status run_general(query_ctx *c, int32_t start, astar_result *res) {
-    return run(c, start, res, true);
+    return run(c, start, res, true, false);
 }
 
 /* Counts the claims this query sees where they differ from claims->count. */
@@ -504,6 +523,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     c.penalties = q->nlayers > 0 || q->claims || q->node_cost;
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return finish(res, ASTAR_ENOMEM);
+    if (c.heuristic == ASTAR_H_CUSTOM && !s->custom_h &&
+        !(s->custom_h = cell_array(s, sizeof *s->custom_h, false)))
+        return finish(res, ASTAR_ENOMEM);
     if (q->claims && !s->claimed && !(s->claimed = cell_array(s, sizeof *s->claimed, false)))
         return finish(res, ASTAR_ENOMEM);
     if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
@@ -533,7 +555,8 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
 
     astar_node *sn = touch(&c, start);
     sn->g = 0.0;
-    double h0 = heuristic(&c, q->sx, q->sy);
+    s->from[start] = FROM_START;
+    double h0 = heuristic(&c, start, q->sx, q->sy);
     if (c.aborted) return finish(res, ASTAR_EABORT);
     if (!push(s, start, c.weight * h0, h0)) return finish(res, ASTAR_ENOMEM);
 

@@ -388,6 +388,28 @@ static int grid_is_walkable(lua_State *L) {
     return 1;
 }
 
+static int grid_component(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t id;
+    if (astar_grid_component(g->grid, x, y, &id) != ASTAR_OK) return no_memory(L);
+    if (id < 0)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+static int grid_reachable(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
+    int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
+    int yes;
+    if (astar_grid_reachable(g->grid, sx, sy, gx, gy, &yes) != ASTAR_OK) return no_memory(L);
+    lua_pushboolean(L, yes);
+    return 1;
+}
+
 static int grid_fill(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     double c = check_cost(L, 2);
@@ -758,8 +780,11 @@ static workspace *acquire_workspace(lua_State *L, lgrid *g) {
         no_memory(L);
     }
     w->busy = true;
-    w->next = g->pool;
-    g->pool = w;
+    w->next = NULL;
+    /* At the end, so the outermost query always takes the first, warm workspace. */
+    workspace **tail = &g->pool;
+    while (*tail) tail = &(*tail)->next;
+    *tail = w;
     return w;
 }
 
@@ -1218,6 +1243,7 @@ static int l_load_scen_string(lua_State *L) {
 static const luaL_Reg GRID_METHODS[] = {
     {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost}, {"set_blocked", grid_set_blocked},
     {"is_walkable", grid_is_walkable}, {"fill", grid_fill}, {"load", grid_load},
+    {"component", grid_component}, {"reachable", grid_reachable},
     {NULL, NULL}};
 
 static const luaL_Reg LAYER_METHODS[] = {
