@@ -1,14 +1,28 @@
 /*
- * C benchmark over Moving AI maps: every scenario of each map, costs checked
- * against the scenario's optimal length in the same run.
+ * C benchmark over Moving AI maps: every scenario of each map, in the same run
+ * checked against the scenario's optimal length, so a fast wrong answer cannot
+ * hide.
  *
- *   ./build/bench_c ../shared/data/movingai/lak303d.map [more.map ...]
+ *   ./build/bench_c [--workloads plain,penalties,islands] DIR-or-MAP.map ...
  *
- * (The loader here is a plain one for the benchmark; the library's own
- * Moving AI parser arrives with issue 3.)
+ * Workloads:
+ *   plain      terrain only. Checked: every cost equals the optimum.
+ *   penalties  one influence layer (a fixed pattern over a quarter of the cells)
+ *              and claims from 8 units (the paths of the first 8 problems).
+ *              Checked: found, and no cost below the optimum.
+ *   islands    goals on another island than the start (on maps that have more
+ *              than one): the query answered from the labels, against the same
+ *              query with partial = 1, which searches the start's whole island
+ *              as a search without labels would. Checked: unreachable.
+ *
+ * Prints a table, then one "figure" line per number for scripts:
+ *   figure c <workload> <map> <name> <value>
+ * Exit status 1 on any mismatch.
  */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,113 +33,281 @@
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static astar_grid *load_map(const char *path) {
+static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    int w = 0, h = 0;
-    char line[8192];
-    while (fgets(line, sizeof line, f)) {
-        if (sscanf(line, "height %d", &h) == 1) continue;
-        if (sscanf(line, "width %d", &w) == 1) continue;
-        if (strncmp(line, "map", 3) == 0) break;
-    }
-    astar_grid *g = w > 0 && h > 0 ? astar_grid_new(w, h, ASTAR_DIAG_NO_CORNER_CUT, NULL) : NULL;
-    for (int y = 0; g && y < h; y++) {
-        if (!fgets(line, sizeof line, f)) break;
-        for (int x = 0; x < w; x++) {
-            char c = line[x];
-            int open = c == '.' || c == 'G' || c == 'S';
-            astar_grid_set_cost(g, x, y, open ? 1.0 : INFINITY);
-        }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) buf = realloc(buf, cap *= 2);
     }
     fclose(f);
-    return g;
+    *len = n;
+    return buf;
 }
-
-typedef struct problem {
-    int sx, sy, gx, gy;
-    double optimal;
-} problem;
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+typedef struct stats {
+    size_t n;
+    double *times;
+    double total;
+    unsigned long long expansions;
+    int mismatches;
+} stats;
+
+static void stats_add(stats *st, double dt, uint64_t expansions) {
+    st->times[st->n++] = dt;
+    st->total += dt;
+    st->expansions += expansions;
+}
+
+static double median(stats *st) {
+    if (!st->n) return 0;
+    qsort(st->times, st->n, sizeof *st->times, cmp_double);
+    return st->times[st->n / 2];
+}
+
+static void report(const char *workload, const char *map, stats *st) {
+    double med = median(st) * 1e6, mean = st->n ? st->total / (double)st->n * 1e6 : 0;
+    double mexp = st->total > 0 ? (double)st->expansions / st->total / 1e6 : 0;
+    printf("%-10s %-20s %8zu %12llu %10.1f %10.1f %8.2f %6d\n", workload, map, st->n,
+           st->expansions, med, mean, mexp, st->mismatches);
+    printf("figure c %s %s problems %zu\n", workload, map, st->n);
+    printf("figure c %s %s expansions %llu\n", workload, map, st->expansions);
+    printf("figure c %s %s median_us %.3f\n", workload, map, med);
+    printf("figure c %s %s mean_us %.3f\n", workload, map, mean);
+    printf("figure c %s %s mexp_s %.3f\n", workload, map, mexp);
+    printf("figure c %s %s mismatches %d\n", workload, map, st->mismatches);
+}
+
+static bool tolerant_equal(double cost, const astar_scenario *p) {
+    return fabs(cost - p->optimal) <= fmax(1e-4 * p->optimal, p->precision);
+}
+
+static bool endpoints_open(astar_grid *g, const astar_scenario *p) {
+    return astar_grid_get_cost(g, p->sx, p->sy) != INFINITY &&
+           astar_grid_get_cost(g, p->gx, p->gy) != INFINITY;
+}
+
+static void query_for(astar_query *q, const astar_scenario *p) {
+    astar_query_init(q);
+    q->sx = p->sx, q->sy = p->sy, q->gx = p->gx, q->gy = p->gy;
+}
+
+static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        astar_result res;
+        double t0 = now();
+        astar_status rc = astar_find(s, g, &q, &res);
+        stats_add(st, now() - t0, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st->mismatches++;
+    }
+}
+
+static void run_penalties(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+    astar_layer *danger = astar_layer_new(w, h, 0.0, NULL);
+    astar_claims *claims = astar_claims_new(w, h, NULL);
+    for (int32_t y = 0; y < h; y++) /* a quarter of the cells, 0.5 .. 2 */
+        for (int32_t x = 0; x < w; x++)
+            if (((x / 8) + (y / 8)) % 4 == 0) astar_layer_set(danger, x, y, 0.5 + (x * 7 + y * 13) % 4 * 0.5);
+    for (int32_t i = 0, units = 0; i < sc->count && units < 8; i++) {
+        astar_query q;
+        query_for(&q, &sc->items[i]);
+        astar_result res;
+        if (!endpoints_open(g, &sc->items[i]) || astar_find(s, g, &q, &res) != ASTAR_OK) continue;
+        int32_t n;
+        const int32_t *path = astar_search_path(s, &n);
+        astar_claims_set(claims, astar_claims_unit_new(claims), path, n);
+        units++;
+    }
+    astar_layer_ref layers[1] = {{danger, 1.0}};
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        q.layers = layers;
+        q.nlayers = 1;
+        q.claims = claims;
+        astar_result res;
+        double t0 = now();
+        astar_status rc = astar_find(s, g, &q, &res);
+        stats_add(st, now() - t0, res.expansions);
+        if (rc != ASTAR_OK || res.cost < p->optimal - fmax(1e-4 * p->optimal, p->precision))
+            st->mismatches++;
+    }
+    astar_claims_free(claims);
+    astar_layer_free(danger);
+}
+
+/* Up to 200 problems whose goal is moved to a cell of another island. */
+static void run_islands(astar_grid *g, astar_search *s, const astar_scen *sc, stats *labels,
+                        stats *search) {
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+    int32_t *id = malloc((size_t)w * (size_t)h * sizeof *id);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) astar_grid_component(g, x, y, &id[y * w + x]);
+    uint32_t seed = 12345;
+    for (int32_t i = 0; i < sc->count && labels->n < 200; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        int32_t home = id[p->sy * w + p->sx], goal = -1;
+        seed = seed * 1103515245u + 12345u;
+        int32_t from = (int32_t)((seed >> 8) % (uint32_t)(w * h));
+        for (int32_t k = 0; k < w * h && goal < 0; k++) { /* the next cell of another island */
+            int32_t c = (from + k) % (w * h);
+            if (id[c] >= 0 && id[c] != home) goal = c;
+        }
+        if (goal < 0) break; /* one island only */
+        astar_query q;
+        query_for(&q, p);
+        q.gx = goal % w, q.gy = goal / w;
+        astar_result res;
+        double t0 = now();
+        astar_status rc = astar_find(s, g, &q, &res);
+        stats_add(labels, now() - t0, res.expansions);
+        if (rc != ASTAR_UNREACHABLE) labels->mismatches++;
+        q.partial = 1;
+        t0 = now();
+        rc = astar_find(s, g, &q, &res);
+        stats_add(search, now() - t0, res.expansions);
+        if (rc != ASTAR_PARTIAL || res.reason != ASTAR_UNREACHABLE) search->mismatches++;
+    }
+    free(id);
+}
+
+/* The .map files named, directories expanded (sorted). */
+static size_t collect_maps(int argc, char **argv, int first, char ***out) {
+    size_t n = 0, cap = 16;
+    char **maps = malloc(cap * sizeof *maps);
+    for (int i = first; i < argc; i++) {
+        size_t len = strlen(argv[i]);
+        if (len > 4 && strcmp(argv[i] + len - 4, ".map") == 0) {
+            if (n == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+            maps[n++] = strdup(argv[i]);
+            continue;
+        }
+        DIR *d = opendir(argv[i]);
+        if (!d) {
+            fprintf(stderr, "bench_c: %s is neither a .map file nor a directory\n", argv[i]);
+            exit(2);
+        }
+        size_t from = n;
+        for (struct dirent *e; (e = readdir(d));) {
+            size_t el = strlen(e->d_name);
+            if (el <= 4 || strcmp(e->d_name + el - 4, ".map") != 0) continue;
+            if (n == cap) maps = realloc(maps, (cap *= 2) * sizeof *maps);
+            maps[n] = malloc(len + el + 2);
+            sprintf(maps[n++], "%s/%s", argv[i], e->d_name);
+        }
+        closedir(d);
+        qsort(maps + from, n - from, sizeof *maps, cmp_str);
+    }
+    *out = maps;
+    return n;
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s MAP.map [MAP.map ...]\n", argv[0]);
+    int first = 1;
+    const char *workloads = "plain,penalties";
+    if (argc > 2 && strcmp(argv[1], "--workloads") == 0) {
+        workloads = argv[2];
+        first = 3;
+    }
+    if (first >= argc) {
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,islands] DIR-or-MAP.map ...\n",
+                argv[0]);
         return 2;
     }
-    int mismatches_total = 0;
-    printf("%-16s %8s %12s %10s %10s %10s\n", "map", "problems", "expansions", "median_us",
-           "mean_us", "Mexp/s");
-    for (int m = 1; m < argc; m++) {
-        astar_grid *g = load_map(argv[m]);
-        if (!g) {
-            fprintf(stderr, "cannot load %s\n", argv[m]);
+    bool plain = strstr(workloads, "plain") != NULL, penalties = strstr(workloads, "penalties") != NULL,
+         islands = strstr(workloads, "islands") != NULL;
+    char **maps;
+    size_t nmaps = collect_maps(argc, argv, first, &maps);
+    printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
+           "median_us", "mean_us", "Mexp/s", "wrong");
+    stats all[2] = {{0}};
+    int bad = 0;
+    for (size_t m = 0; m < nmaps; m++) {
+        size_t len;
+        char err[256], scen_path[4096];
+        char *text = read_file(maps[m], &len);
+        astar_grid *g = text ? astar_movingai_parse(text, len, NULL, err, sizeof err) : NULL;
+        free(text);
+        snprintf(scen_path, sizeof scen_path, "%s.scen", maps[m]);
+        text = read_file(scen_path, &len);
+        astar_scen *sc = text ? astar_scen_parse(text, len, NULL, err, sizeof err) : NULL;
+        free(text);
+        if (!g || !sc) {
+            fprintf(stderr, "bench_c: cannot load %s or its .scen: %s\n", maps[m], err);
             return 1;
         }
-        char scen_path[4096];
-        snprintf(scen_path, sizeof scen_path, "%s.scen", argv[m]);
-        FILE *f = fopen(scen_path, "rb");
-        if (!f) {
-            fprintf(stderr, "cannot open %s\n", scen_path);
-            return 1;
-        }
-        size_t n = 0, cap = 1024;
-        problem *ps = malloc(cap * sizeof *ps);
-        char line[4096], name[1024];
-        int bucket, mw, mh;
-        while (fgets(line, sizeof line, f)) {
-            problem p;
-            if (sscanf(line, "%d %1023s %d %d %d %d %d %d %lf", &bucket, name, &mw, &mh, &p.sx,
-                       &p.sy, &p.gx, &p.gy, &p.optimal) != 9)
-                continue;
-            if (n == cap) ps = realloc(ps, (cap *= 2) * sizeof *ps);
-            ps[n++] = p;
-        }
-        fclose(f);
+        const char *base = strrchr(maps[m], '/');
+        base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        double *times = malloc(n * sizeof *times);
-        unsigned long long expansions = 0;
-        int mismatches = 0, skipped = 0;
-        double total = 0;
-        size_t timed = 0;
-        for (size_t i = 0; i < n; i++) {
-            problem *p = &ps[i];
-            if (astar_grid_get_cost(g, p->sx, p->sy) == INFINITY ||
-                astar_grid_get_cost(g, p->gx, p->gy) == INFINITY) {
-                skipped++;
-                continue;
-            }
-            astar_query q;
-            astar_query_init(&q);
-            q.sx = p->sx, q.sy = p->sy, q.gx = p->gx, q.gy = p->gy;
-            astar_result res;
-            double t0 = now();
-            astar_status st = astar_find(s, g, &q, &res);
-            double dt = now() - t0;
-            times[timed++] = dt;
-            total += dt;
-            expansions += res.expansions;
-            double tol = fmax(1e-4 * p->optimal, 0.005);
-            if (st != ASTAR_OK || fabs(res.cost - p->optimal) > tol) mismatches++;
+        stats st[4];
+        for (int k = 0; k < 4; k++) {
+            st[k] = (stats){0};
+            st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
-        qsort(times, timed, sizeof *times, cmp_double);
-        const char *base = strrchr(argv[m], '/');
-        base = base ? base + 1 : argv[m];
-        printf("%-16s %8zu %12llu %10.1f %10.1f %10.2f   mismatches %d skipped %d\n", base, timed,
-               expansions, timed ? times[timed / 2] * 1e6 : 0, timed ? total / timed * 1e6 : 0,
-               total > 0 ? expansions / total / 1e6 : 0, mismatches, skipped);
-        mismatches_total += mismatches;
-        free(times);
-        free(ps);
+        if (plain) {
+            run_plain(g, s, sc, &st[0]);
+            report("plain", base, &st[0]);
+        }
+        if (penalties) {
+            run_penalties(g, s, sc, &st[1]);
+            report("penalties", base, &st[1]);
+        }
+        if (islands) {
+            run_islands(g, s, sc, &st[2], &st[3]);
+            if (st[2].n) {
+                report("islands", base, &st[2]);
+                report("no_islands", base, &st[3]);
+            }
+        }
+        for (int k = 0; k < 4; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 2; k++) {
+            all[k].total += st[k].total;
+            all[k].expansions += st[k].expansions;
+            all[k].n += st[k].n;
+            all[k].mismatches += st[k].mismatches;
+        }
+        for (int k = 0; k < 4; k++) free(st[k].times);
         astar_search_free(s);
+        astar_scen_free(sc);
         astar_grid_free(g);
+        free(maps[m]);
+        fflush(stdout);
     }
-    return mismatches_total ? 1 : 0;
+    const char *names[2] = {"plain", "penalties"};
+    for (int k = 0; k < 2; k++) {
+        if (!all[k].n) continue;
+        double mexp = all[k].total > 0 ? (double)all[k].expansions / all[k].total / 1e6 : 0;
+        printf("figure c %s all problems %zu\n", names[k], all[k].n);
+        printf("figure c %s all expansions %llu\n", names[k], all[k].expansions);
+        printf("figure c %s all mean_us %.3f\n", names[k], all[k].total / (double)all[k].n * 1e6);
+        printf("figure c %s all mexp_s %.3f\n", names[k], mexp);
+        printf("figure c %s all mismatches %d\n", names[k], all[k].mismatches);
+        printf("%s, all maps: %zu problems, %llu expansions, %.2f M expansions/s, %d wrong\n",
+               names[k], all[k].n, all[k].expansions, mexp, all[k].mismatches);
+    }
+    free(maps);
+    return bad ? 1 : 0;
 }

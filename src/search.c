@@ -113,9 +113,12 @@ typedef struct query_ctx {
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
     double weight;
-    bool penalties;          /* layers, claims or node_cost: penalty[] is in use */
+    bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
     const int32_t *claim_base; /* claims->count, or NULL when only claimed[] counts */
+    bool claim_overlay;      /* claimed[] holds counts for this query (where claim_gen == gen) */
+    const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
+    double layer_weight[ASTAR_MAX_LAYERS];
     bool aborted;
 } query_ctx;
 
@@ -201,20 +204,31 @@ static inline astar_node *touch(query_ctx *c, int32_t cell) {
     return n;
 }
 
+/*
+ * P(b) of influence layers and claims. The loop without callbacks computes it
+ * again each time: cheaper than memoising. INFINITY when the sum overflows.
+ */
+static inline double layer_penalty(const query_ctx *c, int32_t cell) {
+    const astar_query *q = c->q;
+    double p = 0.0;
+    for (int i = 0; i < q->nlayers; i++) p += c->layer_weight[i] * c->layer_value[i][cell];
+    if (q->claims) {
+        const astar_search *s = c->s;
+        int32_t n = c->claim_overlay && s->claim_gen[cell] == s->gen ? s->claimed[cell]
+                    : c->claim_base                                  ? c->claim_base[cell]
+                                                                     : 0;
+        p += q->claim_penalty * n;
+    }
+    return isnan(p) ? INFINITY : p;
+}
+
 /* P(b) + node_cost(b) for a walkable cell, memoised per query; INFINITY when the query blocks it. */
 static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     touch(c, cell);
     double *slot = &c->s->penalty[cell];
     if (!isnan(*slot)) return *slot;
     const astar_query *q = c->q;
-    double p = 0.0;
-    for (int i = 0; i < q->nlayers; i++) p += q->layers[i].weight * q->layers[i].layer->value[cell];
-    if (q->claims) {
-        int32_t n = c->s->claim_gen[cell] == c->s->gen ? c->s->claimed[cell]
-                    : c->claim_base                   ? c->claim_base[cell]
-                                                      : 0;
-        p += q->claim_penalty * n;
-    }
+    double p = layer_penalty(c, cell);
     if (q->node_cost) {
         double extra = 0.0;
         int r = q->node_cost(q->node_cost_ud, x, y, &extra);
@@ -316,7 +330,7 @@ static inline astar_status done(astar_result *res, uint64_t expansions, astar_st
 }
 
 static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result *res,
-                                      const bool general, const bool octile) {
+                                      const bool general, const bool layered, const bool octile) {
     astar_search *s = c->s;
     const astar_query *q = c->q;
     const double *cost = c->cost;
@@ -374,6 +388,11 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
             int d = lowest_bit(moves);
             int32_t b = a + offset[d];
             double ng = ga + step[d] * cost[b];
+            if (layered) {
+                double p = layer_penalty(c, b);
+                if (p == INFINITY) continue;
+                if (p > 0) ng += p;
+            }
             if (general) {
                 double extra = step_extra(c, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 if (c->aborted) return done(res, expansions, ASTAR_EABORT);
@@ -423,13 +442,20 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
     return done(res, expansions, outcome);
 }
 
+/* Terrain and a built-in heuristic. */
 static astar_status run_plain(query_ctx *c, int32_t start, astar_result *res) {
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, true);
-    return run(c, start, res, false, false);
+    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, false, true);
+    return run(c, start, res, false, false, false);
+}
+
+/* Plus influence layers and claims, but no callbacks. */
+static astar_status run_layered(query_ctx *c, int32_t start, astar_result *res) {
+    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, true, true);
+    return run(c, start, res, false, true, false);
 }
 
 static astar_status run_general(query_ctx *c, int32_t start, astar_result *res) {
-    return run(c, start, res, true, false);
+    return run(c, start, res, true, false, false);
 }
 
 /* Counts the claims this query sees where they differ from claims->count. */
@@ -441,6 +467,7 @@ static void prepare_claims(query_ctx *c) {
     if (q->claim_radius < 0) {
         c->claim_base = cl->count;
         if (q->unit < 0 || q->unit >= cl->nunits) return;
+        c->claim_overlay = true;
         const astar_unit_claim *u = &cl->units[q->unit];
         for (int32_t i = u->pos < 0 ? u->n : u->pos; i < u->n; i++)
             if (u->last[i]) {
@@ -450,6 +477,7 @@ static void prepare_claims(query_ctx *c) {
         return;
     }
     c->claim_base = NULL;
+    c->claim_overlay = true;
     for (int32_t k = 0; k < cl->nunits; k++) {
         const astar_unit_claim *u = &cl->units[k];
         if (k == q->unit || u->pos < 0) continue;
@@ -519,8 +547,15 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     double min_cost = astar_grid_min_cost(g);
     c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
     c.weight = q->weight;
+    for (int i = 0; i < q->nlayers; i++) {
+        c.layer_value[i] = q->layers[i].layer->value;
+        c.layer_weight[i] = q->layers[i].weight;
+    }
     c.reopen = c.heuristic == ASTAR_H_CUSTOM;
-    c.penalties = q->nlayers > 0 || q->claims || q->node_cost;
+    /* Only the loop with callbacks memoises penalties (a Lua node_cost is dear). */
+    bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM;
+    bool layered = q->nlayers > 0 || q->claims;
+    c.penalties = callbacks && (layered || q->node_cost);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return finish(res, ASTAR_ENOMEM);
     if (c.heuristic == ASTAR_H_CUSTOM && !s->custom_h &&
@@ -560,8 +595,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     if (c.aborted) return finish(res, ASTAR_EABORT);
     if (!push(s, start, c.weight * h0, h0)) return finish(res, ASTAR_ENOMEM);
 
-    bool plain = !c.penalties && !q->edge_cost && c.heuristic != ASTAR_H_CUSTOM;
-    st = plain ? run_plain(&c, start, res) : run_general(&c, start, res);
+    st = callbacks ? run_general(&c, start, res)
+         : layered ? run_layered(&c, start, res)
+                   : run_plain(&c, start, res);
     if (st == ASTAR_UNREACHABLE && islands && islands->state == ASTAR_ISLANDS_OVER)
         islands->wasted += res->expansions; /* a fresh build might have spared this search */
     return finish(res, st);
