@@ -307,6 +307,23 @@ static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
     return realloc(p, new_size);
 }
 
+static int zero_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
+    (void)ud, (void)x, (void)y;
+    *extra = 0.0;
+    return ASTAR_CB_PASS;
+}
+
+static int zero_edge_cost(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy, double *extra) {
+    (void)ud, (void)x, (void)y, (void)fx, (void)fy;
+    *extra = 0.0;
+    return ASTAR_CB_PASS;
+}
+
+static double zero_heuristic(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) {
+    (void)ud, (void)x, (void)y, (void)gx, (void)gy;
+    return 0.0;
+}
+
 static void test_allocations(void) {
     counting cnt = {0, 0, 0};
     astar_alloc a = {count_alloc, &cnt};
@@ -328,6 +345,30 @@ static void test_allocations(void) {
         CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
     }
     CHECK(cnt.allocs == warm);
+
+    /* Every loop (plain, layers and claims, callbacks), partial, terrain changes: after a
+     * first query of each kind, nothing. */
+    astar_claims *claims = astar_claims_new(64, 64, &a);
+    int32_t unit = astar_claims_unit_new(claims), path[3] = {64 * 20 + 5, 64 * 20 + 6, 64 * 20 + 7};
+    CHECK(unit >= 0 && astar_claims_set(claims, unit, path, 3) == ASTAR_OK);
+    for (int round = 0; round < 2; round++) {
+        long before = cnt.allocs;
+        for (int kind = 0; kind < 6; kind++) {
+            astar_query k;
+            astar_query_init(&k);
+            k.sx = 2, k.sy = 60, k.gx = 50 + round, k.gy = 62;
+            if (kind == 1) k.layers = &ref, k.nlayers = 1, k.claims = claims, k.unit = unit;
+            if (kind == 2) k.claims = claims, k.claim_radius = 10;
+            if (kind == 3) k.node_cost = zero_node_cost, k.edge_cost = zero_edge_cost;
+            if (kind == 4) k.heuristic = ASTAR_H_CUSTOM, k.heuristic_fn = zero_heuristic;
+            if (kind == 5) k.partial = 1, k.gx = 30, k.gy = 30; /* a blocked goal */
+            astar_status st = astar_find(s, g, &k, &res);
+            CHECK(st == (kind == 5 ? ASTAR_PARTIAL : ASTAR_OK));
+        }
+        astar_grid_set_cost(g, 30, 9, round ? 1.0 : INFINITY); /* closes, then reopens, a gap */
+        if (round == 1) CHECK(cnt.allocs == before);
+    }
+    astar_claims_free(claims);
     astar_layer_free(layer);
     astar_search_free(s);
     astar_grid_free(g);

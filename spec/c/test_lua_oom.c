@@ -617,15 +617,95 @@ static lua_State *open_state(memory *m, const char *source_dir) {
     return L;
 }
 
+/*
+ * Warm queries allocate nothing but their results (issue 4). The Lua code
+ * counts allocations itself (allocations() reads the host's counter), in one
+ * thread with the collector stopped and a stack grown beforehand, so that
+ * Lua's own stack and call-info growth does not count. After a first query of
+ * each kind, a query whose search runs and finds nothing (so no path tables
+ * are built) allocates no more than a Lua constructor of its info table, and a
+ * path query makes the same allocations (its result tables) each time.
+ */
+static const char WARM[] =
+    "local G = world()\n"
+    "local danger = astar.influence(16, 12, 0)\n"
+    "danger:set(5, 5, 3)\n"
+    "local claims = astar.claims(G)\n"
+    "claims:claim('u', {{x = 1, y = 1}, {x = 2, y = 1}})\n"
+    "claims:claim('v', {{x = 9, y = 8}, {x = 10, y = 8}})\n"
+    "local wall = function(x, y) if x == 10 then return false end end\n"
+    "local kinds = {\n"
+    "  plain = {},\n"
+    "  layers_claims = {influence = danger, claims = claims, unit = 'u'},\n"
+    "  claim_radius = {influence = {{danger, 2}}, claims = claims, claim_radius = 3},\n"
+    "  callbacks = {node_cost = function(x, y) return 0 end, edge_cost = function() end},\n"
+    "  heuristic = {heuristic = function(x, y, gx, gy) return 0 end, diagonal = 'always'},\n"
+    "  partial = {partial = true, max_expansions = 20},\n"
+    "}\n"
+    "collectgarbage('stop') -- a collection may shrink stacks that the next call regrows\n"
+    "local function count(f) local a = allocations(); f(); return allocations() - a end\n"
+    "local info_alone = count(function() local t = {status = 'unreachable', expansions = 7} end)\n"
+    "local failures, report = {}, {}\n"
+    "for name, opts in pairs(kinds) do\n"
+    "  local blocked = {node_cost = wall}\n"
+    "  for k, v in pairs(opts) do if k ~= 'node_cost' then blocked[k] = v end end\n"
+    "  local function path() G:find(1, 1, 16, 12, opts) end\n"
+    "  local function nothing() local p = G:find(1, 1, 16, 12, blocked); assert(not p == not opts.partial) end\n"
+    "  -- warm-up in the shape of the loop below: its extra stack level grows the stack once\n"
+    "  local _, _ = count(path), count(nothing)\n"
+    "  local first = count(path)\n"
+    "  for rep = 1, 5 do\n"
+    "    local a, b = count(path), count(nothing)\n"
+    "    if a ~= first then failures[#failures + 1] = name .. ': a path query made ' .. a .. ' allocations, the first ' .. first end\n"
+    "    if b > info_alone and not opts.partial then failures[#failures + 1] = name .. ': a query finding nothing made ' .. b .. ' allocations, an info table alone ' .. info_alone end\n"
+    "  end\n"
+    "  report[#report + 1] = string.format('%s: %d allocations with a path, %d without', name, first, count(nothing))\n"
+    "end\n"
+    "collectgarbage('restart')\n"
+    "table.sort(report)\n"
+    "return table.concat(failures, '\\n'), table.concat(report, '\\n')\n";
+
+static int allocations(lua_State *L) {
+    const memory *m = lua_touserdata(L, lua_upvalueindex(1));
+    lua_pushinteger(L, (lua_Integer)m->growths);
+    return 1;
+}
+
+static unsigned long check_warm_queries(lua_State *L, memory *m) {
+    int top = lua_gettop(L);
+    lua_pushlightuserdata(L, m);
+    lua_pushcclosure(L, allocations, 1);
+    lua_setglobal(L, "allocations");
+    /* Room enough that Lua never grows this stack while counting (a growth allocates). */
+    if (!lua_checkstack(L, 4000)) return 1;
+    if (luaL_loadstring(L, WARM) != LUA_OK || lua_pcall(L, 0, 2, 0) != LUA_OK) {
+        fprintf(stderr, "FAIL [warm queries] %s\n", lua_tostring(L, -1));
+        lua_settop(L, top);
+        return 1;
+    }
+    printf("warm queries (16x12 map):\n%s\n", lua_tostring(L, -1));
+    unsigned long problems = 0;
+    const char *failures = lua_tostring(L, -2);
+    if (failures && *failures) {
+        fprintf(stderr, "FAIL [warm queries]\n%s\n", failures);
+        problems = 1;
+    }
+    lua_settop(L, top);
+    lua_pushnil(L);
+    lua_setglobal(L, "allocations");
+    return problems;
+}
+
 int main(int argc, char **argv) {
     const char *source_dir = argc > 1 ? argv[1] : ASTAR_SOURCE_DIR;
-    memory m = {0, 0, 0, 0, 0, 0, 0, 0};
+    memory m = {0};
     lua_State *L = open_state(&m, source_dir);
     if (!L) return 1;
 
     unsigned long problems = 0;
     for (size_t i = 0; i < sizeof SCENARIOS / sizeof SCENARIOS[0]; i++)
         problems += run_scenario(L, &m, &SCENARIOS[i]);
+    problems += check_warm_queries(L, &m);
 
     lua_close(L);
     if (m.live_bytes != 0 || m.live_blocks != 0) {
