@@ -291,20 +291,43 @@ typedef struct counting {
     long allocs;
     long fail_at; /* fail the n-th allocation (0: never) */
     long live;
+    long long bytes; /* live bytes, from the sizes the core passes */
 } counting;
 
 static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
     counting *c = ud;
-    (void)old_size;
     if (new_size == 0) {
-        if (p) c->live--;
+        if (p) c->live--, c->bytes -= (long long)old_size;
         free(p);
         return NULL;
     }
     c->allocs++;
     if (c->fail_at && c->allocs == c->fail_at) return NULL;
+    void *q = realloc(p, new_size);
+    if (!q) return NULL;
     if (!p) c->live++;
-    return realloc(p, new_size);
+    c->bytes += (long long)new_size - (long long)(p ? old_size : 0);
+    return q;
+}
+
+/* Issue 4: grid plus search workspace stay within 32 bytes per cell on plain terrain. */
+static void test_memory_per_cell(void) {
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_grid *g = astar_grid_new(256, 256, ASTAR_DIAG_NO_CORNER_CUT, &a);
+    astar_search *s = astar_search_new(256, 256, &a);
+    for (int y = 0; y < 250; y++) astar_grid_set_cost(g, 128, y, INFINITY);
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 0, q.sy = 0, q.gx = 255, q.gy = 0;
+    astar_result res;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+    double per_cell = (double)cnt.bytes / (256.0 * 256.0);
+    printf("memory: %.2f bytes per cell (256x256 grid, workspace, a query done)\n", per_cell);
+    CHECK(per_cell <= 32.0);
+    astar_search_free(s);
+    astar_grid_free(g);
+    CHECK(cnt.bytes == 0);
 }
 
 static int zero_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
@@ -325,7 +348,7 @@ static double zero_heuristic(void *ud, int32_t x, int32_t y, int32_t gx, int32_t
 }
 
 static void test_allocations(void) {
-    counting cnt = {0, 0, 0};
+    counting cnt = {0};
     astar_alloc a = {count_alloc, &cnt};
     astar_grid *g = astar_grid_new(64, 64, ASTAR_DIAG_NO_CORNER_CUT, &a);
     astar_search *s = astar_search_new(64, 64, &a);
@@ -376,7 +399,7 @@ static void test_allocations(void) {
 
     /* Every allocation of a cold query failing in turn: a clean ENOMEM, no leak. */
     for (long n = 1; n < 20; n++) {
-        counting f = {0, 0, 0};
+        counting f = {0};
         astar_alloc fa = {count_alloc, &f};
         astar_grid *fg = astar_grid_new(40, 40, ASTAR_DIAG_ALWAYS, &fa);
         astar_search *fs = astar_search_new(40, 40, &fa);
@@ -478,6 +501,7 @@ int main(void) {
     test_claims();
     test_random_worlds();
     test_allocations();
+    test_memory_per_cell();
     test_interrupted_search();
     test_bad_queries();
     printf("%d checks, %d failed\n", checks, failures);
