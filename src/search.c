@@ -345,6 +345,12 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
     double step[8]; /* likewise, and one load where the table needs an address computed */
     memcpy(step, STEP, sizeof step);
     const double h_scale = c->h_scale;
+    /* The loop's invariants in locals: the compiler cannot keep what c points to in registers
+     * across the stores to the node records. */
+    const int32_t goal = c->goal, gx = c->gx, gy = c->gy;
+    const bool goal_open = c->goal_open;
+    const uint64_t row_magic = c->row_magic;
+    const int row_shift = c->row_shift;
     const double weight = c->weight, max_cost = q->max_cost;
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     bool pruned = false;
@@ -362,13 +368,13 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
         int32_t a = top.cell;
         expansions++;
         double ga = nodes[a].g;
-        if (a == c->goal && c->goal_open) { /* a blocked goal is only expanded as the start */
+        if (a == goal && goal_open) { /* a blocked goal is only expanded as the start */
             if (!store_path(c, a, start)) return done(res, expansions, ASTAR_ENOMEM);
             res->cost = ga;
             res->length = s->path_len;
             return done(res, expansions, ASTAR_OK);
         }
-        int32_t row = row_of(c, a);
+        int32_t row = (int32_t)(((uint64_t)(uint32_t)a * row_magic) >> row_shift); /* row_of */
         int32_t ax = a - row * stride - 1, ay = row - 1;
         if (partial) {
             double h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h[a]
@@ -412,7 +418,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
             }
             if (n->heap != ASTAR_NOT_OPEN) { /* decrease-key */
                 astar_heap_entry *e = &s->heap.items[n->heap];
-                double h = heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                double h = octile ? octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy) * h_scale
+                                  : heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 n->g = ng;
                 from[b] = (uint8_t)d;
                 e->key = astar_heap_key(ng + weight * h, h);
@@ -423,7 +430,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
              * weighted search stays within its bound without reopening, and improvements that
              * are just rounding of equal-cost routes are ignored. */
             if (n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g)) continue;
-            double h = octile ? octile_h(ax + ASTAR_DX[d] - c->gx, ay + ASTAR_DY[d] - c->gy) * h_scale
+            double h = octile ? octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy) * h_scale
                               : heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
             if (general && c->aborted) return done(res, expansions, ASTAR_EABORT);
             n->g = ng;
