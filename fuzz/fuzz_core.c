@@ -1137,9 +1137,17 @@ static void op_find(reader *r) {
         astar_search *fresh = astar_search_new(W.w, W.h, W.palloc);
         if (!fresh) return;
         find_out cold = run_find(fresh);
+        if (tracing())
+            fprintf(stderr, "  fresh workspace => %s reason %d cost %.17g len %d exp %llu\n",
+                    astar_status_name(cold.st), (int)cold.res.reason, cold.res.cost, (int)cold.len,
+                    (unsigned long long)cold.res.expansions);
+        /* The warm query's fruitless search may have made the grid rebuild its stale
+         * islands (search.c counts such waste), so the cold one can stop at once. */
+        bool islands_rebuilt = warm.st == ASTAR_UNREACHABLE && cold.st == ASTAR_UNREACHABLE &&
+                               cold.res.expansions == 0;
         if (!cold.oom) {
             fail_if(cold.st != warm.st || cold.res.reason != warm.res.reason ||
-                        cold.res.expansions != warm.res.expansions ||
+                        (cold.res.expansions != warm.res.expansions && !islands_rebuilt) ||
                         cold.res.length != warm.res.length || cold.len != warm.len,
                     "a fresh workspace gives another result than a used one");
             fail_if(memcmp(&cold.res.cost, &warm.res.cost, sizeof cold.res.cost) != 0,
