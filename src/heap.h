@@ -14,11 +14,17 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Per-cell search record. heap: the node's slot in the open list, or ASTAR_NOT_OPEN. */
+/*
+ * Per-cell search record, 16 bytes: what an expansion reads and writes of a
+ * neighbour shares one cache line. heap: the node's slot in the open list, or
+ * ASTAR_NOT_OPEN.
+ */
 typedef struct astar_node {
     double g;
-    uint32_t gen;       /* the query that last touched it; other values are stale */
     int32_t heap;
+    uint16_t gen;       /* the query that last touched it; other values are stale */
+    uint8_t from;       /* the direction of the step that reached it */
+    uint8_t spare;
 } astar_node;
 
 #define ASTAR_NOT_OPEN (-1)

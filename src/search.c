@@ -10,13 +10,12 @@ struct astar_search {
     int32_t width, height, stride;
     size_t cells;
     astar_node *nodes;
-    uint8_t *from;          /* per cell: the direction of the step that reached it */
-    uint32_t gen;
+    uint16_t gen;           /* this query's stamp: wraps every 65536 queries (see astar_find) */
     astar_heap heap;
     double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
     double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
     int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
-    uint32_t *claim_gen;
+    uint16_t *claim_gen;
     int32_t *path;          /* node ids of the last path */
     int32_t path_len, path_cap;
     astar_alloc alloc;
@@ -35,8 +34,7 @@ astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc 
     s->cells = (size_t)(width + 2) * (size_t)(height + 2);
     size_t node_bytes = astar_array_size(s->cells, sizeof *s->nodes);
     s->nodes = node_bytes ? astar_mem(&a, NULL, 0, node_bytes) : NULL;
-    s->from = s->nodes ? astar_mem(&a, NULL, 0, s->cells) : NULL;
-    if (!s->from) {
+    if (!s->nodes) {
         astar_search_free(s);
         return NULL;
     }
@@ -48,7 +46,6 @@ void astar_search_free(astar_search *s) {
     if (!s) return;
     astar_alloc a = s->alloc;
     astar_mem(&a, s->nodes, s->cells * sizeof *s->nodes, 0);
-    astar_mem(&a, s->from, s->cells, 0);
     astar_mem(&a, s->heap.items, (size_t)s->heap.cap * sizeof *s->heap.items, 0);
     astar_mem(&a, s->penalty, s->cells * sizeof *s->penalty, 0);
     astar_mem(&a, s->custom_h, s->cells * sizeof *s->custom_h, 0);
@@ -122,7 +119,7 @@ typedef struct query_ctx {
     bool aborted;
 } query_ctx;
 
-/* from[] of the start: no direction, and (FROM_START ^ 2) masks no move. */
+/* The `from` of the start: no direction, and (FROM_START ^ 2) masks no move. */
 #define FROM_START 8
 
 static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, SQRT2, SQRT2, SQRT2, SQRT2};
@@ -300,7 +297,7 @@ static ALWAYS_INLINE bool push(astar_search *s, int32_t cell, double f, double h
 static bool store_path(query_ctx *c, int32_t end, int32_t start) {
     astar_search *s = c->s;
     int32_t len = 1;
-    for (int32_t cell = end; cell != start; cell -= c->offset[s->from[cell]]) len++;
+    for (int32_t cell = end; cell != start; cell -= c->offset[s->nodes[cell].from]) len++;
     if (len > s->path_cap) {
         int32_t *p = astar_mem(&s->alloc, s->path, (size_t)s->path_cap * sizeof *p,
                                (size_t)len * sizeof *p);
@@ -313,7 +310,7 @@ static bool store_path(query_ctx *c, int32_t end, int32_t start) {
     for (int32_t i = len - 1; i >= 0; i--) {
         int32_t y = row_of(c, cell);
         s->path[i] = (y - 1) * s->width + (cell - y * s->stride - 1);
-        if (i > 0) cell -= c->offset[s->from[cell]];
+        if (i > 0) cell -= c->offset[s->nodes[cell].from];
     }
     return true;
 }
@@ -337,8 +334,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
     const uint8_t *open = c->g->open;
     const uint8_t *legal = c->g->legal[c->diagonal];
     astar_node *nodes = s->nodes;
-    uint8_t *from = s->from;
-    const uint32_t gen = s->gen;
+    const uint16_t gen = s->gen;
     const int32_t stride = c->stride;
     int32_t offset[8]; /* a local copy: stores to the node records cannot alias it */
     memcpy(offset, c->offset, sizeof offset);
@@ -389,7 +385,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
         }
         unsigned moves = general ? query_moves(c, a, ax, ay) : legal[open[a]];
         if (general && c->aborted) return done(res, expansions, ASTAR_EABORT);
-        moves &= ~(1u << (from[a] ^ 2)); /* the way back leads to a closed node (none at the start) */
+        moves &= ~(1u << (nodes[a].from ^ 2)); /* the way back leads to a closed node (none at the start) */
         for (; moves; moves &= moves - 1) {
             int d = lowest_bit(moves);
             int32_t b = a + offset[d];
@@ -421,7 +417,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
                 double h = octile ? octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy) * h_scale
                                   : heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 n->g = ng;
-                from[b] = (uint8_t)d;
+                n->from = (uint8_t)d;
                 e->key = astar_heap_key(ng + weight * h, h);
                 astar_heap_up(&s->heap, n->heap, nodes);
                 continue;
@@ -434,7 +430,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
                               : heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
             if (general && c->aborted) return done(res, expansions, ASTAR_EABORT);
             n->g = ng;
-            from[b] = (uint8_t)d;
+            n->from = (uint8_t)d;
             if (!push(s, b, ng + weight * h, h)) return done(res, expansions, ASTAR_ENOMEM);
         }
     }
@@ -470,7 +466,7 @@ static void prepare_claims(query_ctx *c) {
     const astar_query *q = c->q;
     const astar_claims *cl = q->claims;
     astar_search *s = c->s;
-    uint32_t gen = s->gen;
+    uint16_t gen = s->gen;
     if (q->claim_radius < 0) {
         c->claim_base = cl->count;
         if (q->unit < 0 || q->unit >= cl->nunits) return;
@@ -573,6 +569,8 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
         return finish(res, ASTAR_ENOMEM);
 
+    /* Stamps are 16 bits to keep a node record in 16 bytes; clearing them once in 65536
+     * queries costs far less than a wider record would. */
     if (++s->gen == 0) { /* wrapped: stale stamps could look current */
         for (size_t i = 0; i < s->cells; i++) s->nodes[i].gen = 0;
         if (s->claim_gen) memset(s->claim_gen, 0, s->cells * sizeof *s->claim_gen);
@@ -597,7 +595,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
 
     astar_node *sn = touch(&c, start);
     sn->g = 0.0;
-    s->from[start] = FROM_START;
+    sn->from = FROM_START;
     double h0 = heuristic(&c, start, q->sx, q->sy);
     if (c.aborted) return finish(res, ASTAR_EABORT);
     if (!push(s, start, c.weight * h0, h0)) return finish(res, ASTAR_ENOMEM);

@@ -496,6 +496,67 @@ static void test_bad_queries(void) {
     astar_grid_free(g);
 }
 
+/*
+ * The workspace stamps the cells a query touches with a 16-bit query number
+ * that wraps, once in 65535 queries. A long search whose stamps are left
+ * untouched by the trivial queries that follow it shares its number with the
+ * search one period later: the later one must not see the earlier one's
+ * costs, nor its claim counts (the two count claims differently).
+ */
+static void test_stamps_wrap(void) {
+    enum { N = 6, UNITS = 3, PERIOD = 65535 };
+    static world w;
+    memset(&w, 0, sizeof w);
+    w.w = N;
+    w.h = N;
+    w.diag = ASTAR_DIAG_NO_CORNER_CUT;
+    w.claim_penalty = 2.5;
+    astar_grid *g = astar_grid_new(N, N, w.diag, NULL);
+    astar_claims *claims = astar_claims_new(N, N, NULL);
+    astar_search *s = astar_search_new(N, N, NULL);
+    /* Walls in columns 2 and 4 make every path from (0, 5) to (5, 0) cross claimed cells. */
+    for (int y = 0; y < N; y++)
+        for (int x = 0; x < N; x++) {
+            w.cost[y][x] = (x == 2 && y > 0) || (x == 4 && y < 4) ? INFINITY : 1.0 + (x + y) % 3;
+            astar_grid_set_cost(g, x, y, w.cost[y][x]);
+        }
+    int column[UNITS] = {0, 1, 3}; /* each unit claims rows 1-4 of a column and stands in row 1 */
+    for (int u = 0; u < UNITS; u++) {
+        int32_t slot = astar_claims_unit_new(claims), nodes[4];
+        for (int i = 0; i < 4; i++) nodes[i] = (1 + i) * N + column[u];
+        astar_claims_set(claims, slot, nodes, 4);
+    }
+    double expected[2]; /* claim radius N from (0, 5) counts every unit, radius 0 none */
+    expected[1] = oracle_cost(&w, 0, 5, 5, 0);
+    for (int u = 0; u < UNITS; u++)
+        for (int i = 0; i < 4; i++) w.claimed[1 + i][column[u]]++;
+    expected[0] = oracle_cost(&w, 0, 5, 5, 0);
+    CHECK(expected[0] > expected[1] && expected[1] < INFINITY);
+
+    int wrong = 0;
+    for (int k = 0; k <= 2 * PERIOD; k++) {
+        astar_query q;
+        astar_query_init(&q);
+        int kind = (k / PERIOD) % 2, big = k % PERIOD == 0;
+        if (big) {
+            q.sx = 0, q.sy = 5, q.gx = 5, q.gy = 0;
+            q.claims = claims;
+            q.claim_penalty = w.claim_penalty;
+            q.claim_radius = kind == 0 ? N : 0;
+        } else {
+            q.sx = q.gx = 5, q.sy = q.gy = 5; /* touches one cell and no claim stamp */
+        }
+        astar_result res;
+        astar_status st = astar_find(s, g, &q, &res);
+        double want = big ? expected[kind] : 0.0;
+        wrong += st != ASTAR_OK || fabs(res.cost - want) > 1e-9 * (1.0 + want);
+    }
+    CHECK(wrong == 0);
+    astar_search_free(s);
+    astar_claims_free(claims);
+    astar_grid_free(g);
+}
+
 int main(void) {
     test_grid_basics();
     test_claims();
@@ -504,6 +565,7 @@ int main(void) {
     test_memory_per_cell();
     test_interrupted_search();
     test_bad_queries();
+    test_stamps_wrap();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
