@@ -117,11 +117,11 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
         }
         astar_islands_cell_changed(g, at, walkable);
     }
-    if (!g->min_dirty) {
-        if (cost < g->min_cost)
-            g->min_cost = cost;
-        else if (old == g->min_cost)
-            g->min_dirty = true; /* the minimum may have risen: recompute when asked */
+    if (!g->range_dirty) {
+        if (old == g->min_cost || old == g->max_cost)
+            g->range_dirty = true; /* the range may have shrunk: recompute when asked */
+        if (cost < g->min_cost) g->min_cost = cost;
+        if (cost > g->max_cost && cost != INFINITY) g->max_cost = cost;
     }
     return ASTAR_OK;
 }
@@ -139,7 +139,8 @@ astar_status astar_grid_fill(astar_grid *g, double cost) {
     }
     astar_grid_terrain_reset(g);
     g->min_cost = cost;
-    g->min_dirty = false;
+    g->max_cost = cost == INFINITY ? -INFINITY : cost;
+    g->range_dirty = false;
     return ASTAR_OK;
 }
 
@@ -168,19 +169,31 @@ void astar_grid_terrain_reset(astar_grid *g) {
         }
     }
     for (int k = 0; k < 2; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
-    g->min_dirty = true;
+    g->range_dirty = true;
     g->version++;
 }
 
-double astar_grid_min_cost(astar_grid *g) {
-    if (g->min_dirty) {
-        double m = INFINITY;
-        for (size_t i = 0; i < g->cells; i++)
-            if (g->cost[i] < m) m = g->cost[i];
-        g->min_cost = m;
-        g->min_dirty = false;
+void astar_grid_cost_range(astar_grid *g, double *min, double *max) {
+    if (g->range_dirty) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < g->cells; i++) {
+            double c = g->cost[i];
+            if (c == INFINITY) continue;
+            if (c < lo) lo = c;
+            if (c > hi) hi = c;
+        }
+        g->min_cost = lo;
+        g->max_cost = hi;
+        g->range_dirty = false;
     }
-    return g->min_cost;
+    *min = g->min_cost;
+    *max = g->max_cost;
+}
+
+double astar_grid_min_cost(astar_grid *g) {
+    double lo, hi;
+    astar_grid_cost_range(g, &lo, &hi);
+    return lo;
 }
 
 uint32_t astar_grid_version(const astar_grid *g) { return g->version; }

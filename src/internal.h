@@ -73,8 +73,8 @@ struct astar_grid {
     double *cost;               /* per cell; INFINITY = blocked (the border too) */
     uint8_t *open;              /* per cell: bit d set when the neighbour in direction d
                                    is walkable terrain (see ASTAR_DX) */
-    double min_cost;            /* smallest walkable cost, valid unless min_dirty */
-    bool min_dirty;
+    double min_cost, max_cost;  /* smallest and largest walkable cost, valid unless range_dirty */
+    bool range_dirty;
     astar_diagonal diagonal;
     uint32_t version;
     astar_islands islands[2];
@@ -84,6 +84,8 @@ struct astar_grid {
 
 /* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
 void astar_grid_terrain_reset(astar_grid *g);
+/* The smallest and largest walkable cost (INFINITY and -INFINITY when none is walkable). */
+void astar_grid_cost_range(astar_grid *g, double *min, double *max);
 
 /* Keeps the island labels in step with one cell's change of walkability. */
 void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable);

@@ -557,6 +557,46 @@ static void test_stamps_wrap(void) {
     astar_grid_free(g);
 }
 
+/*
+ * Grids whose walkable cells all cost the same take a loop that reads no
+ * terrain costs; every change of the costs must switch between the loops.
+ * A corridor of 6 cells, from one end to the other (5 steps).
+ */
+static double corridor_cost(astar_grid *g, astar_search *s) {
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 0, q.sy = 0, q.gx = 5, q.gy = 0;
+    astar_result res;
+    return astar_find(s, g, &q, &res) == ASTAR_OK ? res.cost : -1.0;
+}
+
+static void test_uniform_terrain(void) {
+    astar_grid *g = astar_grid_new(6, 1, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_search *s = astar_search_new(6, 1, NULL);
+    CHECK_NEAR(corridor_cost(g, s), 5.0);
+    astar_grid_set_cost(g, 2, 0, 3.0);             /* no longer uniform */
+    CHECK_NEAR(corridor_cost(g, s), 7.0);
+    astar_grid_set_cost(g, 2, 0, 1.0);             /* uniform again */
+    CHECK_NEAR(corridor_cost(g, s), 5.0);
+    astar_grid_fill(g, 2.0);
+    CHECK_NEAR(corridor_cost(g, s), 10.0);
+    astar_grid_set_cost(g, 4, 0, 0.5);             /* below the rest */
+    CHECK_NEAR(corridor_cost(g, s), 8.5);
+    astar_grid_set_cost(g, 4, 0, 2.0);
+    astar_grid_set_cost(g, 0, 0, 9.0);             /* the start's cost is never paid */
+    CHECK_NEAR(corridor_cost(g, s), 10.0);
+    astar_grid_set_cost(g, 5, 0, 9.0);
+    CHECK_NEAR(corridor_cost(g, s), 17.0);
+    double costs[6] = {4, 4, 4, 4, 4, 4};
+    astar_grid_set_all(g, costs);
+    CHECK_NEAR(corridor_cost(g, s), 20.0);
+    costs[3] = 1.0;
+    astar_grid_set_all(g, costs);
+    CHECK_NEAR(corridor_cost(g, s), 17.0);
+    astar_search_free(s);
+    astar_grid_free(g);
+}
+
 int main(void) {
     test_grid_basics();
     test_claims();
@@ -566,6 +606,7 @@ int main(void) {
     test_interrupted_search();
     test_bad_queries();
     test_stamps_wrap();
+    test_uniform_terrain();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
