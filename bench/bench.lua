@@ -10,9 +10,12 @@
 --   penalties  one influence layer + claims of 8 units (as bench_c)   cost >= optimum
 --   node_cost  a Lua node_cost (a table lookup, 0 everywhere): one call per node reached
 --   edge_cost  a Lua edge_cost returning 0: one call per step considered
--- Per map it also runs build/bench_c (plain, penalties) unless --no-c is given.
--- Prints a table, then "figure lua <workload> <map> <name> <value>" and
--- "figure ratio <name> <map> <value>" lines. Exit status 1 on any mismatch.
+-- Per map it also runs build/bench_c (plain, penalties, and the yardstick A* of
+-- bench/reference.c) unless --no-c is given, and passes its figure lines on.
+-- Prints a table, then "figure lua <workload> <map> <name> <value>",
+-- "figure c ..." and "figure ratio <name> <map> <value>" lines, the last with
+-- map "all" for the geometric mean over the maps (and C's overall M exp/s).
+-- Exit status 1 on any mismatch.
 package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
 local build = os.getenv("ASTAR_BUILD") or "./build"
 package.cpath = build .. "/?.so;" .. package.cpath
@@ -86,16 +89,17 @@ local function run(grid, problems, work)
   return r
 end
 
--- bench_c's figures for one map: fig[workload][name] = number.
+-- bench_c's figures for one map: fig[workload][name] = number; fig.lines = its figure lines.
 local function c_figures(map)
-  local fig = {}
-  local cmd = string.format('"%s/bench_c" --workloads plain,penalties "%s"', build, map)
+  local fig = { lines = {} }
+  local cmd = string.format('"%s/bench_c" --workloads plain,penalties,reference "%s"', build, map)
   local out = assert(io.popen(cmd))
   for line in out:lines() do
-    local workload, name, value = line:match("^figure c (%S+) %S+ (%S+) (%S+)$")
-    if workload then
+    local workload, map_name, name, value = line:match("^figure c (%S+) (%S+) (%S+) (%S+)$")
+    if workload and map_name ~= "all" then
       fig[workload] = fig[workload] or {}
       fig[workload][name] = tonumber(value)
+      fig.lines[#fig.lines + 1] = line
     end
   end
   local ok = out:close()
@@ -124,6 +128,8 @@ local function main(args)
   end
   local figures, bad = {}, 0
   local function figure(line) figures[#figures + 1] = line end
+  local log_sums, order = {}, {} -- ratio name -> { sum of logs, count }
+  local c_total = { plain = { 0, 0 }, reference = { 0, 0 } } -- expansions, seconds
   print(string.format("%-10s %-20s %8s %12s %10s %10s %8s %6s", "workload", "map", "problems",
     "expansions", "median_us", "mean_us", "Mexp/s", "wrong"))
   for _, map in ipairs(maps) do
@@ -157,18 +163,46 @@ local function main(args)
       else
         table.insert(ratios, 1, { "lua_over_c_plain", plain * 1e6 / c.plain.mean_us })
         table.insert(ratios, 2, { "c_penalties_over_plain", c.penalties.mean_us / c.plain.mean_us })
-        print(string.format("%-10s %-20s %8d %12d %10.1f %10.1f %8.2f %6d", "c plain", base,
-          c.plain.problems, c.plain.expansions, c.plain.median_us, c.plain.mean_us, c.plain.mexp_s,
-          c.plain.mismatches))
-        bad = bad + c.plain.mismatches + c.penalties.mismatches
+        table.insert(ratios, 3, { "c_plain_over_reference", c.plain.mean_us / c.reference.mean_us })
+        table.insert(ratios, 4, { "c_plain_over_reference_per_expansion", c.reference.mexp_s / c.plain.mexp_s })
+        for _, w in ipairs({ "plain", "penalties", "reference" }) do
+          local f = c[w]
+          print(string.format("%-10s %-20s %8d %12d %10.1f %10.1f %8.2f %6d", "c " .. w, base,
+            f.problems, f.expansions, f.median_us, f.mean_us, f.mexp_s, f.mismatches))
+          bad = bad + f.mismatches
+          if c_total[w] then
+            c_total[w][1] = c_total[w][1] + f.expansions
+            c_total[w][2] = c_total[w][2] + f.mean_us * f.problems * 1e-6
+          end
+        end
+        for _, l in ipairs(c.lines) do figure(l) end
       end
     end
     local line = {}
     for _, kv in ipairs(ratios) do
       line[#line + 1] = string.format("%s %.2f", kv[1], kv[2])
       figure(string.format("figure ratio %s %s %.3f", kv[1], base, kv[2]))
+      if not log_sums[kv[1]] then
+        log_sums[kv[1]] = { 0, 0 }
+        order[#order + 1] = kv[1]
+      end
+      log_sums[kv[1]][1] = log_sums[kv[1]][1] + math.log(kv[2])
+      log_sums[kv[1]][2] = log_sums[kv[1]][2] + 1
     end
     print("  ratios (mean time per query): " .. table.concat(line, ", "))
+  end
+  print("all maps (geometric mean of the per-map ratios):")
+  for _, name in ipairs(order) do
+    local g = math.exp(log_sums[name][1] / log_sums[name][2])
+    print(string.format("  %-40s %.2f", name, g))
+    figure(string.format("figure ratio %s all %.3f", name, g))
+  end
+  for _, w in ipairs({ "plain", "reference" }) do
+    local t = c_total[w]
+    if t[2] > 0 then
+      print(string.format("  C %-9s all maps: %d expansions, %.2f M expansions/s", w, t[1], t[1] / t[2] / 1e6))
+      figure(string.format("figure c %s all mexp_s %.3f", w, t[1] / t[2] / 1e6))
+    end
   end
   for _, f in ipairs(figures) do print(f) end
   os.exit(bad == 0 and 0 or 1)

@@ -3,13 +3,17 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,islands] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
  *   penalties  one influence layer (a fixed pattern over a quarter of the cells)
  *              and claims from 8 units (the paths of the first 8 problems).
  *              Checked: found, and no cost below the optimum.
+ *   reference  the plain problems solved by bench/reference.c, the bare A* that
+ *              issue 4 takes as its reference point, run right after the core
+ *              on the same map so that the two speeds share the machine's
+ *              state. Checked like plain.
  *   islands    goals on another island than the start (on maps that have more
  *              than one): the query answered from the labels, against the same
  *              query with partial = 1, which searches the start's whole island
@@ -29,6 +33,7 @@
 #include <time.h>
 
 #include "astar.h"
+#include "reference.h"
 
 static double now(void) {
     struct timespec ts;
@@ -158,6 +163,20 @@ static void run_penalties(astar_grid *g, astar_search *s, const astar_scen *sc, 
     astar_layer_free(danger);
 }
 
+static void run_reference(astar_grid *g, const astar_scen *sc, stats *st) {
+    ref_astar *r = ref_new(g);
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        uint64_t expansions = 0;
+        double t0 = now();
+        double cost = ref_find(r, p->sx, p->sy, p->gx, p->gy, &expansions);
+        stats_add(st, now() - t0, expansions);
+        if (!tolerant_equal(cost, p)) st->mismatches++;
+    }
+    ref_free(r);
+}
+
 /* Up to 200 problems whose goal is moved to a cell of another island. */
 static void run_islands(astar_grid *g, astar_search *s, const astar_scen *sc, stats *labels,
                         stats *search) {
@@ -233,17 +252,18 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,islands] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
     bool plain = strstr(workloads, "plain") != NULL, penalties = strstr(workloads, "penalties") != NULL,
-         islands = strstr(workloads, "islands") != NULL;
+         islands = strstr(workloads, "islands") != NULL,
+         reference = strstr(workloads, "reference") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
            "median_us", "mean_us", "Mexp/s", "wrong");
-    stats all[2] = {{0}};
+    stats all[3] = {{0}};
     int bad = 0;
     for (size_t m = 0; m < nmaps; m++) {
         size_t len;
@@ -262,8 +282,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[4];
-        for (int k = 0; k < 4; k++) {
+        stats st[5];
+        for (int k = 0; k < 5; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -275,6 +295,10 @@ int main(int argc, char **argv) {
             run_penalties(g, s, sc, &st[1]);
             report("penalties", base, &st[1]);
         }
+        if (reference) {
+            run_reference(g, sc, &st[4]);
+            report("reference", base, &st[4]);
+        }
         if (islands) {
             run_islands(g, s, sc, &st[2], &st[3]);
             if (st[2].n) {
@@ -282,22 +306,23 @@ int main(int argc, char **argv) {
                 report("no_islands", base, &st[3]);
             }
         }
-        for (int k = 0; k < 4; k++) bad += st[k].mismatches;
-        for (int k = 0; k < 2; k++) {
-            all[k].total += st[k].total;
-            all[k].expansions += st[k].expansions;
-            all[k].n += st[k].n;
-            all[k].mismatches += st[k].mismatches;
+        for (int k = 0; k < 5; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 3; k++) {
+            stats *from = &st[k == 2 ? 4 : k];
+            all[k].total += from->total;
+            all[k].expansions += from->expansions;
+            all[k].n += from->n;
+            all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 4; k++) free(st[k].times);
+        for (int k = 0; k < 5; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);
         free(maps[m]);
         fflush(stdout);
     }
-    const char *names[2] = {"plain", "penalties"};
-    for (int k = 0; k < 2; k++) {
+    const char *names[3] = {"plain", "penalties", "reference"};
+    for (int k = 0; k < 3; k++) {
         if (!all[k].n) continue;
         double mexp = all[k].total > 0 ? (double)all[k].expansions / all[k].total / 1e6 : 0;
         printf("figure c %s all problems %zu\n", names[k], all[k].n);
