@@ -94,6 +94,25 @@ static bool grow_heap(astar_search *s) {
     return true;
 }
 
+/*
+ * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
+ * through the query_ctx pointer the compiler would reload every field after
+ * each store to a node record.
+ */
+typedef struct penalty_view {
+    int nlayers;
+    const double *value0;    /* the first layer's values and weight: no loop for one layer */
+    double weight0;
+    bool claims;
+    double claim_penalty;
+    const int32_t *count;    /* claims->count: every unit's claims */
+    bool overlay;            /* this query counts fewer: claimed[] where claim_gen == gen, */
+    bool only_overlay;       /* and elsewhere count[] or, with a radius, nothing */
+    const int32_t *claimed;
+    const uint16_t *claim_gen;
+    uint16_t gen;
+} penalty_view;
+
 /* Everything one query needs in the loop, resolved once before it starts. */
 typedef struct query_ctx {
     astar_search *s;
@@ -114,8 +133,7 @@ typedef struct query_ctx {
     double weight;
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
-    const int32_t *claim_base; /* claims->count, or NULL when only claimed[] counts */
-    bool claim_overlay;      /* claimed[] holds counts for this query (where claim_gen == gen) */
+    penalty_view pv;
     const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
     double layer_weight[ASTAR_MAX_LAYERS];
     bool aborted;
@@ -207,16 +225,17 @@ static inline astar_node *touch(query_ctx *c, int32_t cell) {
  * P(b) of influence layers and claims. The loop without callbacks computes it
  * again each time: cheaper than memoising. INFINITY when the sum overflows.
  */
-static inline double layer_penalty(const query_ctx *c, int32_t cell) {
-    const astar_query *q = c->q;
+static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx *c, int32_t cell) {
     double p = 0.0;
-    for (int i = 0; i < q->nlayers; i++) p += c->layer_weight[i] * c->layer_value[i][cell];
-    if (q->claims) {
-        const astar_search *s = c->s;
-        int32_t n = c->claim_overlay && s->claim_gen[cell] == s->gen ? s->claimed[cell]
-                    : c->claim_base                                  ? c->claim_base[cell]
-                                                                     : 0;
-        p += q->claim_penalty * n;
+    if (v->nlayers > 0) {
+        p += v->weight0 * v->value0[cell];
+        for (int i = 1; i < v->nlayers; i++) p += c->layer_weight[i] * c->layer_value[i][cell];
+    }
+    if (v->claims) {
+        int32_t n = v->count[cell]; /* 0 on most cells, and then the query's count is 0 too */
+        if (n != 0 && v->overlay)
+            n = v->claim_gen[cell] == v->gen ? v->claimed[cell] : v->only_overlay ? 0 : n;
+        p += v->claim_penalty * n;
     }
     return isnan(p) ? INFINITY : p;
 }
@@ -227,7 +246,7 @@ static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     double *slot = &c->s->penalty[cell];
     if (!isnan(*slot)) return *slot;
     const astar_query *q = c->q;
-    double p = layer_penalty(c, cell);
+    double p = layer_penalty(&c->pv, c, cell);
     if (q->node_cost) {
         double extra = 0.0;
         int r = q->node_cost(q->node_cost_ud, x, y, &extra);
@@ -352,6 +371,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
     const int row_shift = c->row_shift;
     const double weight = c->weight, max_cost = q->max_cost;
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
+    const penalty_view pv = c->pv;
     bool pruned = false;
     int32_t best = start;
     double best_h = INFINITY, best_g = 0.0;
@@ -394,7 +414,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
             int32_t b = a + offset[d];
             double ng = ga + (uniform ? step[d] : step[d] * cost[b]);
             if (layered) {
-                double p = layer_penalty(c, b);
+                double p = layer_penalty(&pv, c, b);
                 if (p == INFINITY) continue;
                 if (p > 0) ng += p;
             }
@@ -458,6 +478,8 @@ static astar_status run_plain(query_ctx *c, int32_t start, astar_result *res) {
 
 /* Plus influence layers and claims, but no callbacks. */
 static astar_status run_layered(query_ctx *c, int32_t start, astar_result *res) {
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
+        return run(c, start, res, false, true, true, true);
     if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, true, true, false);
     return run(c, start, res, false, true, false, false);
 }
@@ -472,10 +494,10 @@ static void prepare_claims(query_ctx *c) {
     const astar_claims *cl = q->claims;
     astar_search *s = c->s;
     uint16_t gen = s->gen;
+    c->pv.count = cl->count;
     if (q->claim_radius < 0) {
-        c->claim_base = cl->count;
         if (q->unit < 0 || q->unit >= cl->nunits) return;
-        c->claim_overlay = true;
+        c->pv.overlay = true;
         const astar_unit_claim *u = &cl->units[q->unit];
         for (int32_t i = u->pos < 0 ? u->n : u->pos; i < u->n; i++)
             if (u->last[i]) {
@@ -484,8 +506,8 @@ static void prepare_claims(query_ctx *c) {
             }
         return;
     }
-    c->claim_base = NULL;
-    c->claim_overlay = true;
+    c->pv.overlay = true;
+    c->pv.only_overlay = true;
     for (int32_t k = 0; k < cl->nunits; k++) {
         const astar_unit_claim *u = &cl->units[k];
         if (k == q->unit || u->pos < 0) continue;
@@ -584,7 +606,19 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         s->gen = 1;
     }
     s->heap.len = 0;
-    if (q->claims) prepare_claims(&c);
+    c.pv.nlayers = q->nlayers;
+    if (q->nlayers > 0) {
+        c.pv.value0 = c.layer_value[0];
+        c.pv.weight0 = c.layer_weight[0];
+    }
+    if (q->claims) {
+        c.pv.claims = true;
+        c.pv.claim_penalty = q->claim_penalty;
+        c.pv.claimed = s->claimed;
+        c.pv.claim_gen = s->claim_gen;
+        c.pv.gen = s->gen;
+        prepare_claims(&c);
+    }
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
     c.goal_open = walkable(&c, c.goal, q->gx, q->gy);
