@@ -144,7 +144,8 @@ local function main(args)
       print(string.format("%-10s %-20s %8d %12d %10.1f %10.1f %8.2f %6d", work.name, base, #r.times,
         r.expansions, r.median * 1e6, r.mean * 1e6, total > 0 and r.expansions / total / 1e6 or 0, r.wrong))
       for name, v in pairs({ problems = #r.times, expansions = r.expansions, median_us = r.median * 1e6,
-                             mean_us = r.mean * 1e6, mismatches = r.wrong }) do
+                             mean_us = r.mean * 1e6, mismatches = r.wrong,
+                             mexp_s = total > 0 and r.expansions / total / 1e6 or 0 }) do
         figure(string.format("figure lua %s %s %s %.3f", work.name, base, name, v))
       end
       bad = bad + r.wrong
