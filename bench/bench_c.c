@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
@@ -14,6 +14,10 @@
  *              issue 4 takes as its reference point, run right after the core
  *              on the same map so that the two speeds share the machine's
  *              state. Checked like plain.
+ *   influence  a 256x256 influence map updated as a game would each frame: 64
+ *              units stamped (radius 6), one spread step over walkable cells (the
+ *              first map's 256x256 corner, or open ground) and a decay; 200
+ *              frames. Runs once, not per map; prints median and mean per frame.
  *   islands    goals on another island than the start (on maps that have more
  *              than one): the query answered from the labels, against the same
  *              query with partial = 1, which searches the start's whole island
@@ -177,6 +181,47 @@ static void run_reference(astar_grid *g, const astar_scen *sc, stats *st) {
     ref_free(r);
 }
 
+static void run_influence(astar_grid *first_map) {
+    enum { SIDE = 256, UNITS = 64, FRAMES = 200 };
+    astar_grid *walk = astar_grid_new(SIDE, SIDE, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    if (first_map)
+        for (int32_t y = 0; y < SIDE && y < astar_grid_height(first_map); y++)
+            for (int32_t x = 0; x < SIDE && x < astar_grid_width(first_map); x++)
+                astar_grid_set_cost(walk, x, y, astar_grid_get_cost(first_map, x, y));
+    astar_layer *inf = astar_layer_new(SIDE, SIDE, 0.0, NULL);
+    stats st = {0};
+    st.times = malloc(FRAMES * sizeof(double));
+    uint32_t seed = 99;
+    int32_t ux[UNITS], uy[UNITS];
+    for (int u = 0; u < UNITS; u++) {
+        seed = seed * 1103515245u + 12345u;
+        ux[u] = (int32_t)((seed >> 8) % SIDE);
+        seed = seed * 1103515245u + 12345u;
+        uy[u] = (int32_t)((seed >> 8) % SIDE);
+    }
+    for (int f = 0; f < FRAMES; f++) {
+        for (int u = 0; u < UNITS; u++) { /* units wander a step a frame */
+            seed = seed * 1103515245u + 12345u;
+            ux[u] = (ux[u] + (int32_t)((seed >> 8) % 3) - 1 + SIDE) % SIDE;
+            uy[u] = (uy[u] + (int32_t)((seed >> 12) % 3) - 1 + SIDE) % SIDE;
+        }
+        double t0 = now();
+        for (int u = 0; u < UNITS; u++)
+            astar_layer_stamp(inf, ux[u], uy[u], 6.0, u % 2 ? 1.0 : -1.0, ASTAR_FALLOFF_LINEAR);
+        astar_layer_spread(inf, 0.2, 0.6, walk);
+        astar_layer_scale(inf, 0.9);
+        stats_add(&st, now() - t0, 0);
+    }
+    double mean = st.total / FRAMES * 1e6, med = median(&st) * 1e6;
+    printf("influence  %dx%d: %d units stamped, spread, decay: median %.1f us, mean %.1f us per frame\n",
+           SIDE, SIDE, UNITS, med, mean);
+    printf("figure c influence 256x256 median_us %.3f\n", med);
+    printf("figure c influence 256x256 mean_us %.3f\n", mean);
+    free(st.times);
+    astar_layer_free(inf);
+    astar_grid_free(walk);
+}
+
 /* Up to 200 problems whose goal is moved to a cell of another island. */
 static void run_islands(astar_grid *g, astar_search *s, const astar_scen *sc, stats *labels,
                         stats *search) {
@@ -252,13 +297,14 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
     bool plain = strstr(workloads, "plain") != NULL, penalties = strstr(workloads, "penalties") != NULL,
          islands = strstr(workloads, "islands") != NULL,
-         reference = strstr(workloads, "reference") != NULL;
+         reference = strstr(workloads, "reference") != NULL,
+         influence = strstr(workloads, "influence") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -306,6 +352,7 @@ int main(int argc, char **argv) {
                 report("no_islands", base, &st[3]);
             }
         }
+        if (influence && m == 0) run_influence(g);
         for (int k = 0; k < 5; k++) bad += st[k].mismatches;
         for (int k = 0; k < 3; k++) {
             stats *from = &st[k == 2 ? 4 : k];

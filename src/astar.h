@@ -146,6 +146,36 @@ astar_status astar_layer_add(astar_layer *l, int32_t x, int32_t y, double v);
 double astar_layer_get(const astar_layer *l, int32_t x, int32_t y);  /* NaN outside */
 astar_status astar_layer_fill(astar_layer *l, double v);
 
+typedef enum { ASTAR_FALLOFF_LINEAR, ASTAR_FALLOFF_QUADRATIC, ASTAR_FALLOFF_CONSTANT } astar_falloff;
+
+/*
+ * Adds strength * w(d) to every cell whose centre lies within `radius` (Euclidean)
+ * of (x, y), d being that distance: w = 1 (constant), 1 - d / (radius + 1) (linear)
+ * or its square (quadratic), so the centre gets the full strength and the rim a
+ * little. Cells outside the layer are skipped. EINVAL (and nothing changed) when
+ * (x, y) is outside, radius < 0, a number is not finite or a sum would not be.
+ */
+astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radius,
+                               double strength, astar_falloff falloff);
+/* Multiplies every value by factor >= 0 (decay); EINVAL if a product would not be finite. */
+astar_status astar_layer_scale(astar_layer *l, double factor);
+/* l += weight * other (same size); EINVAL, nothing changed, if a sum would not be finite. */
+astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight);
+/* The largest absolute value (0 for an all-zero layer). */
+double astar_layer_max_abs(const astar_layer *l);
+/*
+ * One step of influence propagation (the classic momentum/decay update): every
+ * cell takes, among its 8 neighbours, the contribution v(n) * exp(-decay * step)
+ * of largest magnitude (step 1 or sqrt 2; the sign kept), and becomes
+ *     momentum * v(cell) + (1 - momentum) * that contribution.
+ * All cells update from the old values at once. With `walk` (a grid of the same
+ * size, may be NULL), blocked cells neither pass influence on nor take it: they
+ * keep their values. decay >= 0, 0 <= momentum <= 1; ENOMEM the first time if
+ * the layer's two scratch rows cannot be allocated (nothing changed then).
+ */
+astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
+                                const astar_grid *walk);
+
 /* ---------------------------------------------------------------- claims */
 
 /*

@@ -100,6 +100,7 @@ struct astar_layer {
     int32_t width, height, stride;
     size_t cells;
     double *value;              /* per cell, border 0 */
+    double *scratch;            /* per cell, for spread; NULL until first needed */
     astar_alloc alloc;
 };
 

@@ -5,6 +5,9 @@
 
 /* ---------------------------------------------------------------- layers */
 
+/* spread's two rows: the new values of the row being computed, the old values of the row above. */
+static size_t scratch_size(const astar_layer *l) { return 2 * (size_t)l->stride; }
+
 astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
                              const astar_alloc *alloc) {
     if (!astar_size_ok(width, height) || !isfinite(initial)) return NULL;
@@ -32,6 +35,7 @@ void astar_layer_free(astar_layer *l) {
     if (!l) return;
     astar_alloc a = l->alloc;
     astar_mem(&a, l->value, l->cells * sizeof(double), 0);
+    astar_mem(&a, l->scratch, scratch_size(l) * sizeof(double), 0);
     astar_mem(&a, l, sizeof *l, 0);
 }
 
@@ -66,6 +70,116 @@ astar_status astar_layer_fill(astar_layer *l, double v) {
     for (int32_t y = 0; y < l->height; y++) {
         double *row = &l->value[astar_cell(l->stride, 0, y)];
         for (int32_t x = 0; x < l->width; x++) row[x] = v;
+    }
+    return ASTAR_OK;
+}
+
+/* ------------------------------------------------------- influence maps */
+
+static double falloff_weight(astar_falloff f, double d, double radius) {
+    double t = 1.0 - d / (radius + 1.0);
+    switch (f) {
+    case ASTAR_FALLOFF_CONSTANT: return 1.0;
+    case ASTAR_FALLOFF_QUADRATIC: return t * t;
+    default: return t;
+    }
+}
+
+/* The cells a stamp covers: a box clipped to the layer, then the distance test. */
+typedef struct stamp_box {
+    int32_t x0, x1, y0, y1;
+} stamp_box;
+
+static stamp_box stamp_bounds(const astar_layer *l, int32_t x, int32_t y, double radius) {
+    double r = floor(radius);
+    double r_cells = r < (double)(l->width + l->height) ? r : (double)(l->width + l->height);
+    int32_t k = (int32_t)r_cells;
+    stamp_box b = {x - k, x + k, y - k, y + k};
+    if (b.x0 < 0) b.x0 = 0;
+    if (b.y0 < 0) b.y0 = 0;
+    if (b.x1 >= l->width) b.x1 = l->width - 1;
+    if (b.y1 >= l->height) b.y1 = l->height - 1;
+    return b;
+}
+
+astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radius,
+                               double strength, astar_falloff falloff) {
+    if (!layer_inside(l, x, y) || !(radius >= 0) || radius == INFINITY || !isfinite(strength) ||
+        falloff < ASTAR_FALLOFF_LINEAR || falloff > ASTAR_FALLOFF_CONSTANT)
+        return ASTAR_EINVAL;
+    stamp_box b = stamp_bounds(l, x, y, radius);
+    /* Two passes, so that a sum that would overflow changes nothing. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t cy = b.y0; cy <= b.y1; cy++)
+            for (int32_t cx = b.x0; cx <= b.x1; cx++) {
+                double dx = cx - x, dy = cy - y, d = sqrt(dx * dx + dy * dy);
+                if (d > radius) continue;
+                double *v = &l->value[astar_cell(l->stride, cx, cy)];
+                double sum = *v + strength * falloff_weight(falloff, d, radius);
+                if (pass == 0 && !isfinite(sum)) return ASTAR_EINVAL;
+                if (pass == 1) *v = sum;
+            }
+    return ASTAR_OK;
+}
+
+double astar_layer_max_abs(const astar_layer *l) {
+    double m = 0.0;
+    for (size_t i = 0; i < l->cells; i++) { /* the border is 0 */
+        double a = fabs(l->value[i]);
+        if (a > m) m = a;
+    }
+    return m;
+}
+
+astar_status astar_layer_scale(astar_layer *l, double factor) {
+    if (!(factor >= 0) || !isfinite(factor)) return ASTAR_EINVAL;
+    if (!isfinite(astar_layer_max_abs(l) * factor)) return ASTAR_EINVAL;
+    for (size_t i = 0; i < l->cells; i++) l->value[i] *= factor;
+    return ASTAR_OK;
+}
+
+astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight) {
+    if (!other || other->width != l->width || other->height != l->height || !isfinite(weight))
+        return ASTAR_EINVAL;
+    for (size_t i = 0; i < l->cells; i++)
+        if (!isfinite(l->value[i] + weight * other->value[i])) return ASTAR_EINVAL;
+    for (size_t i = 0; i < l->cells; i++) l->value[i] += weight * other->value[i];
+    return ASTAR_OK;
+}
+
+astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
+                                const astar_grid *walk) {
+    if (!(decay >= 0) || !isfinite(decay) || !(momentum >= 0 && momentum <= 1)) return ASTAR_EINVAL;
+    if (walk && (walk->width != l->width || walk->height != l->height)) return ASTAR_EINVAL;
+    if (!l->scratch && !(l->scratch = astar_mem(&l->alloc, NULL, 0, scratch_size(l) * sizeof(double))))
+        return ASTAR_ENOMEM;
+    const double straight = exp(-decay), diagonal = exp(-decay * sqrt(2.0));
+    const double keep = momentum, take = 1.0 - momentum;
+    const int32_t stride = l->stride;
+    double *v = l->value;
+    double *fresh = l->scratch, *above = l->scratch + stride;
+    memset(above, 0, (size_t)stride * sizeof *above); /* the border row */
+    for (int32_t y = 0; y < l->height; y++) {
+        int32_t row = astar_cell(stride, -1, y); /* the row's border cell on the left */
+        /* Old values of the three rows: above[] (its own row is overwritten already), v[]. */
+        const double *rows[3] = {above, v + row, v + row + stride};
+        for (int32_t x = 1; x <= l->width; x++) {
+            /* The grid's border and the layer's share the layout: blocked and 0. */
+            if (walk && walk->cost[row + x] == INFINITY) {
+                fresh[x] = v[row + x];
+                continue;
+            }
+            double best = 0.0;
+            unsigned open = walk ? walk->open[row + x] : 0xFFu; /* the border holds 0 */
+            for (int d = 0; d < 8; d++) {
+                if (!(open >> d & 1u)) continue;
+                double c = rows[1 + ASTAR_DY[d]][x + ASTAR_DX[d]] * (d < 4 ? straight : diagonal);
+                if (fabs(c) > fabs(best)) best = c;
+            }
+            fresh[x] = keep * v[row + x] + take * best;
+        }
+        memcpy(above, v + row, (size_t)stride * sizeof *above);
+        memcpy(v + row + 1, fresh + 1, (size_t)l->width * sizeof *fresh);
     }
     return ASTAR_OK;
 }

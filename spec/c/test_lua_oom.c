@@ -277,6 +277,25 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* A new layer's first spread allocates its scratch rows. */
+    {"influence maps: stamp, spread, decay, add_layer",
+     "local G = world()\n"
+     "local K = astar.influence(16, 12, 0)\n"
+     "local function run()\n"
+     "  local a = astar.influence(16, 12)\n"
+     "  a:stamp(5, 5, 3, 8, 'quadratic')\n"
+     "  a:spread(0.3, 0.5, G)\n"
+     "  a:spread(0.3, 0.5)\n"
+     "  a:decay(0.9)\n"
+     "  K:add_layer(a, 0)\n"
+     "  return a:get(5, 5), a:get(7, 6), a:max_abs(), K:max_abs()\n"
+     "end\n"
+     "local function check()\n"
+     "  K:stamp(1, 1, 2, 1); K:spread(0.5, 0.5, G); K:decay(0)\n"
+     "  return K:max_abs(), G:find(1, 1, 16, 12, {influence = K})\n"
+     "end\n"
+     "return run, check\n"},
+
     /*
      * After any failure the claims objects must hold exactly what the run claimed
      * and has not released: check() releases that, then compares every cell's

@@ -940,6 +940,69 @@ static int layer_fill(lua_State *L) {
     return 0;
 }
 
+static int layer_stamp(lua_State *L) {
+    static const char *const FALLOFFS[] = {"linear", "quadratic", "constant", NULL};
+    llayer *l = check_layer(L, 1);
+    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    double radius = check_finite(L, 4, "radius");
+    if (radius < 0) arg_error_fmt(L, 4, "radius must be >= 0, got %s", value_str(L, 4));
+    double strength = check_finite(L, 5, "strength");
+    astar_falloff falloff = (astar_falloff)luaL_checkoption(L, 6, "linear", FALLOFFS);
+    check_writable(L, &l->base, "influence layer");
+    if (astar_layer_stamp(l->layer, x, y, radius, strength, falloff) != ASTAR_OK)
+        arg_error_fmt(L, 5, "a stamped value would not be a finite number");
+    return 0;
+}
+
+static int layer_decay(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    double factor = check_finite(L, 2, "factor");
+    if (factor < 0) arg_error_fmt(L, 2, "factor must be >= 0, got %s", value_str(L, 2));
+    check_writable(L, &l->base, "influence layer");
+    if (astar_layer_scale(l->layer, factor) != ASTAR_OK)
+        arg_error_fmt(L, 2, "a decayed value would not be a finite number");
+    return 0;
+}
+
+static int layer_spread(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    double decay = check_finite(L, 2, "decay");
+    if (decay < 0) arg_error_fmt(L, 2, "decay must be >= 0, got %s", value_str(L, 2));
+    double momentum = check_finite(L, 3, "momentum");
+    if (momentum < 0 || momentum > 1)
+        arg_error_fmt(L, 3, "momentum must be between 0 and 1, got %s", value_str(L, 3));
+    const astar_grid *walk = NULL;
+    if (!lua_isnoneornil(L, 4)) {
+        lgrid *g = check_grid(L, 4);
+        if (g->base.width != l->base.width || g->base.height != l->base.height)
+            arg_error_fmt(L, 4, "the grid is %dx%d, the layer %dx%d", (int)g->base.width,
+                          (int)g->base.height, (int)l->base.width, (int)l->base.height);
+        walk = g->grid;
+    }
+    check_writable(L, &l->base, "influence layer");
+    if (astar_layer_spread(l->layer, decay, momentum, walk) != ASTAR_OK) return no_memory(L);
+    return 0;
+}
+
+static int layer_max_abs(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    lua_pushnumber(L, astar_layer_max_abs(l->layer));
+    return 1;
+}
+
+static int layer_add_layer(lua_State *L) {
+    llayer *l = check_layer(L, 1);
+    llayer *other = check_layer(L, 2);
+    if (other->base.width != l->base.width || other->base.height != l->base.height)
+        arg_error_fmt(L, 2, "the layer is %dx%d, this one %dx%d", (int)other->base.width,
+                      (int)other->base.height, (int)l->base.width, (int)l->base.height);
+    double weight = lua_isnoneornil(L, 3) ? 1.0 : check_finite(L, 3, "weight");
+    check_writable(L, &l->base, "influence layer");
+    if (astar_layer_add_layer(l->layer, other->layer, weight) != ASTAR_OK)
+        arg_error_fmt(L, 3, "a sum would not be a finite number");
+    return 0;
+}
+
 /* -------------------------------------------------------------- claims */
 
 static int claims_gc(lua_State *L) {
@@ -1247,7 +1310,10 @@ static const luaL_Reg GRID_METHODS[] = {
     {NULL, NULL}};
 
 static const luaL_Reg LAYER_METHODS[] = {
-    {"set", layer_set}, {"get", layer_get}, {"add", layer_add}, {"fill", layer_fill}, {NULL, NULL}};
+    {"set", layer_set},       {"get", layer_get},         {"add", layer_add},
+    {"fill", layer_fill},     {"stamp", layer_stamp},     {"decay", layer_decay},
+    {"spread", layer_spread}, {"max_abs", layer_max_abs}, {"add_layer", layer_add_layer},
+    {NULL, NULL}};
 
 static const luaL_Reg CLAIMS_METHODS[] = {
     {"claim", claims_claim}, {"advance", claims_advance}, {"release", claims_release},

@@ -1,0 +1,53 @@
+-- The demos the README points at must keep running: each is run here with its
+-- output captured, and what it claims to show is checked in that output.
+require("astar") -- loaded once; the demos' own package.cpath then changes nothing
+
+local function run(path)
+  local lines, real_print = {}, _G.print
+  _G.print = function(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    lines[#lines + 1] = table.concat(parts, "\t")
+  end
+  local ok, err = pcall(dofile, path)
+  _G.print = real_print
+  assert(ok, err)
+  return lines
+end
+
+describe("examples", function()
+  it("influence.lua: the scout's path keeps off the enemy's threat", function()
+    local lines = run("examples/influence.lua")
+    -- The two maps: rows start with "  |"; the first map is plain, the second wary.
+    local maps, current = {}, nil
+    for _, l in ipairs(lines) do
+      if l:sub(1, 3) == "  |" then
+        current[#current + 1] = l
+      else
+        current = {}
+        maps[#maps + 1] = current
+      end
+    end
+    assert.are.equal(3, #maps) -- plain, wary, and the closing line
+    local function threat_cells_on_path(map)
+      local n = 0
+      for _, row in ipairs(map) do
+        -- a path cell 'o' next to a threat shade on the same row counts as passing through it
+        for i = 2, #row - 1 do
+          if row:sub(i, i) == "o" and (row:sub(i - 1, i - 1):match("[%-=+*%%&@]") or row:sub(i + 1, i + 1):match("[%-=+*%%&@]")) then
+            n = n + 1
+          end
+        end
+      end
+      return n
+    end
+    assert.is_true(threat_cells_on_path(maps[1]) > 0)
+    assert.are.equal(0, threat_cells_on_path(maps[2]))
+    assert.truthy(lines[#lines]:match("^threat peak"))
+  end)
+
+  it("demo.lua runs", function()
+    local lines = run("examples/demo.lua")
+    assert.is_true(#lines > 10)
+  end)
+end)
