@@ -3,8 +3,9 @@
  * claims and astar_find, driven by the input bytes.
  *
  * The fuzzer keeps its own model ("shadow") of everything it hands the core:
- * terrain costs, layer values and each unit's claimed path. After every call
- * it checks the core against that model, and after every search it checks the
+ * terrain costs, layer values and each unit's claimed path. Influence-map
+ * updates (stamp, scale, spread, add_layer) are mirrored by the plain formulas
+ * of astar.h. After every call it checks the core against that model, and after every search it checks the
  * result against an independent Dijkstra written from the step-cost formula
  * documented in astar.h:
  *
@@ -367,6 +368,99 @@ static void op_layer_write(reader *r) {
         fail_if(st != (isfinite(v) ? ASTAR_OK : ASTAR_EINVAL), "layer_fill status");
         if (st == ASTAR_OK)
             for (int32_t i = 0; i < W.lw[s] * W.lh[s]; i++) W.lval[s][i] = v;
+    }
+    check_layer(s);
+}
+
+/* The influence-map updates, each mirrored in the model by the plain formula of astar.h. */
+static void model_stamp(int s, int32_t x, int32_t y, double radius, double strength, int falloff,
+                        bool apply, bool *finite) {
+    int32_t lw = W.lw[s], lh = W.lh[s];
+    for (int32_t cy = 0; cy < lh; cy++)
+        for (int32_t cx = 0; cx < lw; cx++) {
+            double dx = cx - x, dy = cy - y, d = sqrt(dx * dx + dy * dy);
+            if (d > radius) continue;
+            double t = 1.0 - d / (radius + 1.0);
+            double w = falloff == ASTAR_FALLOFF_CONSTANT ? 1.0 : falloff == ASTAR_FALLOFF_QUADRATIC ? t * t : t;
+            double sum = W.lval[s][cy * lw + cx] + strength * w;
+            if (!isfinite(sum)) *finite = false;
+            if (apply) W.lval[s][cy * lw + cx] = sum;
+        }
+}
+
+static void model_spread(int s, double decay, double momentum, bool with_grid) {
+    static double out[MAX_CELLS];
+    static const int dx[8] = {0, 1, 0, -1, 1, 1, -1, -1}, dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+    int32_t lw = W.lw[s], lh = W.lh[s];
+    const double *v = W.lval[s];
+    double straight = exp(-decay), diagonal = exp(-decay * sqrt(2.0));
+    for (int32_t y = 0; y < lh; y++)
+        for (int32_t x = 0; x < lw; x++) {
+            if (with_grid && W.cost[y * lw + x] == INFINITY) {
+                out[y * lw + x] = v[y * lw + x];
+                continue;
+            }
+            double best = 0.0;
+            for (int d = 0; d < 8; d++) {
+                int32_t nx = x + dx[d], ny = y + dy[d];
+                if (nx < 0 || ny < 0 || nx >= lw || ny >= lh) continue;
+                if (with_grid && W.cost[ny * lw + nx] == INFINITY) continue;
+                double c = v[ny * lw + nx] * (d < 4 ? straight : diagonal);
+                if (fabs(c) > fabs(best)) best = c;
+            }
+            out[y * lw + x] = momentum * v[y * lw + x] + (1.0 - momentum) * best;
+        }
+    memcpy(W.lval[s], out, (size_t)(lw * lh) * sizeof *out);
+}
+
+static void op_layer_update(reader *r) {
+    int s = rd8(r) % LAYER_SLOTS;
+    uint8_t how = rd8(r) % 4;
+    astar_layer *l = W.layer[s];
+    if (!l) return;
+    int32_t n = W.lw[s] * W.lh[s];
+    if (how == 0) {
+        int32_t x = rd_coord(r, W.lw[s]), y = rd_coord(r, W.lh[s]);
+        double radius = rd_layer_value(r) / 4, strength = rd_layer_value(r);
+        int falloff = rd8(r) % 4; /* 3: not a falloff */
+        bool finite = true;
+        bool args = x >= 0 && y >= 0 && x < W.lw[s] && y < W.lh[s] && radius >= 0 &&
+                    radius != INFINITY && isfinite(strength) && falloff < 3;
+        if (args) model_stamp(s, x, y, radius, strength, falloff, false, &finite);
+        astar_status st = astar_layer_stamp(l, x, y, radius, strength, (astar_falloff)falloff);
+        fail_if(st != (args && finite ? ASTAR_OK : ASTAR_EINVAL), "layer_stamp status");
+        if (st == ASTAR_OK) model_stamp(s, x, y, radius, strength, falloff, true, &finite);
+    } else if (how == 1) {
+        double factor = rd_layer_value(r);
+        double max = 0.0;
+        for (int32_t i = 0; i < n; i++) max = fmax(max, fabs(W.lval[s][i]));
+        fail_if(astar_layer_max_abs(l) != max, "layer_max_abs differs from the model");
+        bool ok = factor >= 0 && isfinite(factor) && isfinite(max * factor);
+        astar_status st = astar_layer_scale(l, factor);
+        fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_scale status");
+        if (ok)
+            for (int32_t i = 0; i < n; i++) W.lval[s][i] *= factor;
+    } else if (how == 2) {
+        double decay = fabs(rd_layer_value(r)) / 8, momentum = (rd8(r) % 12) / 10.0;
+        bool with_grid = rd8(r) % 2;
+        bool fits = !with_grid || (W.lw[s] == W.w && W.lh[s] == W.h);
+        bool ok = isfinite(decay) && momentum <= 1 && fits;
+        uint64_t failures = W.heap.failures;
+        astar_status st = astar_layer_spread(l, decay, momentum, with_grid ? W.grid : NULL);
+        bool oom = W.heap.failures != failures;
+        fail_if(st != (!ok ? ASTAR_EINVAL : oom ? ASTAR_ENOMEM : ASTAR_OK), "layer_spread status");
+        if (st == ASTAR_OK) model_spread(s, decay, momentum, with_grid);
+    } else {
+        int o = rd8(r) % LAYER_SLOTS;
+        double weight = rd_layer_value(r);
+        const astar_layer *other = W.layer[o];
+        if (!other) return;
+        bool ok = W.lw[o] == W.lw[s] && W.lh[o] == W.lh[s] && isfinite(weight);
+        for (int32_t i = 0; ok && i < n; i++) ok = isfinite(W.lval[s][i] + weight * W.lval[o][i]);
+        astar_status st = astar_layer_add_layer(l, other, weight);
+        fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_add_layer status");
+        if (ok)
+            for (int32_t i = 0; i < n; i++) W.lval[s][i] += weight * W.lval[o][i];
     }
     check_layer(s);
 }
@@ -1218,7 +1312,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         case 4: op_set_diagonal(&r); break;
         case 5: op_layer_new(&r); break;
         case 6: op_layer_write(&r); break;
-        case 7: op_layer_write(&r); break;
+        case 7: op_layer_update(&r); break;
         case 8: op_layer_free(&r); break;
         case 9: op_claims_new(&r); break;
         case 10: op_unit_new(&r); break;
