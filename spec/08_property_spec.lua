@@ -53,6 +53,14 @@ local function random_world(rng, features)
     end
     world.node_cost = function(x, y) return t[y][x] end
   end
+  if features.known then
+    world.known = {}
+    local share = rng.next()
+    for y = 1, h do
+      world.known[y] = {}
+      for x = 1, w do world.known[y][x] = rng.next() < share end
+    end
+  end
   if features.edge_cost then
     local salt = rng.int(1, 1000)
     world.edge_cost = function(x, y, fx, fy)
@@ -89,6 +97,15 @@ local function query_opts(astar_mod, grid, world)
     opts.claim_penalty, opts.claim_radius = world.claim_penalty, world.claim_radius
   end
   opts.node_cost, opts.edge_cost = world.node_cost, world.edge_cost
+  if world.known then
+    local mask = astar_mod.mask(world.w, world.h)
+    for y = 1, world.h do
+      for x = 1, world.w do
+        if world.known[y][x] then mask:reveal(x, y) end
+      end
+    end
+    opts.known = mask
+  end
   return opts
 end
 
@@ -100,7 +117,7 @@ describe("random worlds against the oracle", function()
     for n = 1, WORLDS do
       local features = {
         layers = rng.next() < 0.35, claims = rng.next() < 0.35,
-        node_cost = rng.next() < 0.3, edge_cost = rng.next() < 0.3,
+        node_cost = rng.next() < 0.3, edge_cost = rng.next() < 0.3, known = rng.next() < 0.25,
       }
       local world = random_world(rng, features)
       modes[world.diagonal] = (modes[world.diagonal] or 0) + 1

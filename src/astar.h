@@ -176,6 +176,26 @@ double astar_layer_max_abs(const astar_layer *l);
 astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
                                 const astar_grid *walk);
 
+/* ----------------------------------------------------------- fog of war */
+
+/*
+ * What one player knows of the terrain: a flag per cell, all unknown at first.
+ * A query given a mask (astar_query.known) treats unknown cells as walkable at
+ * cost 1 and known cells as the terrain says, so a unit plans through what it
+ * has not seen, as a player would.
+ */
+typedef struct astar_mask astar_mask;
+
+astar_mask *astar_mask_new(int32_t width, int32_t height, const astar_alloc *alloc);
+void astar_mask_free(astar_mask *m);
+int32_t astar_mask_width(const astar_mask *m);
+int32_t astar_mask_height(const astar_mask *m);
+/* Marks known every cell whose centre lies within radius (Euclidean) of (x, y). EINVAL
+ * when (x, y) is outside or radius is negative or NaN (infinity reveals everything). */
+astar_status astar_mask_reveal(astar_mask *m, int32_t x, int32_t y, double radius);
+/* 1 known, 0 unknown, -1 outside. */
+int astar_mask_is_known(const astar_mask *m, int32_t x, int32_t y);
+
 /* ---------------------------------------------------------------- claims */
 
 /*
@@ -260,6 +280,8 @@ typedef struct astar_query {
     uint64_t max_expansions;          /* UINT64_MAX: no limit (0 expands nothing) */
     double max_cost;                  /* INFINITY: no limit */
     int partial;                      /* nonzero: return a partial path when not found */
+    const astar_mask *known;          /* NULL: the terrain as it is; else unknown cells are
+                                         walkable at cost 1 (same size as the grid) */
 } astar_query;
 
 void astar_query_init(astar_query *q);

@@ -104,6 +104,13 @@ struct astar_layer {
     astar_alloc alloc;
 };
 
+struct astar_mask {
+    int32_t width, height, stride;
+    size_t cells;
+    uint8_t *known;             /* per cell, 1 = known; the border is known (and blocked) */
+    astar_alloc alloc;
+};
+
 enum { ASTAR_UNIT_IDLE = -1, ASTAR_UNIT_FREE = -2 }; /* slot with no claim / unused slot */
 
 typedef struct astar_unit_claim {

@@ -184,6 +184,58 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
     return ASTAR_OK;
 }
 
+/* ----------------------------------------------------------- fog of war */
+
+astar_mask *astar_mask_new(int32_t width, int32_t height, const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_mask *m = astar_mem(&a, NULL, 0, sizeof *m);
+    if (!m) return NULL;
+    memset(m, 0, sizeof *m);
+    m->alloc = a;
+    m->width = width;
+    m->height = height;
+    m->stride = width + 2;
+    m->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    m->known = astar_mem(&a, NULL, 0, m->cells);
+    if (!m->known) {
+        astar_mem(&a, m, sizeof *m, 0);
+        return NULL;
+    }
+    memset(m->known, 1, m->cells); /* the border: known, so queries never step onto it */
+    for (int32_t y = 0; y < height; y++) memset(&m->known[astar_cell(m->stride, 0, y)], 0, (size_t)width);
+    return m;
+}
+
+void astar_mask_free(astar_mask *m) {
+    if (!m) return;
+    astar_alloc a = m->alloc;
+    astar_mem(&a, m->known, m->cells, 0);
+    astar_mem(&a, m, sizeof *m, 0);
+}
+
+int32_t astar_mask_width(const astar_mask *m) { return m->width; }
+int32_t astar_mask_height(const astar_mask *m) { return m->height; }
+
+astar_status astar_mask_reveal(astar_mask *m, int32_t x, int32_t y, double radius) {
+    if (x < 0 || y < 0 || x >= m->width || y >= m->height || !(radius >= 0)) return ASTAR_EINVAL;
+    double limit = (double)m->width + (double)m->height;
+    int32_t k = (int32_t)floor(radius < limit ? radius : limit);
+    int32_t x0 = x - k < 0 ? 0 : x - k, x1 = x + k >= m->width ? m->width - 1 : x + k;
+    int32_t y0 = y - k < 0 ? 0 : y - k, y1 = y + k >= m->height ? m->height - 1 : y + k;
+    for (int32_t cy = y0; cy <= y1; cy++)
+        for (int32_t cx = x0; cx <= x1; cx++) {
+            double dx = cx - x, dy = cy - y;
+            if (sqrt(dx * dx + dy * dy) <= radius) m->known[astar_cell(m->stride, cx, cy)] = 1;
+        }
+    return ASTAR_OK;
+}
+
+int astar_mask_is_known(const astar_mask *m, int32_t x, int32_t y) {
+    if (x < 0 || y < 0 || x >= m->width || y >= m->height) return -1;
+    return m->known[astar_cell(m->stride, x, y)];
+}
+
 /* ---------------------------------------------------------------- claims */
 
 astar_claims *astar_claims_new(int32_t width, int32_t height, const astar_alloc *alloc) {

@@ -264,9 +264,23 @@ static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     return p;
 }
 
+/* The terrain as the query sees it: with a fog-of-war mask, unknown cells cost 1. */
+static inline double terrain_cost(const query_ctx *c, int32_t cell) {
+    const astar_mask *m = c->q->known;
+    return m && !m->known[cell] ? 1.0 : c->cost[cell];
+}
+
+/* Bit d: the neighbour in direction d is walkable terrain as the query sees it. */
+static unsigned terrain_bits(const query_ctx *c, int32_t a) {
+    if (!c->q->known) return c->g->open[a];
+    unsigned bits = 0;
+    for (int d = 0; d < 8; d++) bits |= (unsigned)(terrain_cost(c, a + c->offset[d]) != INFINITY) << d;
+    return bits;
+}
+
 /* Effective walkability of a cell: terrain, then what the query's node_cost blocks. */
 static bool walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
-    if (c->cost[cell] == INFINITY) return false;
+    if (terrain_cost(c, cell) == INFINITY) return false;
     if (!c->q->node_cost) return true;
     return node_penalty(c, cell, x, y) != INFINITY;
 }
@@ -283,7 +297,7 @@ static unsigned drop_blocked(query_ctx *c, int32_t a, int32_t ax, int32_t ay, un
 
 /* The legal moves from a under this query: the corner rule sees what node_cost blocks. */
 static unsigned query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay) {
-    unsigned terrain = c->g->open[a];
+    unsigned terrain = terrain_bits(c, a);
     if (!c->q->node_cost) return astar_legal_moves(c->diagonal, terrain);
     unsigned straight = drop_blocked(c, a, ax, ay, terrain & 0xFu);
     unsigned moves = astar_legal_moves(c->diagonal, straight | (terrain & 0xF0u));
@@ -412,7 +426,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
         for (; moves; moves &= moves - 1) {
             int d = lowest_bit(moves);
             int32_t b = a + offset[d];
-            double ng = ga + (uniform ? step[d] : step[d] * cost[b]);
+            double ng = ga + (uniform ? step[d] : step[d] * (general ? terrain_cost(c, b) : cost[b]));
             if (layered) {
                 double p = layer_penalty(&pv, c, b);
                 if (p == INFINITY) continue;
@@ -545,6 +559,7 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
         if (!(q->claim_penalty >= 0) || q->claim_penalty == INFINITY) return ASTAR_EINVAL;
     }
     if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
+    if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
     return ASTAR_OK;
 }
 
@@ -577,6 +592,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     double min_cost, max_cost;
     astar_grid_cost_range(g, &min_cost, &max_cost);
     c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
+    if (q->known) c.h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
     c.uniform_cost = min_cost == max_cost ? min_cost : 0.0;
     c.weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {
@@ -584,8 +600,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         c.layer_weight[i] = q->layers[i].weight;
     }
     c.reopen = c.heuristic == ASTAR_H_CUSTOM;
-    /* Only the loop with callbacks memoises penalties (a Lua node_cost is dear). */
-    bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM;
+    /* Callbacks and fog of war take the general loop; only it memoises penalties (a Lua
+     * node_cost is dear). */
+    bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known;
     bool layered = q->nlayers > 0 || q->claims;
     c.penalties = callbacks && (layered || q->node_cost);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
@@ -627,7 +644,8 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
 
     /* Another island: no search. */
     astar_islands *islands = NULL;
-    if (!q->partial && g->cost[start] != INFINITY && start != c.goal) {
+    /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
+    if (!q->partial && !q->known && g->cost[start] != INFINITY && start != c.goal) {
         islands = astar_islands_get(g, c.diagonal == ASTAR_DIAG_ALWAYS, false);
         if (!islands) return finish(res, ASTAR_ENOMEM);
         if (astar_islands_root(islands, start) != astar_islands_root(islands, c.goal))

@@ -8,6 +8,7 @@ local astar = {
   grid = core.grid,
   influence = core.influence,
   claims = core.claims,
+  mask = core.mask,
   load_movingai = core.load_movingai,
   load_movingai_string = core.load_movingai_string,
   load_scen = core.load_scen,

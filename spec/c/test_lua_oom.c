@@ -277,6 +277,23 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    {"fog of war: a mask, reveal, find with known",
+     "local G = world()\n"
+     "local M = astar.mask(16, 12)\n"
+     "M:reveal(4, 4, 3)\n"
+     "local function run()\n"
+     "  local m = astar.mask(16, 12)\n"
+     "  m:reveal(8, 6, 2.5)\n"
+     "  local p, i = G:find(1, 1, 16, 12, {known = m})\n"
+     "  local q, j = G:find(1, 1, 16, 12, {known = M, partial = true})\n"
+     "  return p, i, q, j, m:is_known(8, 6), tostring(m)\n"
+     "end\n"
+     "local function check()\n"
+     "  M:reveal(1, 1); G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12, {known = M})\n"
+     "end\n"
+     "return run, check\n"},
+
     /* A new layer's first spread allocates its scratch rows. */
     {"influence maps: stamp, spread, decay, add_layer",
      "local G = world()\n"

@@ -6,7 +6,8 @@
 --     layers = { {vals = {[y] = {[x] = v}}, weight = w}, ... },
 --     claims = { {unit = key, path = {{x=,y=},...}, pos = i}, ... },
 --     unit = key, claim_penalty = p, claim_radius = r,
---     node_cost = function(x, y), edge_cost = function(x, y, fx, fy) }
+--     node_cost = function(x, y), edge_cost = function(x, y, fx, fy),
+--     known = { [y] = { [x] = true or false } } }  -- fog of war: unknown cells cost 1
 local M = {}
 
 local SQRT2 = math.sqrt(2)
@@ -39,10 +40,17 @@ local function claim_count(world, x, y, sx, sy)
   return n
 end
 
+-- The terrain cost the query sees: unknown cells (fog of war) are open at cost 1.
+local function terrain(world, x, y)
+  if world.known and not world.known[y][x] then return 1 end
+  return world.cost[y][x]
+end
+
 -- Is (x, y) walkable for this query: inside, terrain, and node_cost not false.
 local function walkable(world, x, y)
   if x < 1 or y < 1 or x > world.w or y > world.h then return false end
-  if world.cost[y][x] == false or world.cost[y][x] == math.huge then return false end
+  local t = terrain(world, x, y)
+  if t == false or t == math.huge then return false end
   if world.node_cost and extra_of(world.node_cost(x, y)) == nil then return false end
   return true
 end
@@ -73,7 +81,7 @@ function M.step(world, ax, ay, bx, by, sx, sy)
     if e == nil then return nil end
     p = p + e
   end
-  return len * world.cost[by][bx] + math.max(0, p)
+  return len * terrain(world, bx, by) + math.max(0, p)
 end
 
 -- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).

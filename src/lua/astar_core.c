@@ -27,6 +27,7 @@
 #define GRID_MT "astar.Grid"
 #define LAYER_MT "astar.Influence"
 #define CLAIMS_MT "astar.Claims"
+#define MASK_MT "astar.Mask"
 
 /* Every userdata starts with this, so one __index serves width/height for all. */
 typedef struct lobject {
@@ -55,6 +56,11 @@ typedef struct lclaims {
     lobject base;
     astar_claims *claims; /* uservalue: { [unit key] = slot } */
 } lclaims;
+
+typedef struct lmask {
+    lobject base;
+    astar_mask *mask;
+} lmask;
 
 /* ------------------------------------------------------------ helpers */
 
@@ -487,7 +493,7 @@ typedef struct find_ctx {
     workspace *ws;
     astar_query q;
     astar_layer_ref layers[ASTAR_MAX_LAYERS];
-    lobject *read[ASTAR_MAX_LAYERS + 1]; /* objects marked "in use" while the query runs */
+    lobject *read[ASTAR_MAX_LAYERS + 2]; /* objects marked "in use" while the query runs */
     int nread;
 } find_ctx;
 
@@ -555,7 +561,8 @@ static double heuristic_trampoline(void *ud, int32_t x, int32_t y, int32_t gx, i
 static const char *const FIND_OPTIONS[] = {
     "heuristic", "weight",     "diagonal",      "influence",    "influence_weight",
     "claims",    "unit",       "claim_penalty", "claim_radius", "node_cost",
-    "edge_cost", "max_expansions", "max_cost",  "partial",      NULL};
+    "edge_cost", "max_expansions", "max_cost",  "partial",      "known",
+    NULL};
 
 static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
                                               "zero", NULL};
@@ -761,6 +768,17 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
         if (lua_type(L, -1) != LUA_TBOOLEAN)
             arg_error_fmt(L, arg, "option 'partial' must be a boolean, got %s", luaL_typename(L, -1));
         q->partial = lua_toboolean(L, -1);
+    }
+    if (get_option(L, arg, "known")) {
+        lmask *m = luaL_testudata(L, -1, MASK_MT);
+        if (!m || !m->mask)
+            arg_error_fmt(L, arg, "option 'known' must be an astar.Mask, got %s", luaL_typename(L, -1));
+        if (m->base.width != c->grid->base.width || m->base.height != c->grid->base.height)
+            arg_error_fmt(L, arg, "option 'known' is %dx%d but the grid is %dx%d", (int)m->base.width,
+                          (int)m->base.height, (int)c->grid->base.width, (int)c->grid->base.height);
+        q->known = m->mask;
+        mark_read(c, &m->base);
+        lua_insert(L, ++top); /* pinned for the query below the other options, like the layers */
     }
     lua_settop(L, top);
 }
@@ -1001,6 +1019,62 @@ static int layer_add_layer(lua_State *L) {
     if (astar_layer_add_layer(l->layer, other->layer, weight) != ASTAR_OK)
         arg_error_fmt(L, 3, "a sum would not be a finite number");
     return 0;
+}
+
+/* ---------------------------------------------------------- fog of war */
+
+static lmask *check_mask(lua_State *L, int arg) {
+    lmask *m = check_object(L, arg, MASK_MT, MASK_MT);
+    if (!m->mask) luaL_error(L, "attempt to use a freed astar.Mask");
+    return m;
+}
+
+static int mask_gc(lua_State *L) {
+    lmask *m = luaL_checkudata(L, 1, MASK_MT);
+    check_writable(L, &m->base, "mask");
+    astar_mask_free(m->mask);
+    m->mask = NULL;
+    return 0;
+}
+
+static int mask_tostring(lua_State *L) {
+    lmask *m = luaL_checkudata(L, 1, MASK_MT);
+    lua_pushfstring(L, "astar.Mask(%dx%d)%s", (int)m->base.width, (int)m->base.height,
+                    m->mask ? "" : " (freed)");
+    return 1;
+}
+
+static int l_mask(lua_State *L) {
+    int32_t w, h;
+    check_size_args(L, &w, &h);
+    lmask *m = new_object(L, sizeof *m, MASK_MT);
+    astar_alloc a = lua_allocator(L);
+    m->mask = astar_mask_new(w, h, &a);
+    if (!m->mask) return no_memory(L);
+    m->base.width = w;
+    m->base.height = h;
+    return 1;
+}
+
+static int mask_reveal(lua_State *L) {
+    lmask *m = check_mask(L, 1);
+    int32_t x = check_coord(L, 2, "x", m->base.width), y = check_coord(L, 3, "y", m->base.height);
+    double radius = 0.0;
+    if (!lua_isnoneornil(L, 4)) {
+        if (lua_type(L, 4) != LUA_TNUMBER) type_error(L, 4, "number");
+        radius = lua_tonumber(L, 4);
+        if (!(radius >= 0)) arg_error_fmt(L, 4, "radius must be >= 0, got %s", value_str(L, 4));
+    }
+    check_writable(L, &m->base, "mask");
+    astar_mask_reveal(m->mask, x, y, radius);
+    return 0;
+}
+
+static int mask_is_known(lua_State *L) {
+    lmask *m = check_mask(L, 1);
+    int32_t x = check_coord(L, 2, "x", m->base.width), y = check_coord(L, 3, "y", m->base.height);
+    lua_pushboolean(L, astar_mask_is_known(m->mask, x, y) == 1);
+    return 1;
 }
 
 /* -------------------------------------------------------------- claims */
@@ -1315,6 +1389,9 @@ static const luaL_Reg LAYER_METHODS[] = {
     {"spread", layer_spread}, {"max_abs", layer_max_abs}, {"add_layer", layer_add_layer},
     {NULL, NULL}};
 
+static const luaL_Reg MASK_METHODS[] = {
+    {"reveal", mask_reveal}, {"is_known", mask_is_known}, {NULL, NULL}};
+
 static const luaL_Reg CLAIMS_METHODS[] = {
     {"claim", claims_claim}, {"advance", claims_advance}, {"release", claims_release},
     {"count", claims_count}, {"position", claims_position}, {NULL, NULL}};
@@ -1333,12 +1410,15 @@ int luaopen_astar_core(lua_State *L) {
     lua_pop(L, 3);
     new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
     new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
+    new_class(L, MASK_MT, MASK_METHODS, mask_gc, mask_tostring);
 
     lua_newtable(L);
     lua_pushcfunction(L, l_grid);
     lua_setfield(L, -2, "grid");
     lua_pushcfunction(L, l_influence);
     lua_setfield(L, -2, "influence");
+    lua_pushcfunction(L, l_mask);
+    lua_setfield(L, -2, "mask");
     lua_pushcfunction(L, l_claims);
     lua_setfield(L, -2, "claims");
     lua_pushcfunction(L, l_load_movingai);
