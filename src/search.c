@@ -10,7 +10,7 @@ struct astar_search {
     int32_t width, height, stride;
     size_t cells;
     astar_node *nodes;
-    uint16_t gen;           /* this query's stamp: wraps every 65536 queries (see astar_find) */
+    uint16_t gen;           /* this query's stamp: wraps after 65535 queries (see astar_find) */
     astar_heap heap;
     double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
     double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
