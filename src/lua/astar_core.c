@@ -237,7 +237,8 @@ static lua_Number option_number(lua_State *L, int arg, const char *name, lua_Num
     return n;
 }
 
-/* __index for every type: methods first, then the read-only fields width/height. */
+/* __index for every type: methods first, then the read-only fields width/height (and a
+ * grid's diagonal mode). */
 static int object_index(lua_State *L) {
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(1));
@@ -247,6 +248,9 @@ static int object_index(lua_State *L) {
     if (k && o && lua_type(L, 2) == LUA_TSTRING) {
         if (strcmp(k, "width") == 0) return lua_pushinteger(L, o->width), 1;
         if (strcmp(k, "height") == 0) return lua_pushinteger(L, o->height), 1;
+        const lgrid *g = luaL_testudata(L, 1, GRID_MT);
+        if (g && g->grid && strcmp(k, "diagonal") == 0)
+            return lua_pushstring(L, DIAGONAL_NAMES[astar_grid_diagonal(g->grid)]), 1;
     }
     return 0;
 }
