@@ -282,6 +282,10 @@ typedef struct astar_query {
     int partial;                      /* nonzero: return a partial path when not found */
     const astar_mask *known;          /* NULL: the terrain as it is; else unknown cells are
                                          walkable at cost 1 (same size as the grid) */
+    const int32_t *targets;           /* ntargets > 0: the nearest of these node ids is the
+                                         goal (gx, gy ignored); blocked ones are skipped.
+                                         Not with ASTAR_H_CUSTOM. */
+    int32_t ntargets;
 } astar_query;
 
 void astar_query_init(astar_query *q);
@@ -292,6 +296,7 @@ typedef struct astar_result {
     double cost;             /* path cost (found or partial) */
     uint64_t expansions;     /* nodes taken off the open list */
     int32_t length;          /* nodes in the path (0 when none) */
+    int32_t target;          /* with targets, found: the index of the one reached; else -1 */
 } astar_result;
 
 /* ---------------------------------------------------------------- search */

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #define SQRT2 1.4142135623730951
+/* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
+#define ASTAR_HEURISTIC_TARGETS 64
 
 struct astar_search {
     int32_t width, height, stride;
@@ -16,6 +18,8 @@ struct astar_search {
     double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
     int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
     uint16_t *claim_gen;
+    int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
+    uint16_t *target_gen;
     int32_t *path;          /* node ids of the last path */
     int32_t path_len, path_cap;
     astar_alloc alloc;
@@ -51,6 +55,8 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->custom_h, s->cells * sizeof *s->custom_h, 0);
     astar_mem(&a, s->claimed, s->cells * sizeof *s->claimed, 0);
     astar_mem(&a, s->claim_gen, s->cells * sizeof *s->claim_gen, 0);
+    astar_mem(&a, s->target_of, s->cells * sizeof *s->target_of, 0);
+    astar_mem(&a, s->target_gen, s->cells * sizeof *s->target_gen, 0);
     astar_mem(&a, s->path, (size_t)s->path_cap * sizeof *s->path, 0);
     astar_mem(&a, s, sizeof *s, 0);
 }
@@ -124,7 +130,10 @@ typedef struct query_ctx {
     uint64_t row_magic;      /* cell / stride as a multiply and a shift (see row_of) */
     int row_shift;
     int32_t goal, gx, gy;
-    bool goal_open;
+    bool goal_open;          /* with targets: some target is walkable */
+    int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
+    int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
+    bool target_h;           /* the heuristic is the distance to the nearest target */
     astar_diagonal diagonal;
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
@@ -179,6 +188,19 @@ static inline double octile_h(int32_t dx, int32_t dy) {
     return dx < dy ? dy + (SQRT2 - 1.0) * dx : dx + (SQRT2 - 1.0) * dy;
 }
 
+static double distance(astar_heuristic h, int32_t dx, int32_t dy);
+
+/* The distance to the nearest target (0 when there are too many to scan: Dijkstra). */
+static double target_distance(const query_ctx *c, astar_heuristic h, int32_t x, int32_t y) {
+    if (!c->target_h) return 0.0;
+    double best = INFINITY;
+    for (int32_t i = 0; i < c->ntargets; i++) {
+        double d = distance(h, x - c->target_xy[2 * i], y - c->target_xy[2 * i + 1]);
+        if (d < best) best = d;
+    }
+    return best;
+}
+
 static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
@@ -194,6 +216,7 @@ static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
 
 /* h of a touched cell. A custom heuristic is asked once per node per query. */
 static inline double heuristic(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    if (c->ntargets) return target_distance(c, c->heuristic, x, y) * c->h_scale;
     if (c->heuristic != ASTAR_H_CUSTOM) return distance(c->heuristic, x - c->gx, y - c->gy) * c->h_scale;
     double *slot = &c->s->custom_h[cell];
     if (isnan(*slot)) {
@@ -401,8 +424,12 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
         int32_t a = top.cell;
         expansions++;
         double ga = nodes[a].g;
-        if (a == goal && goal_open) { /* a blocked goal is only expanded as the start */
+        bool arrived = general && c->ntargets ? s->target_gen[a] == gen
+                                              : a == goal && goal_open; /* a blocked goal is only
+                                                                          expanded as the start */
+        if (arrived) {
             if (!store_path(c, a, start)) return done(res, expansions, ASTAR_ENOMEM);
+            if (general && c->ntargets) res->target = s->target_of[a];
             res->cost = ga;
             res->length = s->path_len;
             return done(res, expansions, ASTAR_OK);
@@ -410,10 +437,16 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
         int32_t row = (int32_t)(((uint64_t)(uint32_t)a * row_magic) >> row_shift); /* row_of */
         int32_t ax = a - row * stride - 1, ay = row - 1;
         if (partial) {
-            double h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h[a]
-                       : c->heuristic == ASTAR_H_ZERO
-                           ? distance(eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN, ax - c->gx, ay - c->gy)
-                           : distance(c->heuristic, ax - c->gx, ay - c->gy) * c->h_scale;
+            astar_heuristic rank = c->heuristic == ASTAR_H_ZERO
+                                       ? (eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN)
+                                       : c->heuristic;
+            double h;
+            if (c->heuristic == ASTAR_H_CUSTOM) {
+                h = s->custom_h[a];
+            } else {
+                h = c->ntargets ? target_distance(c, rank, ax, ay) : distance(rank, ax - c->gx, ay - c->gy);
+                if (c->heuristic != ASTAR_H_ZERO) h *= c->h_scale;
+            }
             if (h < best_h || (h == best_h && ga < best_g)) {
                 best = a;
                 best_h = h;
@@ -560,6 +593,10 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     }
     if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
     if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
+    if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
+        return ASTAR_EINVAL;
+    for (int32_t i = 0; i < q->ntargets; i++)
+        if (q->targets[i] < 0 || q->targets[i] / g->width >= g->height) return ASTAR_EINVAL;
     return ASTAR_OK;
 }
 
@@ -570,6 +607,7 @@ static astar_status finish(astar_result *res, astar_status st) {
 
 astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
     memset(res, 0, sizeof *res);
+    res->target = -1;
     s->path_len = 0;
     astar_status st = check_query(s, g, q);
     if (st != ASTAR_OK) return finish(res, st);
@@ -602,7 +640,8 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     c.reopen = c.heuristic == ASTAR_H_CUSTOM;
     /* Callbacks and fog of war take the general loop; only it memoises penalties (a Lua
      * node_cost is dear). */
-    bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known;
+    bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known ||
+                     q->ntargets > 0;
     bool layered = q->nlayers > 0 || q->claims;
     c.penalties = callbacks && (layered || q->node_cost);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
@@ -614,12 +653,17 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         return finish(res, ASTAR_ENOMEM);
     if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
         return finish(res, ASTAR_ENOMEM);
+    if (q->ntargets && !s->target_of && !(s->target_of = cell_array(s, sizeof *s->target_of, false)))
+        return finish(res, ASTAR_ENOMEM);
+    if (q->ntargets && !s->target_gen && !(s->target_gen = cell_array(s, sizeof *s->target_gen, true)))
+        return finish(res, ASTAR_ENOMEM);
 
     /* Stamps are 16 bits to keep a node record in 16 bytes; clearing them once in 65536
      * queries costs far less than a wider record would. */
     if (++s->gen == 0) { /* wrapped: stale stamps could look current */
         for (size_t i = 0; i < s->cells; i++) s->nodes[i].gen = 0;
         if (s->claim_gen) memset(s->claim_gen, 0, s->cells * sizeof *s->claim_gen);
+        if (s->target_gen) memset(s->target_gen, 0, s->cells * sizeof *s->target_gen);
         s->gen = 1;
     }
     s->heap.len = 0;
@@ -638,18 +682,45 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     }
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
-    c.goal_open = walkable(&c, c.goal, q->gx, q->gy);
+    c.ntargets = q->ntargets;
+    c.target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS;
+    if (q->ntargets) { /* mark the walkable targets; the first of duplicates names the cell */
+        c.goal_open = false;
+        for (int32_t i = q->ntargets - 1; i >= 0; i--) {
+            int32_t x = q->targets[i] % g->width, y = q->targets[i] / g->width;
+            int32_t cell = astar_cell(g->stride, x, y);
+            if (c.target_h) {
+                c.target_xy[2 * i] = x;
+                c.target_xy[2 * i + 1] = y;
+            }
+            if (!walkable(&c, cell, x, y)) continue;
+            s->target_gen[cell] = s->gen;
+            s->target_of[cell] = i;
+            c.goal_open = true;
+        }
+    } else {
+        c.goal_open = walkable(&c, c.goal, q->gx, q->gy);
+    }
     if (c.aborted) return finish(res, ASTAR_EABORT);
     if (!c.goal_open && !q->partial) return finish(res, ASTAR_UNREACHABLE);
 
     /* Another island: no search. */
     astar_islands *islands = NULL;
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
-    if (!q->partial && !q->known && g->cost[start] != INFINITY && start != c.goal) {
+    if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c.goal)) {
         islands = astar_islands_get(g, c.diagonal == ASTAR_DIAG_ALWAYS, false);
         if (!islands) return finish(res, ASTAR_ENOMEM);
-        if (astar_islands_root(islands, start) != astar_islands_root(islands, c.goal))
-            return finish(res, ASTAR_UNREACHABLE);
+        bool same = false;
+        int32_t home = astar_islands_root(islands, start);
+        if (q->ntargets) {
+            for (int32_t i = 0; i < q->ntargets && !same; i++) {
+                int32_t cell = astar_cell(g->stride, q->targets[i] % g->width, q->targets[i] / g->width);
+                same = s->target_gen[cell] == s->gen && astar_islands_root(islands, cell) == home;
+            }
+        } else {
+            same = home == astar_islands_root(islands, c.goal);
+        }
+        if (!same) return finish(res, ASTAR_UNREACHABLE);
     }
 
     astar_node *sn = touch(&c, start);

@@ -294,6 +294,21 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* The first find_nearest on a workspace allocates its target arrays. */
+    {"find_nearest",
+     "local G = world()\n"
+     "local T = {{x = 16, y = 12}, {x = 2, y = 2}, {9, 7}, {x = 16, y = 1}}\n"
+     "local function run()\n"
+     "  local p, i = G:find_nearest(1, 1, T)\n"
+     "  local q, j = world():find_nearest(16, 12, T, {heuristic = 'zero'})\n"
+     "  return p, i, q, j\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find_nearest(1, 1, T)\n"
+     "end\n"
+     "return run, check\n"},
+
     /* A new layer's first spread allocates its scratch rows. */
     {"influence maps: stamp, spread, decay, add_layer",
      "local G = world()\n"

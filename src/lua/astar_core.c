@@ -853,6 +853,39 @@ static int find_run(lua_State *L) {
         lua_pushstring(L, astar_status_name(res.reason));
         lua_setfield(L, -2, "reason");
     }
+    if (st == ASTAR_OK && res.target >= 0) {
+        lua_pushinteger(L, res.target + 1);
+        lua_setfield(L, -2, "target");
+    }
+    return 2;
+}
+
+/*
+ * The query in c, with the options at opts_arg: callbacks in the stack slots
+ * find_run expects, the objects it reads marked "in use", then the search in a
+ * protected call. Returns find_run's two results or re-raises its error.
+ */
+static int run_query(lua_State *L, find_ctx *c, int opts_arg) {
+    lgrid *g = c->grid;
+    check_stack(L, RUN_NARGS + 8);
+    int cb[3];
+    for (int i = 0; i < 3; i++) {
+        lua_pushnil(L);
+        cb[i] = lua_gettop(L);
+    }
+    if (!lua_isnoneornil(L, opts_arg)) read_find_options(L, opts_arg, c, cb);
+
+    c->ws = acquire_workspace(L, g);
+    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
+    mark_read(c, &g->base);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
+    lua_pushvalue(L, lua_upvalueindex(1)); /* find_run */
+    lua_pushlightuserdata(L, c);
+    for (int i = 0; i < 3; i++) lua_pushvalue(L, cb[i]);
+    int rc = lua_pcall(L, RUN_NARGS, 2, 0);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    c->ws->busy = false;
+    if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
     return 2;
 }
 
@@ -868,26 +901,65 @@ static int grid_find(lua_State *L) {
     c->q.sy = check_coord(L, 3, "y", g->base.height);
     c->q.gx = check_coord(L, 4, "x", g->base.width);
     c->q.gy = check_coord(L, 5, "y", g->base.height);
-    check_stack(L, RUN_NARGS + 8);
-    int cb[3];
-    for (int i = 0; i < 3; i++) {
-        lua_pushnil(L);
-        cb[i] = lua_gettop(L);
-    }
-    if (!lua_isnoneornil(L, 6)) read_find_options(L, 6, c, cb);
+    return run_query(L, c, 6);
+}
 
-    c->ws = acquire_workspace(L, g);
-    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    mark_read(c, &g->base);
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
-    lua_pushvalue(L, lua_upvalueindex(1)); /* find_run */
-    lua_pushlightuserdata(L, c);
-    for (int i = 0; i < 3; i++) lua_pushvalue(L, cb[i]);
-    int rc = lua_pcall(L, RUN_NARGS, 2, 0);
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
-    c->ws->busy = false;
-    if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
-    return 2;
+/* One point of a list: {x=, y=} or {x, y}, 1-based, inside the grid; its node id. */
+static int32_t list_point(lua_State *L, int arg, lua_Integer i, const lgrid *g, const char *what) {
+    lua_rawgeti(L, arg, i);
+    if (lua_type(L, -1) != LUA_TTABLE)
+        arg_error_fmt(L, arg, "%s %d must be a point {x=, y=}, got %s", what, (int)i, luaL_typename(L, -1));
+    lua_getfield(L, -1, "x");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, -1, 1);
+    }
+    lua_getfield(L, -2, "y");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, -2, 2);
+    }
+    int isx, isy;
+    lua_Integer x = lua_tointegerx(L, -2, &isx), y = lua_tointegerx(L, -1, &isy);
+    if (!isx || !isy || x < 1 || y < 1 || x > g->base.width || y > g->base.height)
+        arg_error_fmt(L, arg, "%s %d is not a cell of the %dx%d grid", what, (int)i, (int)g->base.width,
+                      (int)g->base.height);
+    lua_pop(L, 3);
+    return (int32_t)((y - 1) * g->base.width + (x - 1));
+}
+
+/*
+ * grid:find_nearest(sx, sy, targets [, opts]) -> path, info | nil, info: one search
+ * for the nearest of many goals; info.target is the index of the one reached.
+ */
+static int grid_find_nearest(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    find_ctx ctx;
+    find_ctx *c = &ctx;
+    memset(c, 0, sizeof *c);
+    c->grid = g;
+    astar_query_init(&c->q);
+    c->q.sx = check_coord(L, 2, "x", g->base.width);
+    c->q.sy = check_coord(L, 3, "y", g->base.height);
+    luaL_checktype(L, 4, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 4);
+    if (n < 1) arg_error_fmt(L, 4, "targets must be a non-empty list of points");
+    if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, 4, "too many targets");
+    lua_settop(L, 5);
+    check_stack(L, 8);
+    /* A userdata on the stack: freed with it, whatever error comes. */
+    int32_t *ids = lua_newuserdatauv(L, (size_t)n * sizeof *ids, 0);
+    for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 4, i, g, "target");
+    c->q.targets = ids;
+    c->q.ntargets = (int32_t)n;
+    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
+    c->q.gy = ids[0] / g->base.width;
+    if (lua_istable(L, 5)) {
+        lua_getfield(L, 5, "heuristic");
+        if (is_callable(L, -1)) arg_error_fmt(L, 5, "option 'heuristic' must be a name for find_nearest");
+        lua_pop(L, 1);
+    }
+    return run_query(L, c, 5);
 }
 
 /* -------------------------------------------------------------- layers */
@@ -1411,6 +1483,9 @@ int luaopen_astar_core(lua_State *L) {
     lua_pushcfunction(L, find_run);
     lua_pushcclosure(L, grid_find, 1);
     lua_setfield(L, -2, "find");
+    lua_pushcfunction(L, find_run);
+    lua_pushcclosure(L, grid_find_nearest, 1);
+    lua_setfield(L, -2, "find_nearest");
     lua_pop(L, 3);
     new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
     new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
