@@ -3,7 +3,8 @@
  * claims and astar_find, driven by the input bytes.
  *
  * The fuzzer keeps its own model ("shadow") of everything it hands the core:
- * terrain costs, layer values and each unit's claimed path. Influence-map
+ * terrain costs, layer values, each unit's claimed path and a fog-of-war mask
+ * (queries with it see unknown cells as open at cost 1). Influence-map
  * updates (stamp, scale, spread, add_layer) are mirrored by the plain formulas
  * of astar.h. After every call it checks the core against that model, and after every search it checks the
  * result against an independent Dijkstra written from the step-cost formula
@@ -217,6 +218,9 @@ typedef struct world {
 
     int32_t last_path[MAX_CELLS];
     int32_t last_len;
+
+    astar_mask *mask;            /* fog of war; NULL when its allocation failed */
+    bool known[MAX_CELLS];
 } world;
 
 static world W;
@@ -463,6 +467,22 @@ static void op_layer_update(reader *r) {
             for (int32_t i = 0; i < n; i++) W.lval[s][i] += weight * W.lval[o][i];
     }
     check_layer(s);
+}
+
+static void op_mask_reveal(reader *r) {
+    if (!W.mask) return;
+    int32_t x = rd_coord(r, W.w), y = rd_coord(r, W.h);
+    double radius = (rd8(r) % 9) / 2.0 - 0.5; /* -0.5 (invalid) .. 3.5 */
+    bool ok = x >= 0 && y >= 0 && x < W.w && y < W.h && radius >= 0;
+    fail_if(astar_mask_reveal(W.mask, x, y, radius) != (ok ? ASTAR_OK : ASTAR_EINVAL), "mask_reveal status");
+    for (int32_t cy = 0; ok && cy < W.h; cy++)
+        for (int32_t cx = 0; cx < W.w; cx++) {
+            double dx = cx - x, dy = cy - y;
+            if (sqrt(dx * dx + dy * dy) <= radius) W.known[cy * W.w + cx] = true;
+        }
+    for (int32_t i = 0; i < W.cells; i++)
+        fail_if(astar_mask_is_known(W.mask, i % W.w, i / W.w) != W.known[i], "mask differs from the model");
+    fail_if(astar_mask_is_known(W.mask, W.w, 0) != -1, "mask_is_known outside is not -1");
 }
 
 static void op_layer_free(reader *r) {
@@ -810,6 +830,7 @@ typedef struct qmodel {
     int ref_slot[ASTAR_MAX_LAYERS + 1];
     astar_diagonal diagonal;       /* resolved */
     bool penalties;
+    bool fog;                      /* the query reads W.mask: unknown cells are open at cost 1 */
     int32_t claimed[MAX_CELLS];    /* units this query counts per node */
     double pen[MAX_CELLS];         /* P(b) + node_cost(b), as the core memoises it */
     cb_class pen_class[MAX_CELLS]; /* CB_ABORT when node_cost aborts there */
@@ -819,8 +840,11 @@ static qmodel M;
 
 static bool inside(int32_t x, int32_t y) { return x >= 0 && y >= 0 && x < W.w && y < W.h; }
 
+/* The terrain cost the query sees. */
+static double terrain(int32_t cell) { return M.fog && !W.known[cell] ? 1.0 : W.cost[cell]; }
+
 static bool terrain_open(int32_t x, int32_t y) {
-    return inside(x, y) && W.cost[y * W.w + x] != INFINITY;
+    return inside(x, y) && terrain(y * W.w + x) != INFINITY;
 }
 
 /* P(b) + node_cost(b) per cell, summed in the order node_penalty() in search.c uses. */
@@ -885,7 +909,7 @@ static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga,
         extra += e;
     }
     double len = diag ? SQRT2 : 1.0;
-    *ng = ga + len * W.cost[b] + (extra > 0 ? extra : 0.0);
+    *ng = ga + len * terrain(b) + (extra > 0 ? extra : 0.0);
     return STEP_OK;
 }
 
@@ -1107,6 +1131,8 @@ static void op_find(reader *r) {
     if (b % 8 == 0) q->max_expansions = b / 8;
     q->max_cost = rd_max_cost(r);
     q->partial = flags & 1;
+    q->known = flags & 0x40 ? W.mask : NULL;
+    M.fog = q->known != NULL;
     bool cold_check = flags & 2;
     bool wrong_search = (flags & 0x3c) == 0x3c;
 
@@ -1124,6 +1150,7 @@ static void op_find(reader *r) {
     CB.gx = q->gx;
     CB.gy = q->gy;
     double min_cost = shadow_min_cost();
+    if (M.fog && !(min_cost < 1.0)) min_cost = 1.0; /* unknown cells cost 1 */
     CB.min_cost = isfinite(min_cost) ? min_cost : 0.0;
 
     find_out o = run_find(s);
@@ -1296,6 +1323,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int32_t i = 0; i < W.cells; i++) W.cost[i] = 1.0;
     W.search = astar_search_new(W.w, W.h, W.palloc);
     fail_if(!W.search && W.heap.failures == 0, "search_new returned NULL without an allocation failure");
+    uint64_t failures = W.heap.failures;
+    W.mask = astar_mask_new(W.w, W.h, W.palloc);
+    fail_if(!W.mask && W.heap.failures == failures, "mask_new returned NULL without an allocation failure");
+    memset(W.known, 0, sizeof W.known);
     other_search = NULL;
     for (int s = 0; s < LAYER_SLOTS; s++) W.layer[s] = NULL;
     W.claims = W.claims_other = NULL;
@@ -1306,7 +1337,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
         switch (rd8(&r) % 20) {
         case 0: op_set_cost(&r); break;
-        case 1: op_set_cost(&r); break;
+        case 1: op_mask_reveal(&r); break;
         case 2: op_fill(&r); break;
         case 3: op_set_all(&r); break;
         case 4: op_set_diagonal(&r); break;
@@ -1329,6 +1360,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     drop_claims();
     astar_search_free(W.search);
     astar_search_free(other_search);
+    astar_mask_free(W.mask);
+    W.mask = NULL;
     astar_grid_free(W.grid);
     W.search = other_search = NULL;
     W.grid = NULL;
