@@ -4,7 +4,8 @@
  *
  * The fuzzer keeps its own model ("shadow") of everything it hands the core:
  * terrain costs, layer values, each unit's claimed path and a fog-of-war mask
- * (queries with it see unknown cells as open at cost 1). Influence-map
+ * (queries with it see unknown cells as open at cost 1); some queries look for the
+ * nearest of a few targets (find_nearest). Influence-map
  * updates (stamp, scale, spread, add_layer) are mirrored by the plain formulas
  * of astar.h. After every call it checks the core against that model, and after every search it checks the
  * result against an independent Dijkstra written from the step-cost formula
@@ -831,6 +832,7 @@ typedef struct qmodel {
     astar_diagonal diagonal;       /* resolved */
     bool penalties;
     bool fog;                      /* the query reads W.mask: unknown cells are open at cost 1 */
+    int32_t targets[4];            /* find_nearest's goals, node ids (some invalid on purpose) */
     int32_t claimed[MAX_CELLS];    /* units this query counts per node */
     double pen[MAX_CELLS];         /* P(b) + node_cost(b), as the core memoises it */
     cb_class pen_class[MAX_CELLS]; /* CB_ABORT when node_cost aborts there */
@@ -999,6 +1001,9 @@ static bool query_invalid(const astar_query *q, bool wrong_search) {
     if (q->claims && (q->claims != W.claims || !(q->claim_penalty >= 0) ||
                       q->claim_penalty == INFINITY))
         return true;
+    if (q->ntargets > 0 && q->heuristic == ASTAR_H_CUSTOM) return true;
+    for (int32_t i = 0; i < q->ntargets; i++)
+        if (q->targets[i] < 0 || q->targets[i] >= W.cells) return true;
     return isnan(q->max_cost) || q->max_cost < 0;
 }
 
@@ -1032,7 +1037,7 @@ static find_out run_find(astar_search *s) {
 }
 
 /* Walks a returned path through the model; returns its cost summed like the core does. */
-static double check_path(const find_out *o, bool to_goal) {
+static double check_path(const find_out *o, int32_t goal /* -1: any end */) {
     const astar_query *q = &M.q;
     static uint32_t seen[MAX_CELLS];
     static uint32_t stamp;
@@ -1042,7 +1047,7 @@ static double check_path(const find_out *o, bool to_goal) {
     }
     fail_if(o->len < 1 || o->len != o->res.length || o->len > W.cells, "path length");
     fail_if(o->path[0] != q->sy * W.w + q->sx, "path does not start at the start");
-    if (to_goal) fail_if(o->path[o->len - 1] != q->gy * W.w + q->gx, "path does not end at the goal");
+    if (goal >= 0) fail_if(o->path[o->len - 1] != goal, "path does not end at the goal");
     double g = 0.0;
     for (int32_t i = 0; i < o->len; i++) {
         int32_t v = o->path[i];
@@ -1133,6 +1138,12 @@ static void op_find(reader *r) {
     q->partial = flags & 1;
     q->known = flags & 0x40 ? W.mask : NULL;
     M.fog = q->known != NULL;
+    if (flags & 0x80) { /* find_nearest */
+        q->ntargets = 1 + rd8(r) % 4;
+        for (int32_t i = 0; i < q->ntargets; i++) /* -1 and W.cells are not cells */
+            M.targets[i] = (int32_t)((rd8(r) | (uint32_t)rd8(r) << 8) % (uint32_t)(W.cells + 2)) - 1;
+        q->targets = M.targets;
+    }
     bool cold_check = flags & 2;
     bool wrong_search = (flags & 0x3c) == 0x3c;
 
@@ -1207,13 +1218,24 @@ static void op_find(reader *r) {
     fail_if(why == ASTAR_LIMIT && !limits, "LIMIT although the query set no limit");
 
     bool dummy = false;
-    bool goal_open = model_walkable(q->gx, q->gy, &dummy);
+    bool goal_open = false;
+    if (q->ntargets)
+        for (int32_t i = 0; i < q->ntargets; i++)
+            goal_open |= model_walkable(q->targets[i] % W.w, q->targets[i] / W.w, &dummy);
+    else
+        goal_open = model_walkable(q->gx, q->gy, &dummy);
+    if (o.st == ASTAR_OK && q->ntargets) {
+        fail_if(res->target < 0 || res->target >= q->ntargets, "found, but no target named");
+    } else {
+        fail_if(res->target != -1, "a target named where none was reached");
+    }
     if (!goal_open && !q->partial)
         fail_if(o.st != ASTAR_UNREACHABLE || res->expansions != 0,
                 "a blocked goal is not unreachable at once");
 
     if (o.st == ASTAR_OK || o.st == ASTAR_PARTIAL) {
-        double sum = check_path(&o, o.st == ASTAR_OK);
+        int32_t end = o.st != ASTAR_OK ? -1 : q->ntargets ? q->targets[res->target] : q->gy * W.w + q->gx;
+        double sum = check_path(&o, end);
         if (tracing()) fprintf(stderr, "  path cost summed by the model %.17g\n", sum);
         if (!custom) {
             fail_if(sum != res->cost, "reported cost differs from the cost of the returned path");
@@ -1232,7 +1254,15 @@ static void op_find(reader *r) {
 
     if (!may_abort) {
         dijkstra(q->sx, q->sy);
-        double opt = goal_open ? dist[q->gy * W.w + q->gx] : INFINITY;
+        double opt = INFINITY;
+        if (q->ntargets) {
+            for (int32_t i = 0; i < q->ntargets; i++) {
+                int32_t t = q->targets[i];
+                if (model_walkable(t % W.w, t / W.w, &dummy) && dist[t] < opt) opt = dist[t];
+            }
+        } else if (goal_open) {
+            opt = dist[q->gy * W.w + q->gx];
+        }
         double tol = REL_TOL * (isfinite(opt) && fabs(opt) > 1.0 ? fabs(opt) : 1.0);
         if (opt == INFINITY) {
             fail_if(o.st == ASTAR_OK, "found a path where the oracle has none");
@@ -1268,6 +1298,7 @@ static void op_find(reader *r) {
                                cold.res.expansions == 0;
         if (!cold.oom) {
             fail_if(cold.st != warm.st || cold.res.reason != warm.res.reason ||
+                        cold.res.target != warm.res.target ||
                         (cold.res.expansions != warm.res.expansions && !islands_rebuilt) ||
                         cold.res.length != warm.res.length || cold.len != warm.len,
                     "a fresh workspace gives another result than a used one");
