@@ -4,12 +4,12 @@
  *
  * The fuzzer keeps its own model ("shadow") of everything it hands the core:
  * terrain costs, layer values, each unit's claimed path and a fog-of-war mask
- * (queries with it see unknown cells as open at cost 1); some queries look for the
- * nearest of a few targets (find_nearest). Influence-map
- * updates (stamp, scale, spread, add_layer) are mirrored by the plain formulas
- * of astar.h. After every call it checks the core against that model, and after every search it checks the
- * result against an independent Dijkstra written from the step-cost formula
- * documented in astar.h:
+ * (queries with it see unknown cells as open at cost 1); some queries look for
+ * the nearest of a few targets (find_nearest). Influence-map updates (stamp,
+ * scale, spread, add_layer) are mirrored by the plain formulas of astar.h.
+ * After every call it checks the core against that model, and after every
+ * search it checks the result against an independent Dijkstra written from the
+ * step-cost formula documented in astar.h:
  *
  *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b))
  *     L = 1 or sqrt(2); P = sum of layer value * weight + claim penalty * units;
