@@ -1,4 +1,4 @@
-/* Data the cost model reads: influence layers and claims. */
+/* Data the cost model reads: influence layers, fog-of-war masks and claims. */
 #include "internal.h"
 
 #include <string.h>
