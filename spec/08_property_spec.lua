@@ -53,6 +53,9 @@ local function random_world(rng, features)
     end
     world.node_cost = function(x, y) return t[y][x] end
   end
+  if features.noise then
+    world.noise, world.seed = rng.next() * 3, rng.int(-5, 2 ^ 33)
+  end
   if features.known then
     world.known = {}
     local share = rng.next()
@@ -97,6 +100,7 @@ local function query_opts(astar_mod, grid, world)
     opts.claim_penalty, opts.claim_radius = world.claim_penalty, world.claim_radius
   end
   opts.node_cost, opts.edge_cost = world.node_cost, world.edge_cost
+  opts.noise, opts.seed = world.noise, world.seed
   if world.known then
     local mask = astar_mod.mask(world.w, world.h)
     for y = 1, world.h do
@@ -118,6 +122,7 @@ describe("random worlds against the oracle", function()
       local features = {
         layers = rng.next() < 0.35, claims = rng.next() < 0.35,
         node_cost = rng.next() < 0.3, edge_cost = rng.next() < 0.3, known = rng.next() < 0.25,
+        noise = rng.next() < 0.25,
       }
       local world = random_world(rng, features)
       modes[world.diagonal] = (modes[world.diagonal] or 0) + 1

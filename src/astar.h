@@ -282,6 +282,9 @@ typedef struct astar_query {
     int partial;                      /* nonzero: return a partial path when not found */
     const astar_mask *known;          /* NULL: the terrain as it is; else unknown cells are
                                          walkable at cost 1 (same size as the grid) */
+    double noise;                     /* >= 0: adds noise * astar_noise(seed, x, y) to P(b), so
+                                         units with different seeds spread out */
+    uint32_t seed;
     const int32_t *targets;           /* ntargets > 0: the nearest of these node ids is the
                                          goal (gx, gy ignored); blocked ones are skipped.
                                          Not with ASTAR_H_CUSTOM. */
@@ -289,6 +292,22 @@ typedef struct astar_query {
 } astar_query;
 
 void astar_query_init(astar_query *q);
+
+/*
+ * The deterministic noise of the `noise` option, in [0, 1), for 0-based (x, y):
+ *     h = (x * 0x9E3779B1 + y * 0x85EBCA77 + seed * 0xC2B2AE3D) mod 2^32
+ *     h ^= h >> 16; h *= 0x7FEB352D; h ^= h >> 15; h *= 0x846CA68B; h ^= h >> 16
+ *     (all mod 2^32), and the noise is h / 2^32.
+ */
+static inline double astar_noise(uint32_t seed, int32_t x, int32_t y) {
+    uint32_t h = (uint32_t)x * 0x9E3779B1u + (uint32_t)y * 0x85EBCA77u + seed * 0xC2B2AE3Du;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    return (double)h * (1.0 / 4294967296.0);
+}
 
 typedef struct astar_result {
     astar_status status;     /* ASTAR_OK, _UNREACHABLE, _LIMIT, _PARTIAL or an error */

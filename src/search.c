@@ -117,6 +117,8 @@ typedef struct penalty_view {
     const int32_t *claimed;
     const uint16_t *claim_gen;
     uint16_t gen;
+    double noise;
+    uint32_t seed;
 } penalty_view;
 
 /* Everything one query needs in the loop, resolved once before it starts. */
@@ -248,7 +250,8 @@ static inline astar_node *touch(query_ctx *c, int32_t cell) {
  * P(b) of influence layers and claims. The loop without callbacks computes it
  * again each time: cheaper than memoising. INFINITY when the sum overflows.
  */
-static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx *c, int32_t cell) {
+static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx *c, int32_t cell,
+                                          int32_t x, int32_t y) {
     double p = 0.0;
     if (v->nlayers > 0) {
         p += v->weight0 * v->value0[cell];
@@ -260,6 +263,7 @@ static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx
             n = v->claim_gen[cell] == v->gen ? v->claimed[cell] : v->only_overlay ? 0 : n;
         p += v->claim_penalty * n;
     }
+    if (v->noise > 0) p += v->noise * astar_noise(v->seed, x, y);
     return isnan(p) ? INFINITY : p;
 }
 
@@ -269,7 +273,7 @@ static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     double *slot = &c->s->penalty[cell];
     if (!isnan(*slot)) return *slot;
     const astar_query *q = c->q;
-    double p = layer_penalty(&c->pv, c, cell);
+    double p = layer_penalty(&c->pv, c, cell, x, y);
     if (q->node_cost) {
         double extra = 0.0;
         int r = q->node_cost(q->node_cost_ud, x, y, &extra);
@@ -461,7 +465,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
             int32_t b = a + offset[d];
             double ng = ga + (uniform ? step[d] : step[d] * (general ? terrain_cost(c, b) : cost[b]));
             if (layered) {
-                double p = layer_penalty(&pv, c, b);
+                double p = layer_penalty(&pv, c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 if (p == INFINITY) continue;
                 if (p > 0) ng += p;
             }
@@ -593,6 +597,7 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     }
     if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
     if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
+    if (!(q->noise >= 0) || q->noise == INFINITY) return ASTAR_EINVAL;
     if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
         return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ntargets; i++)
@@ -642,7 +647,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
      * node_cost is dear). */
     bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known ||
                      q->ntargets > 0;
-    bool layered = q->nlayers > 0 || q->claims;
+    bool layered = q->nlayers > 0 || q->claims || q->noise > 0;
     c.penalties = callbacks && (layered || q->node_cost);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return finish(res, ASTAR_ENOMEM);
@@ -667,6 +672,8 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         s->gen = 1;
     }
     s->heap.len = 0;
+    c.pv.noise = q->noise;
+    c.pv.seed = q->seed;
     c.pv.nlayers = q->nlayers;
     if (q->nlayers > 0) {
         c.pv.value0 = c.layer_value[0];

@@ -7,7 +7,8 @@
 --     claims = { {unit = key, path = {{x=,y=},...}, pos = i}, ... },
 --     unit = key, claim_penalty = p, claim_radius = r,
 --     node_cost = function(x, y), edge_cost = function(x, y, fx, fy),
---     known = { [y] = { [x] = true or false } } }  -- fog of war: unknown cells cost 1
+--     known = { [y] = { [x] = true or false } },  -- fog of war: unknown cells cost 1
+--     noise = amount, seed = s }                    -- P(b) += amount * M.noise(s, x, y)
 local M = {}
 
 local SQRT2 = math.sqrt(2)
@@ -38,6 +39,19 @@ local function claim_count(world, x, y, sx, sy)
     end
   end
   return n
+end
+
+-- The noise of the `noise` option, from the formula documented in astar.h
+-- (0-based x, y; 32-bit arithmetic on Lua 5.3+ integers, which wrap).
+function M.noise(seed, x, y)
+  local m = 0xFFFFFFFF
+  local h = (x * 0x9E3779B1 + y * 0x85EBCA77 + (seed & m) * 0xC2B2AE3D) & m
+  h = h ~ (h >> 16)
+  h = (h * 0x7FEB352D) & m
+  h = h ~ (h >> 15)
+  h = (h * 0x846CA68B) & m
+  h = h ~ (h >> 16)
+  return h / 4294967296
 end
 
 -- The terrain cost the query sees: unknown cells (fog of war) are open at cost 1.
@@ -75,6 +89,7 @@ function M.step(world, ax, ay, bx, by, sx, sy)
     p = p + layer.vals[by][bx] * (layer.weight or 1)
   end
   p = p + (world.claim_penalty or 5) * claim_count(world, bx, by, sx, sy)
+  if world.noise then p = p + world.noise * M.noise(world.seed or 0, bx - 1, by - 1) end
   if world.node_cost then p = p + extra_of(world.node_cost(bx, by)) end
   if world.edge_cost then
     local e = extra_of(world.edge_cost(bx, by, ax, ay))

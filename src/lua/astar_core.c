@@ -566,7 +566,7 @@ static const char *const FIND_OPTIONS[] = {
     "heuristic", "weight",     "diagonal",      "influence",    "influence_weight",
     "claims",    "unit",       "claim_penalty", "claim_radius", "node_cost",
     "edge_cost", "max_expansions", "max_cost",  "partial",      "known",
-    NULL};
+    "noise",     "seed",       NULL};
 
 static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
                                               "zero", NULL};
@@ -772,6 +772,18 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
         if (lua_type(L, -1) != LUA_TBOOLEAN)
             arg_error_fmt(L, arg, "option 'partial' must be a boolean, got %s", luaL_typename(L, -1));
         q->partial = lua_toboolean(L, -1);
+    }
+    if (get_option(L, arg, "noise")) {
+        q->noise = option_number(L, arg, "noise", 0, "a number >= 0");
+        if (q->noise == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'noise' must be a finite number >= 0, got %s", value_str(L, -1));
+    }
+    if (get_option(L, arg, "seed")) {
+        int isint;
+        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        if (!isint || lua_type(L, -1) != LUA_TNUMBER)
+            arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, -1));
+        q->seed = (uint32_t)(lua_Unsigned)seed; /* modulo 2^32 */
     }
     if (get_option(L, arg, "known")) {
         lmask *m = luaL_testudata(L, -1, MASK_MT);
