@@ -46,6 +46,21 @@ describe("examples", function()
     assert.truthy(lines[#lines]:match("^threat peak"))
   end)
 
+  it("toolkit.lua: fog, smooth, find_nearest and noise show what they claim", function()
+    local out = table.concat(run("examples/toolkit.lua"), "\n")
+    local blind, aware = out:match("runs into its wall %(!%), cost ([%d.]+);.-goes around, cost ([%d.]+)")
+    local truth = out:match("with the true terrain: %d+ steps, cost ([%d.]+)")
+    assert.is_true(tonumber(blind) < tonumber(aware))
+    assert.are.equal(truth, aware)
+    assert.truthy(out:find("!", 1, true)) -- the blind plan crosses the unseen wall
+    local cells, points = out:match("(%d+) path cells %-> (%d+) waypoints")
+    assert.is_true(tonumber(points) >= 2 and tonumber(points) < tonumber(cells) / 3)
+    local well = tonumber(out:match("find_nearest: well (%d+) of 4"))
+    assert.is_true(well >= 1 and well <= 4)
+    local shared = tonumber(out:match("cells shared by two or more units: (%d+)"))
+    assert.is_true(shared < 20) -- three routes of about 30 cells each
+  end)
+
   it("demo.lua runs", function()
     local lines = run("examples/demo.lua")
     assert.is_true(#lines > 10)
