@@ -67,4 +67,28 @@ describe("astar.influence", function()
     assert.has_error(function() g:find(1, 1, 3, 3, { influence = { { g, 1 } } }) end)
     assert.has_error(function() g:find(1, 1, 3, 3, { influence = 3 }) end)
   end)
+
+  it("a query may read 32 distinct layers, claims and a mask at once (and a callback)", function()
+    local g = astar.grid(3, 1)
+    local list = {}
+    for i = 1, 32 do
+      local inf = astar.influence(3, 1)
+      inf:set(2, 1, 1)
+      list[i] = { inf, 1 }
+    end
+    local claims = astar.claims(g)
+    claims:claim("other", { { x = 3, y = 1 } })
+    local seen = astar.mask(3, 1)
+    seen:reveal(1, 1, 5)
+    local path, info = g:find(1, 1, 3, 1, {
+      influence = list, claims = claims, known = seen,
+      node_cost = function() return 0 end,
+    })
+    assert.are.equal(3, #path)
+    assert.are.equal(1 + 32 + 1 + 5, info.cost)
+    -- every one of them was "in use" during the query and is writable again now
+    list[32][1]:set(2, 1, 0)
+    claims:release("other")
+    seen:reveal(1, 1)
+  end)
 end)

@@ -497,7 +497,8 @@ typedef struct find_ctx {
     workspace *ws;
     astar_query q;
     astar_layer_ref layers[ASTAR_MAX_LAYERS];
-    lobject *read[ASTAR_MAX_LAYERS + 2]; /* objects marked "in use" while the query runs */
+    lobject *read[ASTAR_MAX_LAYERS + 3]; /* marked "in use" while the query runs: layers, claims,
+                                         mask and the grid */
     int nread;
 } find_ctx;
 
