@@ -117,8 +117,6 @@ typedef struct penalty_view {
     const int32_t *claimed;
     const uint16_t *claim_gen;
     uint16_t gen;
-    double noise;
-    uint32_t seed;
 } penalty_view;
 
 /* Everything one query needs in the loop, resolved once before it starts. */
@@ -250,8 +248,7 @@ static inline astar_node *touch(query_ctx *c, int32_t cell) {
  * P(b) of influence layers and claims. The loop without callbacks computes it
  * again each time: cheaper than memoising. INFINITY when the sum overflows.
  */
-static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx *c, int32_t cell,
-                                          int32_t x, int32_t y) {
+static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx *c, int32_t cell) {
     double p = 0.0;
     if (v->nlayers > 0) {
         p += v->weight0 * v->value0[cell];
@@ -263,7 +260,6 @@ static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx
             n = v->claim_gen[cell] == v->gen ? v->claimed[cell] : v->only_overlay ? 0 : n;
         p += v->claim_penalty * n;
     }
-    if (v->noise > 0) p += v->noise * astar_noise(v->seed, x, y);
     return isnan(p) ? INFINITY : p;
 }
 
@@ -273,7 +269,8 @@ static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     double *slot = &c->s->penalty[cell];
     if (!isnan(*slot)) return *slot;
     const astar_query *q = c->q;
-    double p = layer_penalty(&c->pv, c, cell, x, y);
+    double p = layer_penalty(&c->pv, c, cell);
+    if (q->noise > 0) p += q->noise * astar_noise(q->seed, x, y);
     if (q->node_cost) {
         double extra = 0.0;
         int r = q->node_cost(q->node_cost_ud, x, y, &extra);
@@ -465,7 +462,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
             int32_t b = a + offset[d];
             double ng = ga + (uniform ? step[d] : step[d] * (general ? terrain_cost(c, b) : cost[b]));
             if (layered) {
-                double p = layer_penalty(&pv, c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                double p = layer_penalty(&pv, c, b);
                 if (p == INFINITY) continue;
                 if (p > 0) ng += p;
             }
@@ -643,12 +640,13 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         c.layer_weight[i] = q->layers[i].weight;
     }
     c.reopen = c.heuristic == ASTAR_H_CUSTOM;
-    /* Callbacks and fog of war take the general loop; only it memoises penalties (a Lua
-     * node_cost is dear). */
+    /* Callbacks, fog of war, many targets and noise take the general loop; only it memoises
+     * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
+     * layered loop lean. */
     bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known ||
-                     q->ntargets > 0;
-    bool layered = q->nlayers > 0 || q->claims || q->noise > 0;
-    c.penalties = callbacks && (layered || q->node_cost);
+                     q->ntargets > 0 || q->noise > 0;
+    bool layered = q->nlayers > 0 || q->claims;
+    c.penalties = callbacks && (layered || q->node_cost || q->noise > 0);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return finish(res, ASTAR_ENOMEM);
     if (c.heuristic == ASTAR_H_CUSTOM && !s->custom_h &&
@@ -672,8 +670,6 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         s->gen = 1;
     }
     s->heap.len = 0;
-    c.pv.noise = q->noise;
-    c.pv.seed = q->seed;
     c.pv.nlayers = q->nlayers;
     if (q->nlayers > 0) {
         c.pv.value0 = c.layer_value[0];
