@@ -101,15 +101,7 @@ local function query_opts(astar_mod, grid, world)
   end
   opts.node_cost, opts.edge_cost = world.node_cost, world.edge_cost
   opts.noise, opts.seed = world.noise, world.seed
-  if world.known then
-    local mask = astar_mod.mask(world.w, world.h)
-    for y = 1, world.h do
-      for x = 1, world.w do
-        if world.known[y][x] then mask:reveal(x, y) end
-      end
-    end
-    opts.known = mask
-  end
+  if world.known then opts.known = oracle.mask(astar_mod, world) end
   return opts
 end
 

@@ -2,15 +2,7 @@
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
 
-local function mask_of(world)
-  local mask = astar.mask(world.w, world.h)
-  for y = 1, world.h do
-    for x = 1, world.w do
-      if world.known[y][x] then mask:reveal(x, y) end
-    end
-  end
-  return mask
-end
+local function mask_of(world) return oracle.mask(astar, world) end
 
 describe("fog of war", function()
   it("a new mask knows nothing; reveal marks a disc", function()

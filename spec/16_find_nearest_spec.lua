@@ -75,15 +75,11 @@ describe("grid:find_nearest", function()
       end
       if rng.next() < 0.2 then
         world.known = {}
-        local mask = astar.mask(w, h)
         for y = 1, h do
           world.known[y] = {}
-          for x = 1, w do
-            world.known[y][x] = rng.next() < 0.5
-            if world.known[y][x] then mask:reveal(x, y) end
-          end
+          for x = 1, w do world.known[y][x] = rng.next() < 0.5 end
         end
-        opts.known = mask
+        opts.known = oracle.mask(astar, world)
       end
       if rng.next() < 0.3 then opts.heuristic = "zero" end
       local k = rng.next() < 0.1 and rng.int(65, 90) or rng.int(1, 6) -- past 64: no heuristic

@@ -85,20 +85,20 @@ static double falloff_weight(astar_falloff f, double d, double radius) {
     }
 }
 
-/* The cells a stamp covers: a box clipped to the layer, then the distance test. */
-typedef struct stamp_box {
+/* The box around a disc of `radius` cells at (x, y), clipped to a width x height map;
+ * callers then test each cell's distance. */
+typedef struct disc_box {
     int32_t x0, x1, y0, y1;
-} stamp_box;
+} disc_box;
 
-static stamp_box stamp_bounds(const astar_layer *l, int32_t x, int32_t y, double radius) {
-    double r = floor(radius);
-    double r_cells = r < (double)(l->width + l->height) ? r : (double)(l->width + l->height);
-    int32_t k = (int32_t)r_cells;
-    stamp_box b = {x - k, x + k, y - k, y + k};
+static disc_box disc_bounds(int32_t width, int32_t height, int32_t x, int32_t y, double radius) {
+    double limit = (double)width + (double)height;
+    int32_t k = (int32_t)floor(radius < limit ? radius : limit);
+    disc_box b = {x - k, x + k, y - k, y + k};
     if (b.x0 < 0) b.x0 = 0;
     if (b.y0 < 0) b.y0 = 0;
-    if (b.x1 >= l->width) b.x1 = l->width - 1;
-    if (b.y1 >= l->height) b.y1 = l->height - 1;
+    if (b.x1 >= width) b.x1 = width - 1;
+    if (b.y1 >= height) b.y1 = height - 1;
     return b;
 }
 
@@ -107,7 +107,7 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
     if (!layer_inside(l, x, y) || !(radius >= 0) || radius == INFINITY || !isfinite(strength) ||
         falloff < ASTAR_FALLOFF_LINEAR || falloff > ASTAR_FALLOFF_CONSTANT)
         return ASTAR_EINVAL;
-    stamp_box b = stamp_bounds(l, x, y, radius);
+    disc_box b = disc_bounds(l->width, l->height, x, y, radius);
     /* Two passes, so that a sum that would overflow changes nothing. */
     for (int pass = 0; pass < 2; pass++)
         for (int32_t cy = b.y0; cy <= b.y1; cy++)
@@ -219,12 +219,9 @@ int32_t astar_mask_height(const astar_mask *m) { return m->height; }
 
 astar_status astar_mask_reveal(astar_mask *m, int32_t x, int32_t y, double radius) {
     if (x < 0 || y < 0 || x >= m->width || y >= m->height || !(radius >= 0)) return ASTAR_EINVAL;
-    double limit = (double)m->width + (double)m->height;
-    int32_t k = (int32_t)floor(radius < limit ? radius : limit);
-    int32_t x0 = x - k < 0 ? 0 : x - k, x1 = x + k >= m->width ? m->width - 1 : x + k;
-    int32_t y0 = y - k < 0 ? 0 : y - k, y1 = y + k >= m->height ? m->height - 1 : y + k;
-    for (int32_t cy = y0; cy <= y1; cy++)
-        for (int32_t cx = x0; cx <= x1; cx++) {
+    disc_box b = disc_bounds(m->width, m->height, x, y, radius);
+    for (int32_t cy = b.y0; cy <= b.y1; cy++)
+        for (int32_t cx = b.x0; cx <= b.x1; cx++) {
             double dx = cx - x, dy = cy - y;
             if (sqrt(dx * dx + dy * dy) <= radius) m->known[astar_cell(m->stride, cx, cy)] = 1;
         }

@@ -174,6 +174,17 @@ function M.grid(astar, world)
   return g
 end
 
+-- A real fog-of-war mask with the world's known cells revealed.
+function M.mask(astar, world)
+  local mask = astar.mask(world.w, world.h)
+  for y = 1, world.h do
+    for x = 1, world.w do
+      if world.known[y][x] then mask:reveal(x, y) end
+    end
+  end
+  return mask
+end
+
 -- A world from ASCII rows: '.' = 1, '#' = blocked, digits = that cost.
 function M.world_from_rows(rows, diagonal)
   local world = { w = #rows[1], h = #rows, cost = {}, diagonal = diagonal }

@@ -902,16 +902,22 @@ static int run_query(lua_State *L, find_ctx *c, int opts_arg) {
     return 2;
 }
 
-/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
-static int grid_find(lua_State *L) {
+/* The grid at 1 and the start at 2, 3 of find and find_nearest. */
+static void start_query(lua_State *L, find_ctx *c) {
     lgrid *g = check_grid(L, 1);
-    find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
-    find_ctx *c = &ctx;
     memset(c, 0, sizeof *c);
     c->grid = g;
     astar_query_init(&c->q);
     c->q.sx = check_coord(L, 2, "x", g->base.width);
     c->q.sy = check_coord(L, 3, "y", g->base.height);
+}
+
+/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
+static int grid_find(lua_State *L) {
+    find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
+    find_ctx *c = &ctx;
+    start_query(L, c);
+    const lgrid *g = c->grid;
     c->q.gx = check_coord(L, 4, "x", g->base.width);
     c->q.gy = check_coord(L, 5, "y", g->base.height);
     return run_query(L, c, 6);
@@ -946,14 +952,10 @@ static int32_t list_point(lua_State *L, int arg, lua_Integer i, const lgrid *g, 
  * for the nearest of many goals; info.target is the index of the one reached.
  */
 static int grid_find_nearest(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     find_ctx ctx;
     find_ctx *c = &ctx;
-    memset(c, 0, sizeof *c);
-    c->grid = g;
-    astar_query_init(&c->q);
-    c->q.sx = check_coord(L, 2, "x", g->base.width);
-    c->q.sy = check_coord(L, 3, "y", g->base.height);
+    start_query(L, c);
+    const lgrid *g = c->grid;
     luaL_checktype(L, 4, LUA_TTABLE);
     lua_Integer n = (lua_Integer)lua_rawlen(L, 4);
     if (n < 1) arg_error_fmt(L, 4, "targets must be a non-empty list of points");
