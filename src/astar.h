@@ -60,16 +60,20 @@ typedef enum astar_diagonal {
     ASTAR_DIAG_ALWAYS,           /* 8-connected, corners may be cut */
     ASTAR_DIAG_ONE_WALKABLE,     /* diagonal if at least one side cell is walkable */
     ASTAR_DIAG_NO_CORNER_CUT,    /* diagonal only if both side cells are walkable */
+    ASTAR_DIAG_HEX,              /* not a diagonal mode but hexagons: "odd-r" offset rows (odd
+                                    rows, 0-based, sit half a cell right), six neighbours, every
+                                    step of length 1, no corner rule */
     ASTAR_DIAG_DEFAULT = -1      /* in a query: use the grid's mode */
 } astar_diagonal;
 
 typedef enum astar_heuristic {
-    ASTAR_H_DEFAULT = -1,   /* octile for 8-connected queries, manhattan for 4 */
+    ASTAR_H_DEFAULT = -1,   /* octile for 8-connected queries, manhattan for 4, hex for hexes */
     ASTAR_H_OCTILE = 0,
     ASTAR_H_MANHATTAN,
     ASTAR_H_EUCLIDEAN,
     ASTAR_H_CHEBYSHEV,
     ASTAR_H_ZERO,
+    ASTAR_H_HEX,            /* hex steps (the default on hexes; not admissible on squares) */
     ASTAR_H_CUSTOM          /* astar_query.heuristic_fn, used as given (not scaled) */
 } astar_heuristic;
 
@@ -289,6 +293,18 @@ typedef struct astar_query {
                                          goal (gx, gy ignored); blocked ones are skipped.
                                          Not with ASTAR_H_CUSTOM. */
     int32_t ntargets;
+    double turn_penalty;              /* >= 0: added (outside the clamp of P + X) to every step
+                                         whose direction differs from the step before it.
+                                         Approximate: each node keeps the one cheapest way in the
+                                         search found to it, so the path is the cheapest of those
+                                         ways and info.cost its exact cost, but a path that enters
+                                         some node the dearer way to save turns later is missed. */
+    int32_t claim_window;             /* -1: a claim counts whatever its time; w >= 0: another
+                                         unit's claim of a node at step t of its remaining path
+                                         (0 = where it stands) counts only if this path enters the
+                                         node at a step s with |s - t| <= w; a unit's last node
+                                         counts for every s >= t - w (it stays there). Approximate
+                                         in the same way as turn_penalty. */
 } astar_query;
 
 void astar_query_init(astar_query *q);

@@ -54,7 +54,7 @@ static bool valid_cost(double c) {
 astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagonal,
                            const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
-    if (diagonal < ASTAR_DIAG_NEVER || diagonal > ASTAR_DIAG_NO_CORNER_CUT) return NULL;
+    if (diagonal < ASTAR_DIAG_NEVER || diagonal > ASTAR_DIAG_HEX) return NULL;
     astar_alloc a = astar_pick_alloc(alloc);
     astar_grid *g = astar_mem(&a, NULL, 0, sizeof *g);
     if (!g) return NULL;
@@ -65,9 +65,12 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
     g->stride = width + 2;
     g->cells = (size_t)(width + 2) * (size_t)(height + 2);
     g->diagonal = diagonal;
-    for (int mode = ASTAR_DIAG_NEVER; mode <= ASTAR_DIAG_NO_CORNER_CUT; mode++)
-        for (unsigned bits = 0; bits < 256; bits++)
+    for (unsigned bits = 0; bits < 256; bits++) {
+        for (int mode = ASTAR_DIAG_NEVER; mode <= ASTAR_DIAG_NO_CORNER_CUT; mode++)
             g->legal[mode][bits] = (uint8_t)astar_legal_moves((astar_diagonal)mode, bits);
+        g->legal[4][bits] = (uint8_t)astar_hex_moves(bits, 0);
+        g->legal[5][bits] = (uint8_t)astar_hex_moves(bits, 1);
+    }
     size_t bytes = astar_array_size(g->cells, sizeof(double));
     g->cost = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     g->open = g->cost ? astar_mem(&a, NULL, 0, g->cells) : NULL;
@@ -95,7 +98,7 @@ int32_t astar_grid_height(const astar_grid *g) { return g->height; }
 astar_diagonal astar_grid_diagonal(const astar_grid *g) { return g->diagonal; }
 
 void astar_grid_set_diagonal(astar_grid *g, astar_diagonal d) {
-    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_NO_CORNER_CUT) g->diagonal = d;
+    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_HEX) g->diagonal = d;
 }
 
 static bool inside(const astar_grid *g, int32_t x, int32_t y) {
@@ -168,7 +171,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
             g->open[at] = (uint8_t)bits;
         }
     }
-    for (int k = 0; k < 2; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
+    for (int k = 0; k < ASTAR_ISLAND_KINDS; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
     g->range_dirty = true;
     g->version++;
 }

@@ -50,7 +50,16 @@ static inline unsigned astar_legal_moves(astar_diagonal mode, unsigned open) {
     return straight | (open & (corners << 4));
 }
 
-/* Island labels for one kind of connectivity: 0 = 4-connected, 1 = 8-connected. */
+/*
+ * On hexes ("odd-r"), a cell's six neighbours are its straight ones and the two
+ * diagonal ones on the side its row leans to: odd rows (0-based) sit half a cell
+ * right, so they reach NE and SE; even rows reach NW and SW.
+ */
+static inline unsigned astar_hex_moves(unsigned open, int32_t y) {
+    return open & ((y & 1) ? 0x3Fu : 0xCFu);
+}
+
+/* Island labels for one kind of connectivity: 0 = 4-connected, 1 = 8-connected, 2 = hex. */
 typedef enum { ASTAR_ISLANDS_FRESH, ASTAR_ISLANDS_OVER, ASTAR_ISLANDS_STALE } astar_islands_state;
 
 typedef struct astar_islands {
@@ -77,10 +86,23 @@ struct astar_grid {
     bool range_dirty;
     astar_diagonal diagonal;
     uint32_t version;
-    astar_islands islands[2];
-    uint8_t legal[4][256];      /* astar_legal_moves(mode, bits) for every mode and bits */
+    astar_islands islands[3];
+    uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
+                                   bits: per square mode, then hex even and odd rows */
     astar_alloc alloc;
 };
+
+#define ASTAR_ISLAND_KINDS 3
+
+/* Which island labels prove "unreachable" under a mode (see islands.c). */
+static inline int astar_island_kind(astar_diagonal mode) {
+    return mode == ASTAR_DIAG_ALWAYS ? 1 : mode == ASTAR_DIAG_HEX ? 2 : 0;
+}
+
+/* The legal-move table of row y (0-based) under a mode. */
+static inline const uint8_t *astar_legal_row(const astar_grid *g, astar_diagonal mode, int32_t y) {
+    return g->legal[mode == ASTAR_DIAG_HEX ? 4 + (y & 1) : (int)mode];
+}
 
 /* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
 void astar_grid_terrain_reset(astar_grid *g);

@@ -6,7 +6,8 @@
  * "no_corner_cut" and "one_walkable" two cells are connected exactly when they
  * are 4-connected (a diagonal step needs an open side cell, through which the
  * same two cells are joined by straight steps); with "always" they are
- * 8-connected. Per-query costs and blocks can only cut paths, never add them,
+ * 8-connected. Hexes have a kind of their own: straight neighbours plus the
+ * two diagonal ones the row leans to. Per-query costs and blocks can only cut paths, never add them,
  * so "different islands" stays a proof of "unreachable" for every query.
  *
  * The labels are a union-find forest. Opening a cell joins it to its walkable
@@ -48,20 +49,24 @@ static void unite(int32_t *link, int32_t a, int32_t b) {
     link[b] = a;
 }
 
-static int neighbours(int kind) { return kind ? 8 : 4; }
+/* The directions that join a cell of row y to its neighbours under a kind of connectivity. */
+static unsigned joined(int kind, int32_t y) {
+    return kind == 0 ? 0x0Fu : kind == 1 ? 0xFFu : astar_hex_moves(0xFFu, y);
+}
 
 static void build(const astar_grid *g, int kind, int32_t *link) {
     for (size_t i = 0; i < g->cells; i++) link[i] = g->cost[i] == INFINITY ? ASTAR_ISLAND_NONE : -1;
-    /* Joining each cell to the neighbours scanned before it (W, N, and NW, NE for kind 1)
-     * joins every adjacent pair once. */
-    int32_t back[4] = {-1, -g->stride, -g->stride - 1, -g->stride + 1};
-    int nback = kind ? 4 : 2;
+    /* Joining each cell to the neighbours scanned before it (W, N, NE, NW where the kind
+     * joins them) joins every adjacent pair once. */
     for (int32_t y = 0; y < g->height; y++) {
+        unsigned back = joined(kind, y) & ((1u << 3) | (1u << 0) | (1u << 4) | (1u << 7));
         int32_t row = astar_cell(g->stride, 0, y);
         for (int32_t at = row; at < row + g->width; at++) {
             if (link[at] == ASTAR_ISLAND_NONE) continue;
-            for (int i = 0; i < nback; i++)
-                if (link[at + back[i]] != ASTAR_ISLAND_NONE) unite(link, at, at + back[i]);
+            for (int d = 0; d < 8; d++) {
+                int32_t next = at + ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+                if ((back >> d & 1u) && link[next] != ASTAR_ISLAND_NONE) unite(link, at, next);
+            }
         }
     }
     for (size_t i = 0; i < g->cells; i++) /* flat: every cell one step from its root */
@@ -69,7 +74,7 @@ static void build(const astar_grid *g, int kind, int32_t *link) {
 }
 
 void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
         astar_islands *is = &g->islands[kind];
         if (!is->link || is->state == ASTAR_ISLANDS_STALE) continue;
         if (!walkable) {
@@ -78,9 +83,10 @@ void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
             continue;
         }
         if (is->link[cell] == ASTAR_ISLAND_NONE) is->link[cell] = -1;
-        for (int d = 0; d < neighbours(kind); d++) {
+        unsigned dirs = joined(kind, cell / g->stride - 1);
+        for (int d = 0; d < 8; d++) {
             int32_t next = cell + ASTAR_DY[d] * g->stride + ASTAR_DX[d];
-            if (g->cost[next] != INFINITY) unite(is->link, cell, next);
+            if ((dirs >> d & 1u) && g->cost[next] != INFINITY) unite(is->link, cell, next);
         }
     }
 }
@@ -106,7 +112,7 @@ astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact) {
 int32_t astar_islands_root(const astar_islands *is, int32_t cell) { return find(is->link, cell); }
 
 void astar_islands_free(astar_grid *g) {
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
         astar_mem(&g->alloc, g->islands[kind].link, g->cells * sizeof(int32_t), 0);
         g->islands[kind].link = NULL;
     }
@@ -123,7 +129,7 @@ astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *
         *id = -1;
         return ASTAR_OK;
     }
-    astar_islands *is = astar_islands_get(g, g->diagonal == ASTAR_DIAG_ALWAYS, true);
+    astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
     if (!is) return ASTAR_ENOMEM;
     int32_t root = astar_islands_root(is, cell);
     /* The root's public node id: the same for the whole island. */
@@ -137,14 +143,14 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
     *yes = 0;
     int32_t start = astar_cell(g->stride, sx, sy), goal = astar_cell(g->stride, gx, gy);
     if (g->cost[goal] == INFINITY) return ASTAR_OK;
-    astar_islands *is = astar_islands_get(g, g->diagonal == ASTAR_DIAG_ALWAYS, true);
+    astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
     if (!is) return ASTAR_ENOMEM;
     int32_t target = astar_islands_root(is, goal);
     if (g->cost[start] != INFINITY) {
         *yes = astar_islands_root(is, start) == target;
         return ASTAR_OK;
     }
-    unsigned moves = g->legal[g->diagonal][g->open[start]];
+    unsigned moves = astar_legal_row(g, g->diagonal, sy)[g->open[start]];
     for (int d = 0; d < 8; d++)
         if ((moves >> d & 1u) &&
             astar_islands_root(is, start + ASTAR_DY[d] * g->stride + ASTAR_DX[d]) == target)

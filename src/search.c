@@ -8,6 +8,12 @@
 /* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
 #define ASTAR_HEURISTIC_TARGETS 64
 
+/* Another unit on a node from step lo to step hi of its remaining path. */
+typedef struct window_claim {
+    int32_t unit, lo, hi;
+    int32_t next;           /* the next claim of the same cell, or -1 */
+} window_claim;
+
 struct astar_search {
     int32_t width, height, stride;
     size_t cells;
@@ -20,6 +26,10 @@ struct astar_search {
     uint16_t *claim_gen;
     int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
     uint16_t *target_gen;
+    int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
+    int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
+    struct window_claim *window;   /* claims with times, chained per cell (claim_window) */
+    int32_t window_len, window_cap;
     int32_t *path;          /* node ids of the last path */
     int32_t path_len, path_cap;
     astar_alloc alloc;
@@ -57,6 +67,9 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->claim_gen, s->cells * sizeof *s->claim_gen, 0);
     astar_mem(&a, s->target_of, s->cells * sizeof *s->target_of, 0);
     astar_mem(&a, s->target_gen, s->cells * sizeof *s->target_gen, 0);
+    astar_mem(&a, s->depth, s->cells * sizeof *s->depth, 0);
+    astar_mem(&a, s->window_head, s->cells * sizeof *s->window_head, 0);
+    astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_mem(&a, s->path, (size_t)s->path_cap * sizeof *s->path, 0);
     astar_mem(&a, s, sizeof *s, 0);
 }
@@ -74,6 +87,7 @@ void astar_query_init(astar_query *q) {
     q->unit = -1;
     q->claim_penalty = 5.0;
     q->claim_radius = -1;
+    q->claim_window = -1;
     q->max_cost = INFINITY;
     q->max_expansions = UINT64_MAX;
 }
@@ -141,6 +155,7 @@ typedef struct query_ctx {
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
+    bool windowed;           /* claims count by time (claim_window): not part of penalty[] */
     bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
     penalty_view pv;
     const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
@@ -188,20 +203,30 @@ static inline double octile_h(int32_t dx, int32_t dy) {
     return dx < dy ? dy + (SQRT2 - 1.0) * dx : dx + (SQRT2 - 1.0) * dy;
 }
 
-static double distance(astar_heuristic h, int32_t dx, int32_t dy);
+static double distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx, int32_t by);
 
 /* The distance to the nearest target (0 when there are too many to scan: Dijkstra). */
 static double target_distance(const query_ctx *c, astar_heuristic h, int32_t x, int32_t y) {
     if (!c->target_h) return 0.0;
     double best = INFINITY;
     for (int32_t i = 0; i < c->ntargets; i++) {
-        double d = distance(h, x - c->target_xy[2 * i], y - c->target_xy[2 * i + 1]);
+        double d = distance(h, x, y, c->target_xy[2 * i], c->target_xy[2 * i + 1]);
         if (d < best) best = d;
     }
     return best;
 }
 
-static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
+/* Hex steps between two odd-r cells: in cube coordinates (q, r) half the sum of |dq|, |dr|
+ * and |dq + dr|. */
+static double hex_distance(int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    int32_t dq = (bx - (by - (by & 1)) / 2) - (ax - (ay - (ay & 1)) / 2), dr = by - ay;
+    int32_t ds = dq + dr;
+    return (double)(((dq < 0 ? -dq : dq) + (dr < 0 ? -dr : dr) + (ds < 0 ? -ds : ds)) / 2);
+}
+
+static double distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    if (h == ASTAR_H_HEX) return hex_distance(ax, ay, bx, by);
+    int32_t dx = bx - ax, dy = by - ay;
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
     double lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
@@ -217,7 +242,7 @@ static double distance(astar_heuristic h, int32_t dx, int32_t dy) {
 /* h of a touched cell. A custom heuristic is asked once per node per query. */
 static inline double heuristic(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (c->ntargets) return target_distance(c, c->heuristic, x, y) * c->h_scale;
-    if (c->heuristic != ASTAR_H_CUSTOM) return distance(c->heuristic, x - c->gx, y - c->gy) * c->h_scale;
+    if (c->heuristic != ASTAR_H_CUSTOM) return distance(c->heuristic, x, y, c->gx, c->gy) * c->h_scale;
     double *slot = &c->s->custom_h[cell];
     if (isnan(*slot)) {
         const astar_query *q = c->q;
@@ -322,16 +347,52 @@ static unsigned drop_blocked(query_ctx *c, int32_t a, int32_t ax, int32_t ay, un
 /* The legal moves from a under this query: the corner rule sees what node_cost blocks. */
 static unsigned query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay) {
     unsigned terrain = terrain_bits(c, a);
+    if (c->diagonal == ASTAR_DIAG_HEX) {
+        unsigned moves = astar_hex_moves(terrain, ay);
+        return c->q->node_cost ? drop_blocked(c, a, ax, ay, moves) : moves;
+    }
     if (!c->q->node_cost) return astar_legal_moves(c->diagonal, terrain);
     unsigned straight = drop_blocked(c, a, ax, ay, terrain & 0xFu);
     unsigned moves = astar_legal_moves(c->diagonal, straight | (terrain & 0xF0u));
     return straight | drop_blocked(c, a, ax, ay, moves & 0xF0u);
 }
 
+/* The claim penalty of entering `cell` at step `step` of this path, under claim_window. */
+static double window_penalty(const query_ctx *c, int32_t cell, int32_t step) {
+    const astar_search *s = c->s;
+    if (s->claim_gen[cell] != s->gen) return 0.0;
+    int64_t w = c->q->claim_window;
+    int32_t units = 0, counted = -1;
+    /* A cell's claims are chained unit by unit, so one unit's come one after another. */
+    for (int32_t i = s->window_head[cell]; i >= 0; i = s->window[i].next) {
+        const window_claim *e = &s->window[i];
+        if (e->unit != counted && step >= (int64_t)e->lo - w && step <= (int64_t)e->hi + w) {
+            units++;
+            counted = e->unit;
+        }
+    }
+    return c->q->claim_penalty * units;
+}
+
+/*
+ * What a step's direction is for turn_penalty. On squares, the move itself; on
+ * hexes a move's square direction depends on the row it leaves (see
+ * astar_hex_moves), so the direction is its step in cube coordinates (dq, dr).
+ */
+static inline int heading(const query_ctx *c, int d, int32_t y) {
+    if (c->diagonal != ASTAR_DIAG_HEX) return d;
+    int dr = ASTAR_DY[d], dq = ASTAR_DX[d];
+    if (dr < 0 && !(y & 1)) dq++;
+    if (dr > 0 && (y & 1)) dq--;
+    return (dq + 1) * 3 + (dr + 1);
+}
+
 /* The extra cost of the step a -> b beyond terrain; INFINITY when the query blocks it. */
-static double step_extra(query_ctx *c, int32_t ax, int32_t ay, int32_t b, int32_t bx, int32_t by) {
+static double step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t b, int32_t bx,
+                         int32_t by) {
     const astar_query *q = c->q;
     double extra = c->penalties ? node_penalty(c, b, bx, by) : 0.0;
+    if (c->windowed && extra != INFINITY) extra += window_penalty(c, b, c->s->depth[a] + 1);
     if (q->edge_cost) {
         double e = 0.0;
         int r = q->edge_cost(q->edge_cost_ud, bx, by, ax, ay, &e);
@@ -399,7 +460,10 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
     int32_t offset[8]; /* a local copy: stores to the node records cannot alias it */
     memcpy(offset, c->offset, sizeof offset);
     double step[8]; /* likewise, and one load where the table needs an address computed */
-    for (int d = 0; d < 8; d++) step[d] = uniform ? STEP[d] * c->uniform_cost : STEP[d];
+    for (int d = 0; d < 8; d++) {
+        step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
+        if (uniform) step[d] *= c->uniform_cost;
+    }
     const double h_scale = c->h_scale;
     /* The loop's invariants in locals: the compiler cannot keep what c points to in registers
      * across the stores to the node records. */
@@ -438,14 +502,14 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
         int32_t row = (int32_t)(((uint64_t)(uint32_t)a * row_magic) >> row_shift); /* row_of */
         int32_t ax = a - row * stride - 1, ay = row - 1;
         if (partial) {
-            astar_heuristic rank = c->heuristic == ASTAR_H_ZERO
-                                       ? (eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN)
-                                       : c->heuristic;
+            astar_heuristic rank = c->heuristic != ASTAR_H_ZERO ? c->heuristic
+                                   : c->diagonal == ASTAR_DIAG_HEX ? ASTAR_H_HEX
+                                   : eight ? ASTAR_H_OCTILE : ASTAR_H_MANHATTAN;
             double h;
             if (c->heuristic == ASTAR_H_CUSTOM) {
                 h = s->custom_h[a];
             } else {
-                h = c->ntargets ? target_distance(c, rank, ax, ay) : distance(rank, ax - c->gx, ay - c->gy);
+                h = c->ntargets ? target_distance(c, rank, ax, ay) : distance(rank, ax, ay, c->gx, c->gy);
                 if (c->heuristic != ASTAR_H_ZERO) h *= c->h_scale;
             }
             if (h < best_h || (h == best_h && ga < best_g)) {
@@ -467,10 +531,14 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
                 if (p > 0) ng += p;
             }
             if (general) {
-                double extra = step_extra(c, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                double extra = step_extra(c, a, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 if (c->aborted) return done(res, expansions, ASTAR_EABORT);
                 if (extra == INFINITY) continue;
                 ng += extra;
+                int from = nodes[a].from;
+                if (q->turn_penalty > 0 && from != FROM_START &&
+                    heading(c, from, ay - ASTAR_DY[from]) != heading(c, d, ay))
+                    ng += q->turn_penalty;
             }
             astar_node *n = general ? touch(c, b) : &nodes[b];
             if (!general && n->gen != gen) { /* first reached */
@@ -489,6 +557,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
                                   : heuristic(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
                 n->g = ng;
                 n->from = (uint8_t)d;
+                if (general && c->windowed) s->depth[b] = s->depth[a] + 1;
                 e->key = astar_heap_key(ng + weight * h, h);
                 astar_heap_up(&s->heap, n->heap, nodes);
                 continue;
@@ -502,6 +571,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
             if (general && c->aborted) return done(res, expansions, ASTAR_EABORT);
             n->g = ng;
             n->from = (uint8_t)d;
+            if (general && c->windowed) s->depth[b] = s->depth[a] + 1;
             if (!push(s, b, ng + weight * h, h)) return done(res, expansions, ASTAR_ENOMEM);
         }
     }
@@ -573,11 +643,55 @@ static void prepare_claims(query_ctx *c) {
     }
 }
 
+/* Chains, per cell, the claims this query sees with their times (claim_window). */
+static bool prepare_window(query_ctx *c) {
+    const astar_query *q = c->q;
+    const astar_claims *cl = q->claims;
+    astar_search *s = c->s;
+    s->window_len = 0;
+    for (int32_t k = 0; k < cl->nunits; k++) {
+        const astar_unit_claim *u = &cl->units[k];
+        if (k == q->unit || u->pos < 0) continue;
+        if (q->claim_radius >= 0) {
+            int32_t here = u->cells[u->pos];
+            int32_t dx = here % cl->stride - 1 - q->sx, dy = here / cl->stride - 1 - q->sy;
+            if (dx < -q->claim_radius || dx > q->claim_radius || dy < -q->claim_radius ||
+                dy > q->claim_radius)
+                continue;
+        }
+        if (u->n - u->pos > s->window_cap - s->window_len) {
+            int64_t cap = (int64_t)s->window_cap * 2;
+            if (cap < (int64_t)s->window_len + (u->n - u->pos)) cap = (int64_t)s->window_len + (u->n - u->pos);
+            if (cap < 64) cap = 64;
+            if (cap > INT32_MAX) return false;
+            window_claim *w = astar_mem(&s->alloc, s->window, (size_t)s->window_cap * sizeof *w,
+                                        (size_t)cap * sizeof *w);
+            if (!w) return false;
+            s->window = w;
+            s->window_cap = (int32_t)cap;
+        }
+        for (int32_t i = u->pos; i < u->n; i++) {
+            int32_t cell = u->cells[i];
+            if (s->claim_gen[cell] != s->gen) {
+                s->claim_gen[cell] = s->gen;
+                s->window_head[cell] = -1;
+            }
+            window_claim *e = &s->window[s->window_len];
+            e->unit = k;
+            e->lo = i - u->pos;
+            e->hi = i == u->n - 1 ? INT32_MAX : e->lo; /* it stays on its last node */
+            e->next = s->window_head[cell];
+            s->window_head[cell] = s->window_len++;
+        }
+    }
+    return true;
+}
+
 static astar_status check_query(const astar_search *s, const astar_grid *g, const astar_query *q) {
     if (s->width != g->width || s->height != g->height) return ASTAR_EINVAL;
     if (q->sx < 0 || q->sy < 0 || q->sx >= g->width || q->sy >= g->height) return ASTAR_EINVAL;
     if (q->gx < 0 || q->gy < 0 || q->gx >= g->width || q->gy >= g->height) return ASTAR_EINVAL;
-    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_NO_CORNER_CUT) return ASTAR_EINVAL;
+    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_HEX) return ASTAR_EINVAL;
     if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return ASTAR_EINVAL;
     if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return ASTAR_EINVAL;
     if (!(q->weight >= 1.0) || q->weight == INFINITY) return ASTAR_EINVAL;
@@ -595,6 +709,8 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
     if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
     if (!(q->noise >= 0) || q->noise == INFINITY) return ASTAR_EINVAL;
+    if (!(q->turn_penalty >= 0) || q->turn_penalty == INFINITY || q->claim_window < -1)
+        return ASTAR_EINVAL;
     if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
         return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ntargets; i++)
@@ -628,7 +744,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     c.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     c.heuristic = q->heuristic;
     if (c.heuristic == ASTAR_H_DEFAULT)
-        c.heuristic = c.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
+        c.heuristic = c.diagonal == ASTAR_DIAG_HEX     ? ASTAR_H_HEX
+                      : c.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN
+                                                       : ASTAR_H_OCTILE;
     double min_cost, max_cost;
     astar_grid_cost_range(g, &min_cost, &max_cost);
     c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
@@ -640,11 +758,13 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         c.layer_weight[i] = q->layers[i].weight;
     }
     c.reopen = c.heuristic == ASTAR_H_CUSTOM;
-    /* Callbacks, fog of war, many targets and noise take the general loop; only it memoises
+    /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
     bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known ||
-                     q->ntargets > 0 || q->noise > 0;
+                     q->ntargets > 0 || q->noise > 0 || c.diagonal == ASTAR_DIAG_HEX ||
+                     q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
+    c.windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
     c.penalties = callbacks && (layered || q->node_cost || q->noise > 0);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
@@ -655,6 +775,11 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     if (q->claims && !s->claimed && !(s->claimed = cell_array(s, sizeof *s->claimed, false)))
         return finish(res, ASTAR_ENOMEM);
     if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
+        return finish(res, ASTAR_ENOMEM);
+    if (c.windowed && !s->depth && !(s->depth = cell_array(s, sizeof *s->depth, false)))
+        return finish(res, ASTAR_ENOMEM);
+    if (c.windowed && !s->window_head &&
+        !(s->window_head = cell_array(s, sizeof *s->window_head, false)))
         return finish(res, ASTAR_ENOMEM);
     if (q->ntargets && !s->target_of && !(s->target_of = cell_array(s, sizeof *s->target_of, false)))
         return finish(res, ASTAR_ENOMEM);
@@ -675,7 +800,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         c.pv.value0 = c.layer_value[0];
         c.pv.weight0 = c.layer_weight[0];
     }
-    if (q->claims) {
+    if (c.windowed) {
+        if (!prepare_window(&c)) return finish(res, ASTAR_ENOMEM);
+    } else if (q->claims) {
         c.pv.claims = true;
         c.pv.claim_penalty = q->claim_penalty;
         c.pv.claimed = s->claimed;
@@ -711,7 +838,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     astar_islands *islands = NULL;
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c.goal)) {
-        islands = astar_islands_get(g, c.diagonal == ASTAR_DIAG_ALWAYS, false);
+        islands = astar_islands_get(g, astar_island_kind(c.diagonal), false);
         if (!islands) return finish(res, ASTAR_ENOMEM);
         bool same = false;
         int32_t home = astar_islands_root(islands, start);
@@ -729,6 +856,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     astar_node *sn = touch(&c, start);
     sn->g = 0.0;
     sn->from = FROM_START;
+    if (c.windowed) s->depth[start] = 0;
     double h0 = heuristic(&c, start, q->sx, q->sy);
     if (c.aborted) return finish(res, ASTAR_EABORT);
     if (!push(s, start, c.weight * h0, h0)) return finish(res, ASTAR_ENOMEM);

@@ -41,6 +41,68 @@ local function trace(x0, y0, x1, y1, visit, corner)
   return true
 end
 
+-- The same for odd-r hexes (pointy-top, rows 2, 4, ... half a cell right): every
+-- hex other than the first that the segment between two hex centres touches, an
+-- edge or a vertex included, each once. Candidates are the hexes around points
+-- sampled every quarter of a unit along it (a hex within an eighth of a sample's
+-- hex borders it), each tested exactly by clipping the segment to its six sides.
+local SQRT3 = math.sqrt(3)
+local function hex_centre(x, y)
+  return SQRT3 * ((x - 1) + ((y - 1) % 2) / 2), 1.5 * (y - 1)
+end
+
+local HEX_NORMALS = {}
+for k = 0, 5 do HEX_NORMALS[k + 1] = { math.cos(k * math.pi / 3), math.sin(k * math.pi / 3) } end
+
+local function touches(x, y, ax, ay, dx, dy)
+  local cx, cy = hex_centre(x, y)
+  local lo, hi = 0, 1
+  for _, n in ipairs(HEX_NORMALS) do
+    local off = (ax - cx) * n[1] + (ay - cy) * n[2] - (SQRT3 / 2 + 1e-9)
+    local rate = dx * n[1] + dy * n[2]
+    if rate == 0 then
+      if off > 0 then return false end
+    elseif rate > 0 then
+      hi = math.min(hi, -off / rate)
+    else
+      lo = math.max(lo, -off / rate)
+    end
+  end
+  return lo <= hi
+end
+
+local function hex_trace(x0, y0, x1, y1, visit)
+  local ax, ay = hex_centre(x0, y0)
+  local bx, by = hex_centre(x1, y1)
+  local dx, dy = bx - ax, by - ay
+  local samples = math.ceil(math.sqrt(dx * dx + dy * dy) * 4)
+  local seen = { [x0 .. ":" .. y0] = true }
+  local hx, hy = x0, y0 -- the hex of the latest sample: the next one is it or a neighbour
+  for i = 0, samples do
+    local px, py = ax + dx * i / samples, ay + dy * i / samples
+    local best, nx, ny = math.huge, hx, hy
+    for y = hy - 1, hy + 1 do
+      for x = hx - 1, hx + 1 do
+        local cx, cy = hex_centre(x, y)
+        local d = (cx - px) ^ 2 + (cy - py) ^ 2
+        if d < best then best, nx, ny = d, x, y end
+      end
+    end
+    hx, hy = nx, ny
+    local lean = hy % 2 == 0 and 0 or -1
+    local around = { { hx, hy }, { hx - 1, hy }, { hx + 1, hy }, { hx + lean, hy - 1 },
+                     { hx + lean + 1, hy - 1 }, { hx + lean, hy + 1 }, { hx + lean + 1, hy + 1 } }
+    for _, c in ipairs(around) do
+      local key = c[1] .. ":" .. c[2]
+      if not seen[key] and touches(c[1], c[2], ax, ay, dx, dy) then
+        seen[key] = true
+        if not visit(c[1], c[2]) then return false end
+      end
+    end
+  end
+  return true
+end
+
 local SIDES_NEEDED = { never = 3, always = 0, one_walkable = 1, no_corner_cut = 2 }
 
 --- Line-of-sight string pulling: the waypoints of `path` (from grid:find) that a
@@ -48,9 +110,10 @@ local SIDES_NEEDED = { never = 3, always = 0, one_walkable = 1, no_corner_cut = 
 -- run of path cells only if every cell it passes through is walkable terrain,
 -- costs no more than the dearest cell of that run (so a leg never cuts through
 -- a swamp the path went around), and no corner it passes is one the diagonal
--- mode forbids ("never": no corner at all). Terrain only: influence, claims and
--- callbacks of the query are not consulted.
--- opts.diagonal: the mode to respect (default: the grid's).
+-- mode forbids ("never": no corner at all). On hexes, where a leg runs along
+-- the edge between two hexes, both must be clear. Terrain only: influence,
+-- claims and callbacks of the query are not consulted.
+-- opts.diagonal: the mode to respect (default: the grid's; not on hexes).
 function astar.smooth(grid, path, opts)
   if type(path) ~= "table" then
     error("bad argument #2 to 'smooth' (table expected, got " .. type(path) .. ")", 2)
@@ -62,9 +125,13 @@ function astar.smooth(grid, path, opts)
   for k in pairs(opts) do
     if k ~= "diagonal" then error("bad argument #3 to 'smooth' (unknown option '" .. tostring(k) .. "')", 2) end
   end
+  local hex = grid.topology == "hex"
+  if hex and opts.diagonal ~= nil then
+    error("bad argument #3 to 'smooth' (option 'diagonal' does not apply to a hex grid)", 2)
+  end
   local mode = opts.diagonal or grid.diagonal
   local needed = SIDES_NEEDED[mode]
-  if not needed then
+  if not needed and not hex then
     error("bad argument #3 to 'smooth' (option 'diagonal' must be \"never\", \"always\", " ..
       "\"one_walkable\" or \"no_corner_cut\", got " .. tostring(mode) .. ")", 2)
   end
@@ -84,10 +151,12 @@ function astar.smooth(grid, path, opts)
     return open >= needed
   end
   local function clear(from, to, limit)
-    return trace(path[from].x, path[from].y, path[to].x, path[to].y, function(x, y)
+    local function passable(x, y)
       local c = cost(x, y)
       return c and c <= limit
-    end, corner)
+    end
+    if hex then return hex_trace(path[from].x, path[from].y, path[to].x, path[to].y, passable) end
+    return trace(path[from].x, path[from].y, path[to].x, path[to].y, passable, corner)
   end
   if #path == 0 then return {} end
   local out, from = { { x = path[1].x, y = path[1].y } }, 1

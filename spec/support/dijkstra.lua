@@ -8,7 +8,11 @@
 --     unit = key, claim_penalty = p, claim_radius = r,
 --     node_cost = function(x, y), edge_cost = function(x, y, fx, fy),
 --     known = { [y] = { [x] = true or false } },  -- fog of war: unknown cells cost 1
---     noise = amount, seed = s }                    -- P(b) += amount * M.noise(s, x, y)
+--     noise = amount, seed = s,                     -- P(b) += amount * M.noise(s, x, y)
+--     topology = "hex",                             -- odd-r hexes: even rows (1-based) sit
+--                                                   -- half a cell right; 6 neighbours, L = 1
+--     turn_penalty = t,                             -- added to a step that changes heading
+--     claim_window = w }                            -- claims count by time (see claim_count)
 local M = {}
 
 local SQRT2 = math.sqrt(2)
@@ -20,9 +24,13 @@ local function extra_of(v)
   return v
 end
 
--- How many other units claim (x, y), as the query from (sx, sy) sees it.
-local function claim_count(world, x, y, sx, sy)
+-- How many other units claim (x, y), as the query from (sx, sy) sees it when it
+-- enters (x, y) at step `depth` of its path. With claim_window w, a unit at step t
+-- of its remaining path (t = 0 where it stands) counts only if |depth - t| <= w,
+-- and on its last node for every depth >= t - w (it stays there).
+local function claim_count(world, x, y, sx, sy, depth)
   local n = 0
+  local w = world.claim_window
   for _, c in ipairs(world.claims or {}) do
     if c.unit ~= world.unit then
       local here = c.path[c.pos]
@@ -30,7 +38,9 @@ local function claim_count(world, x, y, sx, sy)
         (math.abs(here.x - sx) <= world.claim_radius and math.abs(here.y - sy) <= world.claim_radius)
       if in_range then
         for i = c.pos, #c.path do
-          if c.path[i].x == x and c.path[i].y == y then
+          local t = i - c.pos
+          local in_time = w == nil or (depth >= t - w and (i == #c.path or depth <= t + w))
+          if c.path[i].x == x and c.path[i].y == y and in_time then
             n = n + 1
             break -- once per unit
           end
@@ -39,6 +49,27 @@ local function claim_count(world, x, y, sx, sy)
     end
   end
   return n
+end
+
+-- Is (dx, dy) a move between neighbours leaving row ay?
+local function neighbour_move(world, ay, dx, dy)
+  if math.abs(dx) > 1 or math.abs(dy) > 1 or (dx == 0 and dy == 0) then return false end
+  if world.topology == "hex" and dx ~= 0 and dy ~= 0 then
+    -- even rows (1-based) sit half a cell right: their diagonal neighbours are to the right
+    return (ay % 2 == 0) == (dx == 1)
+  end
+  return true
+end
+
+-- A move's heading, for turn_penalty: (dx, dy) on squares, the cube step on hexes.
+function M.heading(world, ax, ay, bx, by)
+  local dx, dy = bx - ax, by - ay
+  if world.topology == "hex" and dy ~= 0 then
+    -- cube q of an odd-r cell (0-based) is x - (y - y % 2) / 2
+    local function q(x, y) return (x - 1) - ((y - 1) - (y - 1) % 2) / 2 end
+    dx = q(bx, by) - q(ax, ay)
+  end
+  return dx * 3 + dy
 end
 
 -- The noise of the `noise` option, from the formula documented in astar.h
@@ -71,12 +102,13 @@ end
 M.walkable = walkable
 
 -- Cost of the step (ax, ay) -> (bx, by), or nil when the step is illegal.
-function M.step(world, ax, ay, bx, by, sx, sy)
+-- `depth`: the step of the path that enters b (only claim_window reads it).
+function M.step(world, ax, ay, bx, by, sx, sy, depth)
   local dx, dy = bx - ax, by - ay
-  if math.abs(dx) > 1 or math.abs(dy) > 1 or (dx == 0 and dy == 0) then return nil end
+  if not neighbour_move(world, ay, dx, dy) then return nil end
   if not walkable(world, bx, by) then return nil end
   local len = 1
-  if dx ~= 0 and dy ~= 0 then
+  if dx ~= 0 and dy ~= 0 and world.topology ~= "hex" then
     local mode = world.diagonal or "no_corner_cut"
     local side1, side2 = walkable(world, ax + dx, ay), walkable(world, ax, ay + dy)
     if mode == "never" then return nil end
@@ -88,7 +120,7 @@ function M.step(world, ax, ay, bx, by, sx, sy)
   for _, layer in ipairs(world.layers or {}) do
     p = p + layer.vals[by][bx] * (layer.weight or 1)
   end
-  p = p + (world.claim_penalty or 5) * claim_count(world, bx, by, sx, sy)
+  p = p + (world.claim_penalty or 5) * claim_count(world, bx, by, sx, sy, depth or 1)
   if world.noise then p = p + world.noise * M.noise(world.seed or 0, bx - 1, by - 1) end
   if world.node_cost then p = p + extra_of(world.node_cost(bx, by)) end
   if world.edge_cost then
@@ -141,13 +173,76 @@ function M.path_cost(world, path, sx, sy)
   local total = 0
   for i = 2, #path do
     local a, b = path[i - 1], path[i]
-    local s = M.step(world, a.x, a.y, b.x, b.y, sx, sy)
+    local s = M.step(world, a.x, a.y, b.x, b.y, sx, sy, i - 1)
     if not s then
       error(string.format("illegal step %d: (%d,%d) -> (%d,%d)", i - 1, a.x, a.y, b.x, b.y), 2)
+    end
+    if world.turn_penalty and i > 2 and
+        M.heading(world, path[i - 2].x, path[i - 2].y, a.x, a.y) ~= M.heading(world, a.x, a.y, b.x, b.y) then
+      s = s + world.turn_penalty
     end
     total = total + s
   end
   return total
+end
+
+-- The true optimum when a step's cost depends on the way in (turn_penalty, claim_window):
+-- Dijkstra over states (cell, heading of the step in, steps so far). Steps are counted up
+-- to the last time a claim window can still change (beyond it, every state of a cell costs
+-- the same from there on). nil when there is no path.
+function M.exact_cost(world, sx, sy, gx, gy)
+  if not walkable(world, gx, gy) then return nil end
+  local cap = 0
+  if world.claim_window then
+    for _, c in ipairs(world.claims or {}) do cap = math.max(cap, #c.path - c.pos) end
+    cap = cap + world.claim_window + 1
+  end
+  local heap, best = {}, {}
+  local function push(d, x, y, hd, depth)
+    local key = ((y * 1024 + x) * 32 + hd + 4) * 4096 + depth
+    if best[key] and best[key] <= d then return end
+    best[key] = d
+    heap[#heap + 1] = { d, x, y, hd, depth }
+    local i = #heap
+    while i > 1 and heap[math.floor(i / 2)][1] > heap[i][1] do
+      local up = math.floor(i / 2)
+      heap[i], heap[up] = heap[up], heap[i]
+      i = up
+    end
+  end
+  local function pop()
+    local top = heap[1]
+    heap[1] = heap[#heap]
+    heap[#heap] = nil
+    local i = 1
+    while true do
+      local l, r, m = 2 * i, 2 * i + 1, i
+      if l <= #heap and heap[l][1] < heap[m][1] then m = l end
+      if r <= #heap and heap[r][1] < heap[m][1] then m = r end
+      if m == i then break end
+      heap[i], heap[m] = heap[m], heap[i]
+      i = m
+    end
+    return top
+  end
+  local NO_HEADING = 10 -- headings are dx * 3 + dy in -4..4
+  push(0, sx, sy, NO_HEADING, 0)
+  while #heap > 0 do
+    local top = pop()
+    local d, x, y, hd, depth = top[1], top[2], top[3], top[4], top[5]
+    if x == gx and y == gy then return d end
+    for ny = y - 1, y + 1 do
+      for nx = x - 1, x + 1 do
+        local s = M.step(world, x, y, nx, ny, sx, sy, depth + 1)
+        if s then
+          local nh = M.heading(world, x, y, nx, ny)
+          if world.turn_penalty and hd ~= NO_HEADING and nh ~= hd then s = s + world.turn_penalty end
+          push(d + s, nx, ny, world.turn_penalty and nh or 0, math.min(depth + 1, cap))
+        end
+      end
+    end
+  end
+  return nil
 end
 
 -- A small deterministic PRNG (LCG on doubles below 2^53) that gives the same
@@ -167,7 +262,8 @@ end
 
 -- A real grid with the world's terrain.
 function M.grid(astar, world)
-  local g = astar.grid(world.w, world.h, { diagonal = world.diagonal or "no_corner_cut" })
+  local g = world.topology == "hex" and astar.grid(world.w, world.h, { topology = "hex" })
+    or astar.grid(world.w, world.h, { diagonal = world.diagonal or "no_corner_cut" })
   for y = 1, world.h do
     for x = 1, world.w do g:set_cost(x, y, world.cost[y][x]) end
   end

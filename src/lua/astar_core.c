@@ -189,7 +189,9 @@ static void push_cost(lua_State *L, double c) {
         lua_pushnumber(L, c);
 }
 
+/* The modes a user may name; a grid's diagonal field also reads "hex" (ASTAR_DIAG_HEX). */
 static const char *const DIAGONAL_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", NULL};
+static const char *const MODE_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", "hex"};
 
 static astar_diagonal check_diagonal(lua_State *L, int arg, int value_idx) {
     const char *s = lua_type(L, value_idx) == LUA_TSTRING ? lua_tostring(L, value_idx) : NULL;
@@ -250,7 +252,9 @@ static int object_index(lua_State *L) {
         if (strcmp(k, "height") == 0) return lua_pushinteger(L, o->height), 1;
         const lgrid *g = luaL_testudata(L, 1, GRID_MT);
         if (g && g->grid && strcmp(k, "diagonal") == 0)
-            return lua_pushstring(L, DIAGONAL_NAMES[astar_grid_diagonal(g->grid)]), 1;
+            return lua_pushstring(L, MODE_NAMES[astar_grid_diagonal(g->grid)]), 1;
+        if (g && g->grid && strcmp(k, "topology") == 0)
+            return lua_pushstring(L, astar_grid_diagonal(g->grid) == ASTAR_DIAG_HEX ? "hex" : "square"), 1;
     }
     return 0;
 }
@@ -331,7 +335,7 @@ static int grid_tostring(lua_State *L) {
     return 1;
 }
 
-static const char *const GRID_OPTIONS[] = {"diagonal", "cost", NULL};
+static const char *const GRID_OPTIONS[] = {"diagonal", "cost", "topology", NULL};
 
 static int l_grid(lua_State *L) {
     int32_t w, h;
@@ -342,6 +346,18 @@ static int l_grid(lua_State *L) {
         luaL_checktype(L, 3, LUA_TTABLE);
         check_option_keys(L, 3, GRID_OPTIONS);
         if (get_option(L, 3, "diagonal")) diag = check_diagonal(L, 3, lua_gettop(L));
+        if (get_option(L, 3, "topology")) {
+            const char *t = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+            if (strcmp(t, "hex") == 0) {
+                lua_getfield(L, 3, "diagonal");
+                if (!lua_isnil(L, -1))
+                    arg_error_fmt(L, 3, "option 'diagonal' cannot be used with topology \"hex\"");
+                diag = ASTAR_DIAG_HEX;
+            } else if (strcmp(t, "square") != 0) {
+                arg_error_fmt(L, 3, "option 'topology' must be \"square\" or \"hex\", got %s",
+                              value_str(L, -1));
+            }
+        }
         if (get_option(L, 3, "cost")) {
             if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))
                 cost = INFINITY;
@@ -567,10 +583,10 @@ static const char *const FIND_OPTIONS[] = {
     "heuristic", "weight",     "diagonal",      "influence",    "influence_weight",
     "claims",    "unit",       "claim_penalty", "claim_radius", "node_cost",
     "edge_cost", "max_expansions", "max_cost",  "partial",      "known",
-    "noise",     "seed",       NULL};
+    "noise",     "seed",       "turn_penalty",  "claim_window", NULL};
 
 static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
-                                              "zero", NULL};
+                                              "zero", "hex", NULL};
 
 static void mark_read(find_ctx *c, lobject *o) {
     for (int i = 0; i < c->nread; i++)
@@ -607,9 +623,19 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
             if (!HEURISTIC_NAMES[i])
                 arg_error_fmt(L, arg,
                               "option 'heuristic' must be \"octile\", \"manhattan\", "
-                              "\"euclidean\", \"chebyshev\", \"zero\" or a function, got %s",
+                              "\"euclidean\", \"chebyshev\", \"zero\", \"hex\" or a function, got %s",
                               value_str(L, -1));
             q->heuristic = (astar_heuristic)i;
+            /* A step to a diagonal hex neighbour is 1 but a square diagonal: the square
+             * distances overestimate on hexes, and hex steps on squares. */
+            bool hex = astar_grid_diagonal(c->grid->grid) == ASTAR_DIAG_HEX;
+            bool fits = q->heuristic == ASTAR_H_ZERO || q->heuristic == ASTAR_H_CHEBYSHEV ||
+                        hex == (q->heuristic == ASTAR_H_HEX);
+            if (!fits)
+                arg_error_fmt(L, arg, "option 'heuristic' %s is not admissible on a %s grid (use %s)",
+                              value_str(L, -1), hex ? "hex" : "square",
+                              hex ? "\"hex\", \"chebyshev\", \"zero\" or a function"
+                                  : "\"octile\", \"manhattan\", \"euclidean\", \"chebyshev\" or \"zero\"");
         } else if (is_callable(L, -1)) {
             q->heuristic = ASTAR_H_CUSTOM;
             q->heuristic_fn = heuristic_trampoline;
@@ -626,7 +652,11 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
             arg_error_fmt(L, arg, "option 'weight' must be a finite number >= 1, got %s",
                           value_str(L, -1));
     }
-    if (get_option(L, arg, "diagonal")) q->diagonal = check_diagonal(L, arg, lua_gettop(L));
+    if (get_option(L, arg, "diagonal")) {
+        if (astar_grid_diagonal(c->grid->grid) == ASTAR_DIAG_HEX)
+            arg_error_fmt(L, arg, "option 'diagonal' does not apply to a hex grid");
+        q->diagonal = check_diagonal(L, arg, lua_gettop(L));
+    }
 
     bool have_weight = get_option(L, arg, "influence_weight");
     double single_weight = 1.0;
@@ -743,6 +773,14 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
                           value_str(L, -1));
         q->claim_radius = r > 2e9 ? 2000000000 : (int32_t)r;
     }
+    if (get_option(L, arg, "claim_window")) {
+        if (!cl) arg_error_fmt(L, arg, "option 'claim_window' needs option 'claims'");
+        lua_Number w = option_number(L, arg, "claim_window", 0, "an integer >= 0");
+        if (w != floor(w))
+            arg_error_fmt(L, arg, "option 'claim_window' must be an integer >= 0, got %s",
+                          value_str(L, -1));
+        q->claim_window = w > 1e9 ? 1000000000 : (int32_t)w;
+    }
     lua_settop(L, top);
 
     static const char *const CALLBACKS[] = {"node_cost", "edge_cost"};
@@ -778,6 +816,12 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
         q->noise = option_number(L, arg, "noise", 0, "a number >= 0");
         if (q->noise == HUGE_VAL)
             arg_error_fmt(L, arg, "option 'noise' must be a finite number >= 0, got %s", value_str(L, -1));
+    }
+    if (get_option(L, arg, "turn_penalty")) {
+        q->turn_penalty = option_number(L, arg, "turn_penalty", 0, "a number >= 0");
+        if (q->turn_penalty == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'turn_penalty' must be a finite number >= 0, got %s",
+                          value_str(L, -1));
     }
     if (get_option(L, arg, "seed")) {
         int isint;
