@@ -288,7 +288,11 @@ function M.world_from_rows(rows, diagonal)
     world.cost[y] = {}
     for x = 1, #row do
       local ch = row:sub(x, x)
-      world.cost[y][x] = ch == "#" and false or (tonumber(ch) or 1)
+      if ch == "#" then
+        world.cost[y][x] = false
+      else
+        world.cost[y][x] = tonumber(ch) or 1
+      end
     end
   end
   return world
