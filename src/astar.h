@@ -360,6 +360,51 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
 /* The last path as node ids, start first; *length gets its size. Owned by s. */
 const int32_t *astar_search_path(const astar_search *s, int32_t *length);
 
+/* ------------------------------------------------------- distance fields */
+
+/*
+ * The result of one Dijkstra over the whole grid: every cell's cost to (or
+ * from) a set of cells, and the step to take. One search serves a crowd
+ * walking to the same place (a flow field), or shows a turn-based unit every
+ * cell its movement budget reaches.
+ */
+typedef struct astar_field astar_field;
+
+typedef enum astar_field_kind {
+    ASTAR_FIELD_TO,    /* cost of walking from each cell to the nearest of the cells given */
+    ASTAR_FIELD_FROM   /* cost of walking from the cells given (a start) to each cell */
+} astar_field_kind;
+
+astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc);
+void astar_field_free(astar_field *f);
+
+/*
+ * Fills f (the grid's size) under the query's costs: the step cost of
+ * astar_find, so a field's distance is what astar_find would report for the
+ * same walk. Read from q: diagonal, layers, claims (claim_radius measured from
+ * sx, sy), node_cost, edge_cost, known, noise and seed, max_cost (dearer cells
+ * stay unreached: a movement budget) and max_expansions (cells not settled when
+ * it stops stay unreached; the status is then ASTAR_LIMIT). q's goal is
+ * ignored; heuristic, weight, partial, targets, turn_penalty and claim_window
+ * must be left at their defaults (ASTAR_EINVAL). Goals (TO) that are blocked
+ * are no goals; a start (FROM) may be blocked, as in astar_find. Uses s as its
+ * workspace (res gets the expansions); returns ASTAR_OK, ASTAR_LIMIT or an error.
+ */
+astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
+                               const int32_t *cells, int32_t ncells, astar_field_kind kind,
+                               astar_result *res);
+astar_field_kind astar_field_get_kind(const astar_field *f);
+/* How many cells the last build reached. */
+int32_t astar_field_reached(const astar_field *f);
+/* The cell's cost (INFINITY when unreached; NaN outside). */
+double astar_field_distance(const astar_field *f, int32_t x, int32_t y);
+/*
+ * The next cell toward the field's cells: for TO the next step to the nearest
+ * goal, for FROM the step back toward the start. 1 and (*nx, *ny); 0 at one of
+ * the cells or where unreached; -1 outside.
+ */
+int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, int32_t *ny);
+
 /* ------------------------------------------------------------ Moving AI */
 
 /*

@@ -723,13 +723,15 @@ static astar_status finish(astar_result *res, astar_status st) {
     return st;
 }
 
-astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
-    memset(res, 0, sizeof *res);
-    res->target = -1;
-    s->path_len = 0;
+/*
+ * Everything a query needs before its first push: checks, the context, the
+ * workspace's per-cell arrays, a fresh stamp and the claims it sees. *callbacks
+ * gets whether the query must take the general loop (`general` forces it).
+ */
+static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g, const astar_query *q,
+                                bool general, bool *callbacks_out) {
     astar_status st = check_query(s, g, q);
-    if (st != ASTAR_OK) return finish(res, st);
-
+    if (st != ASTAR_OK) return st;
     query_ctx c = {0};
     c.s = s;
     c.g = g;
@@ -761,30 +763,30 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
-    bool callbacks = q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM || q->known ||
-                     q->ntargets > 0 || q->noise > 0 || c.diagonal == ASTAR_DIAG_HEX ||
+    bool callbacks = general || q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM ||
+                     q->known || q->ntargets > 0 || q->noise > 0 || c.diagonal == ASTAR_DIAG_HEX ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
     c.windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
     c.penalties = callbacks && (layered || q->node_cost || q->noise > 0);
     if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (c.heuristic == ASTAR_H_CUSTOM && !s->custom_h &&
         !(s->custom_h = cell_array(s, sizeof *s->custom_h, false)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (q->claims && !s->claimed && !(s->claimed = cell_array(s, sizeof *s->claimed, false)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (c.windowed && !s->depth && !(s->depth = cell_array(s, sizeof *s->depth, false)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (c.windowed && !s->window_head &&
         !(s->window_head = cell_array(s, sizeof *s->window_head, false)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (q->ntargets && !s->target_of && !(s->target_of = cell_array(s, sizeof *s->target_of, false)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
     if (q->ntargets && !s->target_gen && !(s->target_gen = cell_array(s, sizeof *s->target_gen, true)))
-        return finish(res, ASTAR_ENOMEM);
+        return ASTAR_ENOMEM;
 
     /* Stamps are 16 bits to keep a node record in 16 bytes; clearing them once in 65536
      * queries costs far less than a wider record would. */
@@ -801,7 +803,7 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         c.pv.weight0 = c.layer_weight[0];
     }
     if (c.windowed) {
-        if (!prepare_window(&c)) return finish(res, ASTAR_ENOMEM);
+        if (!prepare_window(&c)) return ASTAR_ENOMEM;
     } else if (q->claims) {
         c.pv.claims = true;
         c.pv.claim_penalty = q->claim_penalty;
@@ -810,6 +812,20 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         c.pv.gen = s->gen;
         prepare_claims(&c);
     }
+    *c_out = c;
+    *callbacks_out = callbacks;
+    return ASTAR_OK;
+}
+
+astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
+    memset(res, 0, sizeof *res);
+    res->target = -1;
+    s->path_len = 0;
+    query_ctx c;
+    bool callbacks;
+    astar_status st = begin_query(&c, s, g, q, false, &callbacks);
+    if (st != ASTAR_OK) return finish(res, st);
+    bool layered = q->nlayers > 0 || q->claims;
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
     c.ntargets = q->ntargets;
@@ -867,4 +883,167 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     if (st == ASTAR_UNREACHABLE && islands && islands->state == ASTAR_ISLANDS_OVER)
         islands->wasted += res->expansions; /* a fresh build might have spared this search */
     return finish(res, st);
+}
+
+/* ------------------------------------------------------------ fields */
+
+struct astar_field {
+    int32_t width, height;
+    astar_field_kind kind;
+    double *dist;           /* per node id: cost to (TO) or from (FROM) the sources; INFINITY */
+    int8_t *next;           /* per node id: the direction of the next step toward the sources
+                               (TO: along the way to a goal; FROM: back toward the start); -1 */
+    int32_t reached;
+    astar_alloc alloc;
+};
+
+astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_field *f = astar_mem(&a, NULL, 0, sizeof *f);
+    if (!f) return NULL;
+    memset(f, 0, sizeof *f);
+    f->alloc = a;
+    f->width = width;
+    f->height = height;
+    size_t n = (size_t)width * (size_t)height;
+    f->dist = astar_mem(&a, NULL, 0, n * sizeof *f->dist);
+    f->next = f->dist ? astar_mem(&a, NULL, 0, n) : NULL;
+    if (!f->next) {
+        astar_field_free(f);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) f->dist[i] = INFINITY, f->next[i] = -1;
+    return f;
+}
+
+void astar_field_free(astar_field *f) {
+    if (!f) return;
+    size_t n = (size_t)f->width * (size_t)f->height;
+    astar_alloc a = f->alloc;
+    astar_mem(&a, f->dist, n * sizeof *f->dist, 0);
+    astar_mem(&a, f->next, n, 0);
+    astar_mem(&a, f, sizeof *f, 0);
+}
+
+/*
+ * Dijkstra backward from the goals: a node's g is its cost to the nearest goal,
+ * its `from` the direction of its first step. The steps into a settled node b
+ * are tried from each neighbour p that may legally move to b, at what the step
+ * p -> b costs a unit walking it (b's terrain and penalties, edge_cost(b, p)).
+ * A blocked node gets a distance (a unit may stand there and leave it) but no
+ * way leads through it.
+ */
+static astar_status run_toward(query_ctx *c, astar_result *res) {
+    astar_search *s = c->s;
+    astar_node *nodes = s->nodes;
+    uint64_t expansions = 0;
+    while (s->heap.len > 0) {
+        if (expansions >= c->q->max_expansions) return done(res, expansions, ASTAR_LIMIT);
+        astar_heap_entry top = astar_heap_pop(&s->heap, nodes);
+        int32_t b = top.cell;
+        expansions++;
+        int32_t by = row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
+        if (!walkable(c, b, bx, by)) continue;
+        if (c->aborted) return done(res, expansions, ASTAR_EABORT);
+        double gb = nodes[b].g;
+        for (int d = 0; d < 8; d++) { /* p steps in direction d onto b */
+            int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
+            if (px < 0 || py < 0 || px >= c->g->width || py >= c->g->height) continue;
+            astar_node *n = touch(c, p);
+            if (n->heap == ASTAR_NOT_OPEN && n->g != INFINITY) continue; /* settled */
+            if (!(query_moves(c, p, px, py) >> d & 1u)) {
+                if (c->aborted) return done(res, expansions, ASTAR_EABORT);
+                continue;
+            }
+            double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
+            double extra = step_extra(c, p, px, py, b, bx, by);
+            if (c->aborted) return done(res, expansions, ASTAR_EABORT);
+            if (extra == INFINITY) continue;
+            double ng = gb + step * terrain_cost(c, b) + extra;
+            if (!(ng < n->g) || ng > c->q->max_cost) continue;
+            n->g = ng;
+            n->from = (uint8_t)d;
+            if (n->heap != ASTAR_NOT_OPEN) {
+                s->heap.items[n->heap].key = astar_heap_key(ng, 0.0);
+                astar_heap_up(&s->heap, n->heap, nodes);
+            } else if (!push(s, p, ng, 0.0)) {
+                return done(res, expansions, ASTAR_ENOMEM);
+            }
+        }
+    }
+    return done(res, expansions, ASTAR_OK);
+}
+
+astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
+                               const int32_t *cells, int32_t ncells, astar_field_kind kind,
+                               astar_result *res) {
+    memset(res, 0, sizeof *res);
+    res->target = -1;
+    s->path_len = 0;
+    if (f->width != g->width || f->height != g->height || ncells < 1 || !cells ||
+        (kind != ASTAR_FIELD_TO && kind != ASTAR_FIELD_FROM) || q->heuristic != ASTAR_H_DEFAULT ||
+        q->weight != 1.0 || q->partial || q->ntargets || q->turn_penalty > 0 || q->claim_window >= 0)
+        return finish(res, ASTAR_EINVAL);
+    for (int32_t i = 0; i < ncells; i++)
+        if (cells[i] < 0 || cells[i] / g->width >= g->height) return finish(res, ASTAR_EINVAL);
+    astar_query fq = *q;
+    fq.heuristic = ASTAR_H_ZERO;
+    query_ctx c;
+    bool callbacks;
+    astar_status st = begin_query(&c, s, g, &fq, true, &callbacks);
+    if (st != ASTAR_OK) return finish(res, st);
+    c.goal = -1; /* FROM: run() settles every node it can reach */
+    c.goal_open = false;
+    for (int32_t i = 0; i < ncells; i++) {
+        int32_t x = cells[i] % g->width, y = cells[i] / g->width, cell = astar_cell(g->stride, x, y);
+        /* A goal a unit cannot stand on is no goal (find says "unreachable"); a start is
+         * where the unit stands, blocked or not. */
+        if (kind == ASTAR_FIELD_TO && !walkable(&c, cell, x, y)) continue;
+        astar_node *n = touch(&c, cell);
+        if (n->g == 0.0) continue; /* listed twice */
+        n->g = 0.0;
+        n->from = FROM_START;
+        if (!push(s, cell, 0.0, 0.0)) return finish(res, ASTAR_ENOMEM);
+    }
+    if (c.aborted) return finish(res, ASTAR_EABORT);
+    int32_t first = astar_cell(g->stride, cells[0] % g->width, cells[0] / g->width);
+    st = kind == ASTAR_FIELD_TO ? run_toward(&c, res) : run_general(&c, first, res);
+    if (st != ASTAR_OK && st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return finish(res, st);
+    /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
+    st = s->heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;
+
+    /* Settled nodes only: with a limit, the ones still open may improve. */
+    f->kind = kind;
+    f->reached = 0;
+    for (int32_t y = 0; y < g->height; y++) {
+        for (int32_t x = 0; x < g->width; x++) {
+            const astar_node *n = &s->nodes[astar_cell(g->stride, x, y)];
+            int32_t id = y * g->width + x;
+            bool settled = n->gen == s->gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN;
+            f->dist[id] = settled ? n->g : INFINITY;
+            f->next[id] = -1;
+            if (!settled) continue;
+            f->reached++;
+            if (n->from != FROM_START) f->next[id] = (int8_t)(kind == ASTAR_FIELD_TO ? n->from : n->from ^ 2);
+        }
+    }
+    return finish(res, st);
+}
+
+astar_field_kind astar_field_get_kind(const astar_field *f) { return f->kind; }
+int32_t astar_field_reached(const astar_field *f) { return f->reached; }
+
+double astar_field_distance(const astar_field *f, int32_t x, int32_t y) {
+    if (x < 0 || y < 0 || x >= f->width || y >= f->height) return NAN;
+    return f->dist[(size_t)y * (size_t)f->width + (size_t)x];
+}
+
+int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, int32_t *ny) {
+    if (x < 0 || y < 0 || x >= f->width || y >= f->height) return -1;
+    int d = f->next[(size_t)y * (size_t)f->width + (size_t)x];
+    if (d < 0) return 0;
+    *nx = x + ASTAR_DX[d];
+    *ny = y + ASTAR_DY[d];
+    return 1;
 }

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "astar.h"
@@ -28,6 +29,7 @@
 #define LAYER_MT "astar.Influence"
 #define CLAIMS_MT "astar.Claims"
 #define MASK_MT "astar.Mask"
+#define FIELD_MT "astar.Field"
 
 /* Every userdata starts with this, so one __index serves width/height for all. */
 typedef struct lobject {
@@ -56,6 +58,11 @@ typedef struct lclaims {
     lobject base;
     astar_claims *claims; /* uservalue: { [unit key] = slot } */
 } lclaims;
+
+typedef struct lfield {
+    lobject base;
+    astar_field *field;
+} lfield;
 
 typedef struct lmask {
     lobject base;
@@ -516,6 +523,10 @@ typedef struct find_ctx {
     lobject *read[ASTAR_MAX_LAYERS + 3]; /* marked "in use" while the query runs: layers, claims,
                                          mask and the grid */
     int nread;
+    astar_field *field;                 /* distance_field and range: what to fill */
+    const int32_t *cells;
+    int32_t ncells;
+    astar_field_kind kind;
 } find_ctx;
 
 /* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil). */
@@ -1021,6 +1032,215 @@ static int grid_find_nearest(lua_State *L) {
     return run_query(L, c, 5);
 }
 
+/* -------------------------------------------------------------- fields */
+
+static lfield *check_field(lua_State *L, int arg) {
+    lfield *f = check_object(L, arg, FIELD_MT, "astar.Field");
+    if (!f->field) luaL_argerror(L, arg, "astar.Field has been freed");
+    return f;
+}
+
+static int field_gc(lua_State *L) {
+    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
+    astar_field_free(f->field);
+    f->field = NULL;
+    return 0;
+}
+
+static int field_tostring(lua_State *L) {
+    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
+    lua_pushfstring(L, "astar.Field(%dx%d)%s", (int)f->base.width, (int)f->base.height,
+                    f->field ? "" : " (freed)");
+    return 1;
+}
+
+/* Runs inside lua_pcall, like find_run: the build, then its info table. */
+static int field_run(lua_State *L) {
+    find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->L = L;
+    astar_result res;
+    astar_status st = astar_field_build(c->field, c->ws->search, c->grid->grid, &c->q, c->cells,
+                                        c->ncells, c->kind, &res);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st != ASTAR_OK && st != ASTAR_LIMIT)
+        return luaL_error(L, "field failed: %s", astar_status_name(st));
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, st == ASTAR_OK ? "done" : "limit");
+    lua_setfield(L, -2, "status");
+    lua_pushinteger(L, (lua_Integer)res.expansions);
+    lua_setfield(L, -2, "expansions");
+    lua_pushinteger(L, astar_field_reached(c->field));
+    lua_setfield(L, -2, "reached");
+    lua_pushnil(L);
+    return 2;
+}
+
+/* Options of find that mean nothing to a field: an error, not silently ignored. */
+static void reject_search_options(lua_State *L, int arg, const char *fn) {
+    static const char *const NAMES[] = {"heuristic", "weight", "partial", "turn_penalty", "claim_window"};
+    if (!lua_istable(L, arg)) return;
+    for (int i = 0; i < 5; i++)
+        if (get_option(L, arg, NAMES[i]))
+            arg_error_fmt(L, arg, "option '%s' does not apply to %s", NAMES[i], fn);
+}
+
+/* Builds into a new field (left on the stack below the info table) from the ctx's cells. */
+static void build_field(lua_State *L, find_ctx *c, int opts_arg) {
+    lfield *f = new_object(L, sizeof *f, FIELD_MT);
+    astar_alloc a = lua_allocator(L);
+    f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
+    if (!f->field) no_memory(L);
+    f->base.width = c->grid->base.width;
+    f->base.height = c->grid->base.height;
+    c->field = f->field;
+    int field_idx = lua_gettop(L);
+    run_query(L, c, opts_arg); /* info, nil */
+    lua_pop(L, 1);
+    lua_pushvalue(L, field_idx);
+    lua_insert(L, -2); /* field, info */
+}
+
+/*
+ * grid:distance_field(goals [, opts]) -> field, info: every cell's cost to the nearest
+ * goal and its next step there, from one search.
+ */
+static int grid_distance_field(lua_State *L) {
+    find_ctx ctx;
+    find_ctx *c = &ctx;
+    lgrid *g = check_grid(L, 1);
+    memset(c, 0, sizeof *c);
+    c->grid = g;
+    astar_query_init(&c->q);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    if (n < 1) arg_error_fmt(L, 2, "goals must be a non-empty list of points");
+    if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, 2, "too many goals");
+    lua_settop(L, 3);
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    reject_search_options(L, 3, "distance_field");
+    check_stack(L, 8);
+    int32_t *ids = lua_newuserdatauv(L, (size_t)n * sizeof *ids, 0);
+    for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 2, i, g, "goal");
+    c->cells = ids;
+    c->ncells = (int32_t)n;
+    c->kind = ASTAR_FIELD_TO;
+    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
+    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    build_field(L, c, 3);
+    return 2;
+}
+
+/* Reached cells of a field in order of cost (ties: node id), as {x=, y=, cost=}. */
+static int compare_by_cost(const void *a, const void *b) {
+    const double *da = a, *db = b;
+    if (da[0] != db[0]) return da[0] < db[0] ? -1 : 1;
+    return (da[1] > db[1]) - (da[1] < db[1]);
+}
+
+static void push_cells(lua_State *L, const lfield *f) {
+    int32_t w = f->base.width, h = f->base.height, n = astar_field_reached(f->field);
+    double *pairs = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * 2 * sizeof *pairs, 0);
+    int32_t k = 0;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            double d = astar_field_distance(f->field, x, y);
+            if (d == HUGE_VAL || k >= n) continue;
+            pairs[2 * k] = d;
+            pairs[2 * k + 1] = (double)y * w + x;
+            k++;
+        }
+    qsort(pairs, (size_t)k, 2 * sizeof *pairs, compare_by_cost);
+    lua_createtable(L, k, 0);
+    for (int32_t i = 0; i < k; i++) {
+        int32_t id = (int32_t)pairs[2 * i + 1];
+        push_point(L, id, w);
+        lua_pushnumber(L, pairs[2 * i]);
+        lua_setfield(L, -2, "cost");
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_remove(L, -2);
+}
+
+/*
+ * grid:range(sx, sy, budget [, opts]) -> cells, field, info: every cell a unit at (sx, sy)
+ * reaches for at most `budget`, cheapest first, as {x=, y=, cost=}; field:path(x, y)
+ * is the way there.
+ */
+static int grid_range(lua_State *L) {
+    find_ctx ctx;
+    find_ctx *c = &ctx;
+    start_query(L, c);
+    lua_Number budget = luaL_checknumber(L, 4);
+    if (!(budget >= 0)) arg_error_fmt(L, 4, "budget must be a number >= 0, got %s", value_str(L, 4));
+    lua_settop(L, 5);
+    if (!lua_isnoneornil(L, 5)) {
+        luaL_checktype(L, 5, LUA_TTABLE);
+        if (get_option(L, 5, "max_cost")) arg_error_fmt(L, 5, "option 'max_cost' does not apply to range: the budget is it");
+    }
+    reject_search_options(L, 5, "range");
+    int32_t *start = lua_newuserdatauv(L, sizeof *start, 0);
+    *start = c->q.sy * c->grid->base.width + c->q.sx;
+    c->cells = start;
+    c->ncells = 1;
+    c->kind = ASTAR_FIELD_FROM;
+    c->q.gx = c->q.sx;
+    c->q.gy = c->q.sy;
+    c->q.max_cost = budget; /* options may not set it (checked above) */
+    build_field(L, c, 5); /* field, info */
+    push_cells(L, lua_touserdata(L, -2));
+    lua_insert(L, -3);
+    return 3;
+}
+
+static int field_distance(lua_State *L) {
+    lfield *f = check_field(L, 1);
+    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    double d = astar_field_distance(f->field, x, y);
+    if (d == HUGE_VAL) return lua_pushnil(L), 1;
+    lua_pushnumber(L, d);
+    return 1;
+}
+
+static int field_next(lua_State *L) {
+    lfield *f = check_field(L, 1);
+    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t nx, ny;
+    if (astar_field_next(f->field, x, y, &nx, &ny) != 1) return lua_pushnil(L), 1;
+    lua_pushinteger(L, nx + 1);
+    lua_pushinteger(L, ny + 1);
+    return 2;
+}
+
+/* field:path(x, y): in walking order, to the nearest goal (TO) or from the start (FROM). */
+static int field_path(lua_State *L) {
+    lfield *f = check_field(L, 1);
+    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    if (astar_field_distance(f->field, x, y) == HUGE_VAL) return lua_pushnil(L), 1;
+    lua_newtable(L);
+    lua_Integer n = 0;
+    int32_t nx, ny;
+    for (;;) {
+        push_point(L, y * f->base.width + x, f->base.width);
+        lua_rawseti(L, -2, ++n);
+        if (astar_field_next(f->field, x, y, &nx, &ny) != 1) break;
+        x = nx;
+        y = ny;
+    }
+    if (astar_field_get_kind(f->field) == ASTAR_FIELD_FROM) /* walked back: reverse */
+        for (lua_Integer i = 1, j = n; i < j; i++, j--) {
+            lua_rawgeti(L, -1, i);
+            lua_rawgeti(L, -2, j);
+            lua_rawseti(L, -3, i);
+            lua_rawseti(L, -2, j);
+        }
+    return 1;
+}
+
+static int field_cells(lua_State *L) {
+    push_cells(L, check_field(L, 1));
+    return 1;
+}
+
 /* -------------------------------------------------------------- layers */
 
 static int layer_gc(lua_State *L) {
@@ -1524,6 +1744,10 @@ static const luaL_Reg LAYER_METHODS[] = {
     {"spread", layer_spread}, {"max_abs", layer_max_abs}, {"add_layer", layer_add_layer},
     {NULL, NULL}};
 
+static const luaL_Reg FIELD_METHODS[] = {
+    {"distance", field_distance}, {"next", field_next}, {"path", field_path},
+    {"cells", field_cells},       {NULL, NULL}};
+
 static const luaL_Reg MASK_METHODS[] = {
     {"reveal", mask_reveal}, {"is_known", mask_is_known}, {NULL, NULL}};
 
@@ -1545,7 +1769,14 @@ int luaopen_astar_core(lua_State *L) {
     lua_pushcfunction(L, find_run);
     lua_pushcclosure(L, grid_find_nearest, 1);
     lua_setfield(L, -2, "find_nearest");
+    lua_pushcfunction(L, field_run);
+    lua_pushcclosure(L, grid_distance_field, 1);
+    lua_setfield(L, -2, "distance_field");
+    lua_pushcfunction(L, field_run);
+    lua_pushcclosure(L, grid_range, 1);
+    lua_setfield(L, -2, "range");
     lua_pop(L, 3);
+    new_class(L, FIELD_MT, FIELD_METHODS, field_gc, field_tostring);
     new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
     new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
     new_class(L, MASK_MT, MASK_METHODS, mask_gc, mask_tostring);
