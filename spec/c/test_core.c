@@ -374,9 +374,11 @@ static void test_allocations(void) {
     astar_claims *claims = astar_claims_new(64, 64, &a);
     int32_t unit = astar_claims_unit_new(claims), path[3] = {64 * 20 + 5, 64 * 20 + 6, 64 * 20 + 7};
     CHECK(unit >= 0 && astar_claims_set(claims, unit, path, 3) == ASTAR_OK);
+    astar_field *field = astar_field_new(64, 64, &a);
+    CHECK(field != NULL);
     for (int round = 0; round < 2; round++) {
         long before = cnt.allocs;
-        for (int kind = 0; kind < 6; kind++) {
+        for (int kind = 0; kind < 10; kind++) {
             astar_query k;
             astar_query_init(&k);
             k.sx = 2, k.sy = 60, k.gx = 50 + round, k.gy = 62;
@@ -385,12 +387,23 @@ static void test_allocations(void) {
             if (kind == 3) k.node_cost = zero_node_cost, k.edge_cost = zero_edge_cost;
             if (kind == 4) k.heuristic = ASTAR_H_CUSTOM, k.heuristic_fn = zero_heuristic;
             if (kind == 5) k.partial = 1, k.gx = 30, k.gy = 30; /* a blocked goal */
+            if (kind == 6) k.diagonal = ASTAR_DIAG_HEX, k.noise = 1.0;
+            if (kind == 7) k.turn_penalty = 1.0, k.claims = claims, k.claim_window = 2;
+            if (kind >= 8) { /* fields: to the goal, and from the start */
+                int32_t at = kind == 8 ? k.gy * 64 + k.gx : k.sy * 64 + k.sx;
+                k.max_cost = kind == 9 ? 30.0 : INFINITY;
+                CHECK(astar_field_build(field, s, g, &k, &at, 1, kind == 8 ? ASTAR_FIELD_TO : ASTAR_FIELD_FROM,
+                                        &res) == ASTAR_OK);
+                CHECK(astar_field_reached(field) > 0);
+                continue;
+            }
             astar_status st = astar_find(s, g, &k, &res);
             CHECK(st == (kind == 5 ? ASTAR_PARTIAL : ASTAR_OK));
         }
         astar_grid_set_cost(g, 30, 9, round ? 1.0 : INFINITY); /* closes, then reopens, a gap */
         if (round == 1) CHECK(cnt.allocs == before);
     }
+    astar_field_free(field);
     astar_claims_free(claims);
     astar_layer_free(layer);
     astar_search_free(s);

@@ -366,6 +366,39 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* A field's first build allocates the field; range sorts its cells in a userdata. */
+    {"distance_field and range",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local f, i = G:distance_field({{x = 16, y = 12}, {1, 12}})\n"
+     "  local cells, r, j = G:range(1, 1, 6, {node_cost = function(x) return x * 0.1 end})\n"
+     "  return f:distance(1, 1), f:path(1, 1), f:next(2, 1), i, cells, r:path(3, 3), j, tostring(f)\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  local f = G:distance_field({{x = 16, y = 12}})\n"
+     "  return f:path(1, 1), G:range(16, 12, 3)\n"
+     "end\n"
+     "return run, check\n"},
+
+    /* A first windowed query allocates the workspace's depth and window arrays. */
+    {"hex grid, turn_penalty, claim_window",
+     "local G = world()\n"
+     "local C = astar.claims(G)\n"
+     "C:claim('other', G:find(16, 12, 1, 1))\n"
+     "local function run()\n"
+     "  local h = astar.grid(16, 12, {topology = 'hex'})\n"
+     "  h:load(ROWS)\n"
+     "  local p, i = h:find(1, 1, 16, 12, {turn_penalty = 1})\n"
+     "  local q, j = G:find(1, 1, 16, 12, {claims = C, claim_window = 2, turn_penalty = 0.5})\n"
+     "  return p, i, q, j, h.topology, h:reachable(1, 1, 16, 12)\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find(1, 1, 16, 12, {claims = C, claim_window = 1})\n"
+     "end\n"
+     "return run, check\n"},
+
     {"find with partial, max_expansions, max_cost",
      "local G = world()\n"
      "local function run()\n"
