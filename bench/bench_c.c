@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
@@ -18,6 +18,10 @@
  *              units stamped (radius 6), one spread step over walkable cells (the
  *              first map's 256x256 corner, or open ground) and a decay; 200
  *              frames. Runs once, not per map; prints median and mean per frame.
+ *   field      flow fields: a distance field to the goal of 10 problems spread over
+ *              the scenario, each the whole map's cost to that goal (one build
+ *              = one Dijkstra over the goal's island; "problems" = builds).
+ *              Checked: each of those problems' start reads its optimum.
  *   islands    goals on another island than the start (on maps that have more
  *              than one): the query answered from the labels, against the same
  *              query with partial = 1, which searches the start's whole island
@@ -259,6 +263,28 @@ static void run_islands(astar_grid *g, astar_search *s, const astar_scen *sc, st
 }
 
 /* The .map files named, directories expanded (sorted). */
+static void run_field(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
+    astar_field *f = astar_field_new(astar_grid_width(g), astar_grid_height(g), NULL);
+    if (!f) {
+        st->mismatches++;
+        return;
+    }
+    int builds = sc->count < 10 ? sc->count : 10;
+    for (int k = 0; k < builds; k++) {
+        const astar_scenario *p = &sc->items[(int64_t)k * sc->count / builds];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        astar_query_init(&q);
+        int32_t goal = p->gy * astar_grid_width(g) + p->gx;
+        astar_result res;
+        double t0 = now();
+        astar_status rc = astar_field_build(f, s, g, &q, &goal, 1, ASTAR_FIELD_TO, &res);
+        stats_add(st, now() - t0, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(astar_field_distance(f, p->sx, p->sy), p)) st->mismatches++;
+    }
+    astar_field_free(f);
+}
+
 static size_t collect_maps(int argc, char **argv, int first, char ***out) {
     size_t n = 0, cap = 16;
     char **maps = malloc(cap * sizeof *maps);
@@ -297,14 +323,15 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
     bool plain = strstr(workloads, "plain") != NULL, penalties = strstr(workloads, "penalties") != NULL,
          islands = strstr(workloads, "islands") != NULL,
          reference = strstr(workloads, "reference") != NULL,
-         influence = strstr(workloads, "influence") != NULL;
+         influence = strstr(workloads, "influence") != NULL,
+         field = strstr(workloads, "field") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -328,8 +355,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[5];
-        for (int k = 0; k < 5; k++) {
+        stats st[6];
+        for (int k = 0; k < 6; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -352,8 +379,12 @@ int main(int argc, char **argv) {
                 report("no_islands", base, &st[3]);
             }
         }
+        if (field) {
+            run_field(g, s, sc, &st[5]);
+            report("field", base, &st[5]);
+        }
         if (influence && m == 0) run_influence(g);
-        for (int k = 0; k < 5; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 6; k++) bad += st[k].mismatches;
         for (int k = 0; k < 3; k++) {
             stats *from = &st[k == 2 ? 4 : k];
             all[k].total += from->total;
@@ -361,7 +392,7 @@ int main(int argc, char **argv) {
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 5; k++) free(st[k].times);
+        for (int k = 0; k < 6; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);

@@ -932,38 +932,42 @@ void astar_field_free(astar_field *f) {
  * are tried from each neighbour p that may legally move to b, at what the step
  * p -> b costs a unit walking it (b's terrain and penalties, edge_cost(b, p)).
  * A blocked node gets a distance (a unit may stand there and leave it) but no
- * way leads through it.
+ * way leads through it, so it is never queued: its best offer is simply kept.
  */
 static astar_status run_toward(query_ctx *c, astar_result *res) {
     astar_search *s = c->s;
     astar_node *nodes = s->nodes;
     uint64_t expansions = 0;
+    /* Terrain alone decides the moves and adds nothing: the grid's tables answer. */
+    const bool terrain_only = !c->q->node_cost && !c->q->known;
+    const bool extras = c->penalties || c->q->edge_cost;
     while (s->heap.len > 0) {
         if (expansions >= c->q->max_expansions) return done(res, expansions, ASTAR_LIMIT);
         astar_heap_entry top = astar_heap_pop(&s->heap, nodes);
         int32_t b = top.cell;
         expansions++;
         int32_t by = row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
-        if (!walkable(c, b, bx, by)) continue;
-        if (c->aborted) return done(res, expansions, ASTAR_EABORT);
         double gb = nodes[b].g;
         for (int d = 0; d < 8; d++) { /* p steps in direction d onto b */
             int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
             if (px < 0 || py < 0 || px >= c->g->width || py >= c->g->height) continue;
             astar_node *n = touch(c, p);
-            if (n->heap == ASTAR_NOT_OPEN && n->g != INFINITY) continue; /* settled */
-            if (!(query_moves(c, p, px, py) >> d & 1u)) {
-                if (c->aborted) return done(res, expansions, ASTAR_EABORT);
-                continue;
-            }
+            if (n->heap == ASTAR_NOT_OPEN && n->g != INFINITY && walkable(c, p, px, py)) continue; /* settled */
+            unsigned moves = terrain_only ? astar_legal_row(c->g, c->diagonal, py)[c->g->open[p]]
+                                          : query_moves(c, p, px, py);
+            if (c->aborted) return done(res, expansions, ASTAR_EABORT);
+            if (!(moves >> d & 1u)) continue;
             double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
-            double extra = step_extra(c, p, px, py, b, bx, by);
+            double extra = extras ? step_extra(c, p, px, py, b, bx, by) : 0.0;
             if (c->aborted) return done(res, expansions, ASTAR_EABORT);
             if (extra == INFINITY) continue;
             double ng = gb + step * terrain_cost(c, b) + extra;
             if (!(ng < n->g) || ng > c->q->max_cost) continue;
             n->g = ng;
             n->from = (uint8_t)d;
+            bool stand_only = !walkable(c, p, px, py);
+            if (c->aborted) return done(res, expansions, ASTAR_EABORT);
+            if (stand_only) continue;
             if (n->heap != ASTAR_NOT_OPEN) {
                 s->heap.items[n->heap].key = astar_heap_key(ng, 0.0);
                 astar_heap_up(&s->heap, n->heap, nodes);
