@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
@@ -26,6 +26,12 @@
  *              than one): the query answered from the labels, against the same
  *              query with partial = 1, which searches the start's whole island
  *              as a search without labels would. Checked: unreachable.
+ *   graph      the map as a waypoint graph (astar_graph): every walkable cell a
+ *              node, arcs to the 8 neighbours a no-corner-cut move reaches,
+ *              with the default cost (the distance: 1 or sqrt 2), so the
+ *              heuristic is the Euclidean distance at scale 1. The plain
+ *              problems, one workspace. Checked like plain. Also prints the
+ *              time to build the graph and to pack it (the first query).
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -262,6 +268,55 @@ static void run_islands(astar_grid *g, astar_search *s, const astar_scen *sc, st
     free(id);
 }
 
+/* The map as a waypoint graph; see the header comment. */
+static void run_graph(astar_grid *grid, const astar_scen *sc, const char *map, stats *st) {
+    int32_t w = astar_grid_width(grid), h = astar_grid_height(grid);
+    int32_t *id = malloc((size_t)w * (size_t)h * sizeof *id);
+    double t0 = now();
+    astar_graph *g = astar_graph_new(NULL);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            id[y * w + x] = -1;
+            if (astar_grid_get_cost(grid, x, y) != INFINITY) astar_graph_add_node(g, x, y, 0, &id[y * w + x]);
+        }
+    static const int dx[8] = {0, 1, 0, -1, 1, 1, -1, -1}, dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            if (id[y * w + x] < 0) continue;
+            for (int d = 0; d < 8; d++) {
+                int32_t nx = x + dx[d], ny = y + dy[d];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h || id[ny * w + nx] < 0) continue;
+                if (d >= 4 && (id[y * w + nx] < 0 || id[ny * w + x] < 0)) continue; /* no corner cut */
+                astar_graph_add_arc(g, id[y * w + x], id[ny * w + nx], ASTAR_GRAPH_LENGTH);
+            }
+        }
+    double built = now() - t0;
+    t0 = now();
+    astar_graph_prepare(g);
+    double packed = now() - t0;
+    astar_graph_search *s = astar_graph_search_new(NULL);
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(grid, p)) continue;
+        astar_graph_query q;
+        astar_graph_query_init(&q);
+        q.start = id[p->sy * w + p->sx];
+        q.goal = id[p->gy * w + p->gx];
+        astar_result res;
+        t0 = now();
+        astar_status rc = astar_graph_find(s, g, &q, &res);
+        stats_add(st, now() - t0, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st->mismatches++;
+    }
+    printf("graph      %s: %d nodes, %d arcs, built in %.1f ms, packed in %.1f ms\n", map,
+           (int)astar_graph_node_count(g), (int)astar_graph_arc_count(g), built * 1e3, packed * 1e3);
+    printf("figure c graph %s build_ms %.3f\n", map, built * 1e3);
+    printf("figure c graph %s pack_ms %.3f\n", map, packed * 1e3);
+    astar_graph_search_free(s);
+    astar_graph_free(g);
+    free(id);
+}
+
 /* The .map files named, directories expanded (sorted). */
 static void run_field(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
     astar_field *f = astar_field_new(astar_grid_width(g), astar_grid_height(g), NULL);
@@ -323,7 +378,7 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -331,12 +386,13 @@ int main(int argc, char **argv) {
          islands = strstr(workloads, "islands") != NULL,
          reference = strstr(workloads, "reference") != NULL,
          influence = strstr(workloads, "influence") != NULL,
-         field = strstr(workloads, "field") != NULL;
+         field = strstr(workloads, "field") != NULL,
+         graph = strstr(workloads, "graph") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
            "median_us", "mean_us", "Mexp/s", "wrong");
-    stats all[3] = {{0}};
+    stats all[4] = {{0}};
     int bad = 0;
     for (size_t m = 0; m < nmaps; m++) {
         size_t len;
@@ -355,8 +411,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[6];
-        for (int k = 0; k < 6; k++) {
+        stats st[7];
+        for (int k = 0; k < 7; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -380,27 +436,31 @@ int main(int argc, char **argv) {
             }
         }
         if (field) {
-            run_field(g, s, sc, &st[5]);
-            report("field", base, &st[5]);
+            run_field(g, s, sc, &st[6]);
+            report("field", base, &st[6]);
+        }
+        if (graph) {
+            run_graph(g, sc, base, &st[5]);
+            report("graph", base, &st[5]);
         }
         if (influence && m == 0) run_influence(g);
-        for (int k = 0; k < 6; k++) bad += st[k].mismatches;
-        for (int k = 0; k < 3; k++) {
-            stats *from = &st[k == 2 ? 4 : k];
+        for (int k = 0; k < 7; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 4; k++) {
+            stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k];
             all[k].total += from->total;
             all[k].expansions += from->expansions;
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 6; k++) free(st[k].times);
+        for (int k = 0; k < 7; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);
         free(maps[m]);
         fflush(stdout);
     }
-    const char *names[3] = {"plain", "penalties", "reference"};
-    for (int k = 0; k < 3; k++) {
+    const char *names[4] = {"plain", "penalties", "reference", "graph"};
+    for (int k = 0; k < 4; k++) {
         if (!all[k].n) continue;
         double mexp = all[k].total > 0 ? (double)all[k].expansions / all[k].total / 1e6 : 0;
         printf("figure c %s all problems %zu\n", names[k], all[k].n);

@@ -25,6 +25,7 @@ build = {
             "src/search.c",
             "src/islands.c",
             "src/movingai.c",
+            "src/graph.c",
             "src/lua/astar_core.c",
          },
          incdirs = { "src" },

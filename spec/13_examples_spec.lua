@@ -61,6 +61,24 @@ describe("examples", function()
     assert.is_true(shared < 20) -- three routes of about 30 cells each
   end)
 
+  it("graph.lua: danger, claims, a one-way ford and blocked places change the march", function()
+    local out = table.concat(run("examples/graph.lua"), "\n")
+    local function route(n)
+      local line = out:match("\n" .. n .. "%. [^\n]*")
+      assert(line, "no line " .. n)
+      return line:match(":%s+(.*)$") -- the route, after the title
+    end
+    assert.truthy(route(1):find("Harbor -> Mill -> Bridge -> Keep -> Castle", 1, true))
+    assert.falsy(route(2):find("Bridge", 1, true))           -- the archers are avoided
+    assert.truthy(route(2):find("Marsh -> Ford", 1, true))
+    assert.falsy(route(3):find("Marsh", 1, true))            -- the red army's road is left to it
+    assert.falsy(route(4):find("Ford", 1, true))             -- no way back up the ford
+    assert.falsy(route(5):find("Bridge", 1, true))
+    assert.truthy(route(6):find("no way (unreachable)", 1, true))
+    local c1, c3 = tonumber(route(1):match("cost ([%d.]+)")), tonumber(route(3):match("cost ([%d.]+)"))
+    assert.is_true(c3 > c1)
+  end)
+
   it("demo.lua runs", function()
     local lines = run("examples/demo.lua")
     assert.is_true(#lines > 10)

@@ -445,6 +445,179 @@ astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *al
                              size_t errlen);
 void astar_scen_free(astar_scen *scen);
 
+/* --------------------------------------------------------------- graphs */
+
+/*
+ * General graphs: waypoints, navmesh polygons, a board of territories. Nodes
+ * have ids 0..n-1 in the order they were added and a position (x, y, z); arcs
+ * are directed and carry a cost >= 0. An edge is a pair of arcs.
+ *
+ * The step cost from a to b along an arc is
+ *     cost(a -> b) + max(0, P(b) + X(a, b))
+ * with P and X as for grids (astar_query), per node: layer values times their
+ * weights, claim penalty and noise in P; node_cost(b) + edge_cost(a, b) in X.
+ *
+ * The default heuristic is the Euclidean distance between node positions times
+ * the graph's heuristic scale: the smallest cost / length over all arcs whose
+ * ends lie apart (0 when such an arc costs 0, or when there is none). So it
+ * stays admissible and consistent for any costs given, and an arc with the
+ * default cost (its length) leaves the scale at 1.
+ *
+ * Arcs are kept in per-node lists while the graph is built and packed into a
+ * compact array (CSR) the first time a query runs after a change, when the
+ * heuristic scale is recomputed too. Blocking a node changes neither.
+ *
+ * A graph may be read by many searches at once (one astar_graph_search per
+ * thread) once it is prepared (astar_graph_prepare, or any query since the
+ * last change) and as long as nobody writes to it. Errors leave the graph as
+ * it was.
+ */
+typedef struct astar_graph astar_graph;
+
+/* The most nodes and the most arcs a graph holds. */
+#define ASTAR_GRAPH_MAX_NODES (1 << 28)
+#define ASTAR_GRAPH_MAX_ARCS (1 << 30)
+
+/* As the cost of astar_graph_add_arc / _add_edge: the distance between the two nodes. */
+#define ASTAR_GRAPH_LENGTH (-1.0)
+
+astar_graph *astar_graph_new(const astar_alloc *alloc);
+void astar_graph_free(astar_graph *g);
+
+/* Adds a node at (x, y, z) (finite numbers; use z = 0 on a plane); *id gets its id.
+ * ASTAR_EINVAL for a non-finite coordinate or a full graph, ASTAR_ENOMEM. */
+astar_status astar_graph_add_node(astar_graph *g, double x, double y, double z, int32_t *id);
+int32_t astar_graph_node_count(const astar_graph *g);
+/* Arcs now in the graph (an edge counts two). */
+int32_t astar_graph_arc_count(const astar_graph *g);
+/* The node's position; ASTAR_EINVAL for an id out of range. */
+astar_status astar_graph_node(const astar_graph *g, int32_t id, double *x, double *y, double *z);
+
+/*
+ * Adds the arc from -> to with the given cost: finite and >= 0 (0 suits a
+ * portal or a door), or ASTAR_GRAPH_LENGTH. If the arc exists, its cost is
+ * replaced: a graph holds at most one arc from a node to another. ASTAR_EINVAL
+ * for an id out of range, from == to (a loop never shortens a path, so it is
+ * taken for a mistake), a bad cost or a full graph; ASTAR_ENOMEM.
+ */
+astar_status astar_graph_add_arc(astar_graph *g, int32_t from, int32_t to, double cost);
+/* Both arcs a -> b and b -> a, same rules; on error neither changed. */
+astar_status astar_graph_add_edge(astar_graph *g, int32_t a, int32_t b, double cost);
+/* Removes the arc from -> to if there is one (*removed, may be NULL, gets 1 or 0).
+ * ASTAR_EINVAL for an id out of range. */
+astar_status astar_graph_remove_arc(astar_graph *g, int32_t from, int32_t to, int *removed);
+/* The cost of the arc from -> to; NaN when there is none or an id is out of range. */
+double astar_graph_arc_cost(const astar_graph *g, int32_t from, int32_t to);
+/*
+ * The arcs leaving id, in the order they were first added: the first `max`
+ * of them go to to[] and cost[] (either may be NULL). Returns how many arcs
+ * leave the node, or -1 for an id out of range.
+ */
+int32_t astar_graph_neighbours(const astar_graph *g, int32_t id, int32_t *to, double *cost,
+                               int32_t max);
+
+/* A blocked node is never entered (a query may still start on it). EINVAL out of range. */
+astar_status astar_graph_set_blocked(astar_graph *g, int32_t id, int blocked);
+/* 1 blocked, 0 not, -1 out of range. */
+int astar_graph_is_blocked(const astar_graph *g, int32_t id);
+
+/* Packs the arcs and computes the heuristic scale now, if a change left them stale
+ * (queries do it on their own). ASTAR_ENOMEM leaves the graph usable. */
+astar_status astar_graph_prepare(astar_graph *g);
+/* The heuristic scale (see above) as of the last prepare; NaN while stale. */
+double astar_graph_heuristic_scale(const astar_graph *g);
+/* Bumped on every change of nodes, arcs or blocking. */
+uint32_t astar_graph_version(const astar_graph *g);
+
+/*
+ * Claims on a graph's nodes: an astar_claims whose node ids are graph node ids
+ * (x = id, y = 0 for astar_claims_count). Made as wide as the graph is now,
+ * widened with astar_graph_claims_fit after the graph grew (nodes the claims
+ * do not cover yet count as unclaimed in queries).
+ */
+astar_claims *astar_graph_claims_new(const astar_graph *g, const astar_alloc *alloc);
+/* Widens c to the graph's node count (never narrows). ASTAR_ENOMEM leaves c as it was;
+ * ASTAR_EINVAL for claims that are not a graph's (height > 1). */
+astar_status astar_graph_claims_fit(astar_claims *c, const astar_graph *g);
+
+/*
+ * Row y of a layer as a plain array of width values, valid until the layer is
+ * freed: a layer of width n and height 1 serves as per-node values of a graph.
+ * NULL for a row out of range.
+ */
+const double *astar_layer_row(const astar_layer *l, int32_t y);
+
+/* Extra cost of entering node; called at most once per node per query. */
+typedef int (*astar_graph_node_cost_fn)(void *ud, int32_t node, double *extra);
+/* Extra cost of the arc from -> to; called per arc considered. */
+typedef int (*astar_graph_edge_cost_fn)(void *ud, int32_t to, int32_t from, double *extra);
+/* A custom heuristic: a finite estimate >= 0 (anything else aborts the search). */
+typedef double (*astar_graph_heuristic_fn)(void *ud, int32_t node, int32_t goal);
+/* A layer value of a node, asked once per node per query: finite (anything else aborts). */
+typedef double (*astar_graph_value_fn)(void *ud, int32_t node);
+
+/* Per-node values weighted into P: an array of at least node-count values, or a function. */
+typedef struct astar_graph_layer {
+    const double *values;             /* NULL: ask value_fn */
+    astar_graph_value_fn value_fn;
+    void *value_ud;
+    double weight;                    /* finite */
+} astar_graph_layer;
+
+typedef struct astar_graph_query {
+    int32_t start, goal;
+    astar_heuristic heuristic;        /* ASTAR_H_DEFAULT = ASTAR_H_EUCLIDEAN (scaled),
+                                         ASTAR_H_ZERO or ASTAR_H_CUSTOM; others EINVAL */
+    astar_graph_heuristic_fn heuristic_fn; /* with ASTAR_H_CUSTOM, used as given */
+    void *heuristic_ud;
+    double weight;                    /* >= 1; 1 = optimal */
+    const astar_graph_layer *layers;  /* nlayers entries, 0..ASTAR_MAX_LAYERS */
+    int nlayers;
+    const astar_claims *claims;       /* from astar_graph_claims_new; NULL: none */
+    int32_t unit;                     /* the querying unit's slot, -1 for none */
+    double claim_penalty;             /* >= 0, added per other claiming unit */
+    double claim_radius;              /* < 0: every unit; else only units whose current node
+                                         lies within this Euclidean distance of the start */
+    astar_graph_node_cost_fn node_cost;
+    void *node_cost_ud;
+    astar_graph_edge_cost_fn edge_cost;
+    void *edge_cost_ud;
+    uint64_t max_expansions;          /* UINT64_MAX: no limit */
+    double max_cost;                  /* INFINITY: no limit */
+    int partial;                      /* nonzero: when not found, the path to the expanded node
+                                         nearest the goal (Euclidean, or the custom heuristic;
+                                         ties: smaller g) with ASTAR_PARTIAL */
+    double noise;                     /* >= 0: adds noise * astar_noise(seed, node, 0) to P */
+    uint32_t seed;
+} astar_graph_query;
+
+void astar_graph_query_init(astar_graph_query *q);
+
+/*
+ * A search workspace for graphs: node records, open list and the last path,
+ * sized to the largest graph it has searched. A warm workspace allocates
+ * nothing per query; it grows (once) when a graph has more nodes than any
+ * before. One per thread; any number of graphs may share one.
+ */
+typedef struct astar_graph_search astar_graph_search;
+
+astar_graph_search *astar_graph_search_new(const astar_alloc *alloc);
+void astar_graph_search_free(astar_graph_search *s);
+
+/*
+ * Runs one query; returns res->status (res->target is -1). Prepares the graph
+ * first if a change left it stale. A blocked goal (or one node_cost blocks) is
+ * ASTAR_UNREACHABLE at once unless partial; a blocked start may be left.
+ * Errors: ASTAR_EINVAL for a bad query (ids out of range, weight < 1, ...),
+ * ASTAR_ENOMEM (the graph and the workspace stay usable), ASTAR_EABORT (a
+ * callback aborted or returned a bad value). The path, as node ids from start
+ * to goal, is available from astar_graph_search_path until the next query on
+ * this workspace.
+ */
+astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
+                              astar_result *res);
+const int32_t *astar_graph_search_path(const astar_graph_search *s, int32_t *length);
+
 #ifdef __cplusplus
 }
 #endif

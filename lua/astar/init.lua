@@ -9,6 +9,7 @@ local astar = {
   influence = core.influence,
   claims = core.claims,
   mask = core.mask,
+  graph = core.graph,
   load_movingai = core.load_movingai,
   load_movingai_string = core.load_movingai_string,
   load_scen = core.load_scen,

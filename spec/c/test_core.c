@@ -610,6 +610,320 @@ static void test_uniform_terrain(void) {
     astar_grid_free(g);
 }
 
+/* ---------------------------------------------------------------- graphs */
+
+enum { GMAX = 32 };
+
+/* A graph as plain data: arc[a][b] is the cost of a -> b (INFINITY: no arc). */
+typedef struct gworld {
+    int n;
+    double x[GMAX], y[GMAX], z[GMAX];
+    double arc[GMAX][GMAX];
+    int blocked[GMAX];
+    double layer[GMAX], layer_weight;
+    int use_layer;
+    int claimed[GMAX];       /* units other than the querying one claiming each node */
+    double claim_penalty;
+    double node_extra[GMAX]; /* INFINITY blocks */
+    int use_node_cost, use_edge_cost;
+} gworld;
+
+/* A fixed pseudo-random extra per arc: INFINITY (blocks) for about 1 in 20. */
+static double graph_edge_extra(int32_t to, int32_t from) {
+    unsigned k = ((unsigned)to * 73856093u) ^ ((unsigned)from * 83492791u);
+    k %= 97;
+    if (k < 5) return INFINITY;
+    return (k % 4) * 0.25;
+}
+
+static double gworld_step(const gworld *w, int a, int b) {
+    if (w->arc[a][b] == INFINITY || w->blocked[b]) return INFINITY;
+    double p = 0.0;
+    if (w->use_layer) p += w->layer_weight * w->layer[b];
+    p += w->claim_penalty * w->claimed[b];
+    if (w->use_node_cost) {
+        if (w->node_extra[b] == INFINITY) return INFINITY;
+        p += w->node_extra[b];
+    }
+    if (w->use_edge_cost) {
+        double e = graph_edge_extra(b, a);
+        if (e == INFINITY) return INFINITY;
+        p += e;
+    }
+    return w->arc[a][b] + (p > 0 ? p : 0.0);
+}
+
+/* Bellman-Ford from the step rule: the optimal cost, INFINITY when there is no path. */
+static double gworld_cost(const gworld *w, int start, int goal) {
+    if (w->blocked[goal] || (w->use_node_cost && w->node_extra[goal] == INFINITY)) return INFINITY;
+    double dist[GMAX];
+    for (int i = 0; i < w->n; i++) dist[i] = INFINITY;
+    dist[start] = 0.0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int a = 0; a < w->n; a++)
+            for (int b = 0; b < w->n && dist[a] != INFINITY; b++) {
+                double s = gworld_step(w, a, b);
+                if (s != INFINITY && dist[a] + s < dist[b] - 1e-12) dist[b] = dist[a] + s, changed = 1;
+            }
+    }
+    return dist[goal];
+}
+
+static int g_node_cost(void *ud, int32_t id, double *extra) {
+    const gworld *w = ud;
+    if (w->node_extra[id] == INFINITY) return ASTAR_CB_BLOCK;
+    *extra = w->node_extra[id];
+    return ASTAR_CB_PASS;
+}
+
+static int g_edge_cost(void *ud, int32_t to, int32_t from, double *extra) {
+    (void)ud;
+    *extra = graph_edge_extra(to, from);
+    return ASTAR_CB_PASS;
+}
+
+static void test_graph_basics(void) {
+    astar_graph *g = astar_graph_new(NULL);
+    int32_t a, b, c;
+    CHECK(astar_graph_add_node(g, 0, 0, 0, &a) == ASTAR_OK && a == 0);
+    CHECK(astar_graph_add_node(g, 3, 4, 0, &b) == ASTAR_OK && b == 1);
+    CHECK(astar_graph_add_node(g, 3, 4, 12, &c) == ASTAR_OK && c == 2);
+    CHECK(astar_graph_add_node(g, NAN, 0, 0, NULL) == ASTAR_EINVAL);
+    CHECK(astar_graph_add_node(g, 0, INFINITY, 0, NULL) == ASTAR_EINVAL);
+    CHECK(astar_graph_node_count(g) == 3);
+    CHECK(astar_graph_add_edge(g, a, b, ASTAR_GRAPH_LENGTH) == ASTAR_OK);
+    CHECK(astar_graph_arc_cost(g, a, b) == 5.0 && astar_graph_arc_cost(g, b, a) == 5.0);
+    CHECK(astar_graph_add_arc(g, b, c, ASTAR_GRAPH_LENGTH) == ASTAR_OK);
+    CHECK(astar_graph_arc_cost(g, b, c) == 12.0 && isnan(astar_graph_arc_cost(g, c, b)));
+    CHECK(astar_graph_arc_count(g) == 3);
+    CHECK(astar_graph_add_arc(g, a, a, 1.0) == ASTAR_EINVAL);      /* a loop */
+    CHECK(astar_graph_add_arc(g, a, 3, 1.0) == ASTAR_EINVAL);      /* no node 3 */
+    CHECK(astar_graph_add_arc(g, a, b, -2.0) == ASTAR_EINVAL);
+    CHECK(astar_graph_add_arc(g, a, b, NAN) == ASTAR_EINVAL);
+    CHECK(astar_graph_add_arc(g, a, b, INFINITY) == ASTAR_EINVAL);
+    CHECK(astar_graph_add_edge(g, a, b, 2.0) == ASTAR_OK); /* replaces both costs */
+    CHECK(astar_graph_arc_cost(g, a, b) == 2.0 && astar_graph_arc_count(g) == 3);
+    CHECK(astar_graph_prepare(g) == ASTAR_OK);
+    CHECK_NEAR(astar_graph_heuristic_scale(g), 0.4); /* 2 over a length of 5 */
+    int32_t to[4];
+    double cost[4];
+    CHECK(astar_graph_add_arc(g, b, a, 7.0) == ASTAR_OK);
+    CHECK(astar_graph_neighbours(g, b, to, cost, 4) == 2 && to[0] == a && to[1] == c && cost[0] == 7.0);
+    int removed;
+    CHECK(astar_graph_remove_arc(g, b, a, &removed) == ASTAR_OK && removed == 1);
+    CHECK(astar_graph_remove_arc(g, b, a, &removed) == ASTAR_OK && removed == 0);
+    CHECK(astar_graph_neighbours(g, b, to, cost, 4) == 1 && to[0] == c);
+    CHECK(isnan(astar_graph_heuristic_scale(g))); /* stale until the next prepare */
+    CHECK(astar_graph_add_arc(g, c, a, 0.0) == ASTAR_OK); /* a free portal */
+    CHECK(astar_graph_prepare(g) == ASTAR_OK && astar_graph_heuristic_scale(g) == 0.0);
+
+    astar_graph_search *s = astar_graph_search_new(NULL);
+    astar_graph_query q;
+    astar_graph_query_init(&q);
+    q.start = a, q.goal = c;
+    astar_result res;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_OK);
+    CHECK_NEAR(res.cost, 14.0);
+    int32_t len;
+    const int32_t *path = astar_graph_search_path(s, &len);
+    CHECK(len == 3 && path[0] == a && path[1] == b && path[2] == c);
+    CHECK(astar_graph_set_blocked(g, b, 1) == ASTAR_OK && astar_graph_is_blocked(g, b) == 1);
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_UNREACHABLE);
+    q.partial = 1;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_PARTIAL && res.length == 1);
+    q.partial = 0;
+    q.start = c, q.goal = b; /* a blocked goal: no search */
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_UNREACHABLE && res.expansions == 0);
+    q.start = b, q.goal = c; /* a blocked start may be left */
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_OK && res.cost == 12.0);
+    q.start = 5;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_EINVAL);
+    q.start = b, q.heuristic = ASTAR_H_OCTILE;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_EINVAL);
+    astar_graph_search_free(s);
+    astar_graph_free(g);
+}
+
+static void test_graph_random(void) {
+    static gworld w;
+    int found = 0;
+    astar_graph_search *s = astar_graph_search_new(NULL);
+    for (int round = 0; round < 400; round++) {
+        memset(&w, 0, sizeof w);
+        w.n = 2 + (int)(rnd() % (GMAX - 2));
+        astar_graph *g = astar_graph_new(NULL);
+        for (int i = 0; i < w.n; i++) {
+            w.x[i] = rnd01() * 20, w.y[i] = rnd01() * 20, w.z[i] = rnd() % 3 ? 0 : rnd01() * 5;
+            astar_graph_add_node(g, w.x[i], w.y[i], w.z[i], NULL);
+            for (int j = 0; j < w.n; j++) w.arc[i][j] = INFINITY;
+        }
+        int arcs = (int)(rnd() % (unsigned)(3 * w.n));
+        for (int k = 0; k < arcs; k++) {
+            int a = (int)(rnd() % (unsigned)w.n), b = (int)(rnd() % (unsigned)w.n);
+            if (a == b) continue;
+            double len = sqrt((w.x[a] - w.x[b]) * (w.x[a] - w.x[b]) + (w.y[a] - w.y[b]) * (w.y[a] - w.y[b]) +
+                              (w.z[a] - w.z[b]) * (w.z[a] - w.z[b]));
+            unsigned kind = rnd() % 4;
+            double cost = kind == 0 ? ASTAR_GRAPH_LENGTH : kind == 1 ? rnd01() * 10 : kind == 2 ? len * (0.3 + rnd01()) : 0.0;
+            if (kind == 3 && rnd() % 4) cost = len; /* few free arcs */
+            double real = cost == ASTAR_GRAPH_LENGTH ? len : cost;
+            if (rnd() % 2) {
+                CHECK(astar_graph_add_edge(g, a, b, cost) == ASTAR_OK);
+                w.arc[a][b] = w.arc[b][a] = real;
+            } else {
+                CHECK(astar_graph_add_arc(g, a, b, cost) == ASTAR_OK);
+                w.arc[a][b] = real;
+            }
+        }
+        for (int i = 0; i < w.n; i++)
+            if (rnd() % 8 == 0) w.blocked[i] = 1, astar_graph_set_blocked(g, i, 1);
+        astar_graph_query q;
+        astar_graph_query_init(&q);
+        astar_graph_layer layer = {w.layer, NULL, NULL, 0.0};
+        astar_claims *claims = NULL;
+        if (rnd() % 3 == 0) {
+            w.use_layer = 1;
+            w.layer_weight = layer.weight = 0.5 + rnd01() * 2;
+            for (int i = 0; i < w.n; i++) w.layer[i] = rnd01() * 6 - 2;
+            q.layers = &layer, q.nlayers = 1;
+        }
+        if (rnd() % 3 == 0) {
+            claims = astar_graph_claims_new(g, NULL);
+            int32_t me = astar_claims_unit_new(claims), other = astar_claims_unit_new(claims);
+            int32_t mine[3] = {(int32_t)(rnd() % (unsigned)w.n), (int32_t)(rnd() % (unsigned)w.n), 0};
+            int32_t theirs[2] = {(int32_t)(rnd() % (unsigned)w.n), (int32_t)(rnd() % (unsigned)w.n)};
+            astar_claims_set(claims, me, mine, 3);
+            astar_claims_set(claims, other, theirs, 2);
+            w.claimed[theirs[0]] = 1, w.claimed[theirs[1]] = 1;
+            w.claim_penalty = q.claim_penalty = rnd01() * 4;
+            q.claims = claims, q.unit = me;
+        }
+        if (rnd() % 3 == 0) {
+            w.use_node_cost = 1;
+            for (int i = 0; i < w.n; i++) w.node_extra[i] = rnd() % 10 == 0 ? INFINITY : rnd01() * 3;
+            q.node_cost = g_node_cost, q.node_cost_ud = &w;
+        }
+        if (rnd() % 4 == 0) w.use_edge_cost = 1, q.edge_cost = g_edge_cost;
+        if (rnd() % 4 == 0) q.heuristic = ASTAR_H_ZERO;
+        if (rnd() % 4 == 0) q.weight = 1.0 + rnd01() * 2;
+        q.start = (int32_t)(rnd() % (unsigned)w.n), q.goal = (int32_t)(rnd() % (unsigned)w.n);
+        double want = gworld_cost(&w, q.start, q.goal);
+        astar_result res;
+        astar_status st = astar_graph_find(s, g, &q, &res);
+        if (want == INFINITY) {
+            CHECK(st == ASTAR_UNREACHABLE);
+        } else {
+            found++;
+            CHECK(st == ASTAR_OK);
+            CHECK(res.cost <= want * q.weight + 1e-9 * (1 + want) && res.cost >= want - 1e-9 * (1 + want));
+            if (q.weight == 1.0) CHECK_NEAR(res.cost, want);
+            int32_t len;
+            const int32_t *path = astar_graph_search_path(s, &len);
+            double total = 0.0;
+            for (int32_t i = 1; i < len; i++) total += gworld_step(&w, path[i - 1], path[i]);
+            CHECK(path[0] == q.start && path[len - 1] == q.goal);
+            CHECK_NEAR(total, res.cost);
+        }
+        astar_claims_free(claims);
+        astar_graph_free(g);
+    }
+    CHECK(found > 150);
+    astar_graph_search_free(s);
+}
+
+/* A waypoint ring with chords, big enough that the open list grows. */
+static astar_graph *ring_graph(const astar_alloc *a, int n) {
+    astar_graph *g = astar_graph_new(a);
+    if (!g) return NULL;
+    for (int i = 0; i < n; i++)
+        if (astar_graph_add_node(g, cos(i * 0.01) * 100, sin(i * 0.01) * 100, 0, NULL) != ASTAR_OK) {
+            astar_graph_free(g);
+            return NULL;
+        }
+    for (int i = 0; i < n; i++)
+        if (astar_graph_add_edge(g, i, (i + 1) % n, ASTAR_GRAPH_LENGTH) != ASTAR_OK ||
+            astar_graph_add_arc(g, i, (i * 7 + 3) % n == i ? (i + 2) % n : (i * 7 + 3) % n, 300.0) != ASTAR_OK) {
+            astar_graph_free(g);
+            return NULL;
+        }
+    return g;
+}
+
+static int zero_node_cost_graph(void *ud, int32_t id, double *extra) {
+    (void)ud, (void)id;
+    *extra = 0.0;
+    return ASTAR_CB_PASS;
+}
+
+static void test_graph_allocations(void) {
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_graph *g = ring_graph(&a, 600);
+    astar_graph_search *s = astar_graph_search_new(&a);
+    astar_claims *claims = astar_graph_claims_new(g, &a);
+    int32_t unit = astar_claims_unit_new(claims), path[3] = {5, 6, 7};
+    CHECK(unit >= 0 && astar_claims_set(claims, unit, path, 3) == ASTAR_OK);
+    static double values[600];
+    astar_graph_layer layer = {values, NULL, NULL, 1.0};
+    astar_result res;
+    for (int round = 0; round < 3; round++) {
+        long before = cnt.allocs;
+        for (int kind = 0; kind < 4; kind++) {
+            astar_graph_query q;
+            astar_graph_query_init(&q);
+            q.start = 1, q.goal = 300 - 7 * round;
+            if (kind == 1) q.layers = &layer, q.nlayers = 1, q.claims = claims, q.unit = unit;
+            if (kind == 2) q.node_cost = zero_node_cost_graph, q.edge_cost = g_edge_cost;
+            if (kind == 3) q.partial = 1, q.max_expansions = 50;
+            astar_status st = astar_graph_find(s, g, &q, &res);
+            CHECK(st == (kind == 3 ? ASTAR_PARTIAL : kind == 2 ? st : ASTAR_OK));
+        }
+        if (round > 0) CHECK(cnt.allocs == before); /* warm: nothing */
+    }
+    astar_claims_free(claims);
+    astar_graph_search_free(s);
+    astar_graph_free(g);
+    CHECK(cnt.live == 0);
+
+    /* Each allocation failing in turn, building and searching: a clean ENOMEM, and the
+     * graph and workspace answer right afterwards. */
+    double want = -1.0;
+    for (long n = 1; n < 80; n++) {
+        counting f = {0};
+        astar_alloc fa = {count_alloc, &f};
+        astar_graph *fg = ring_graph(&fa, 300);
+        astar_graph_search *fs = astar_graph_search_new(&fa);
+        if (fg && fs) {
+            astar_graph_add_node(fg, 0, 0, 0, NULL); /* stale again: the query packs the arcs */
+            f.fail_at = f.allocs + n;
+            astar_graph_query q;
+            astar_graph_query_init(&q);
+            q.start = 0, q.goal = 150;
+            astar_status st = astar_graph_find(fs, fg, &q, &res);
+            CHECK(st == ASTAR_OK || st == ASTAR_ENOMEM);
+            f.fail_at = 0;
+            CHECK(astar_graph_find(fs, fg, &q, &res) == ASTAR_OK);
+            if (want < 0) want = res.cost;
+            CHECK_NEAR(res.cost, want);
+        }
+        f.fail_at = 0;
+        astar_graph_search_free(fs);
+        astar_graph_free(fg);
+        CHECK(f.live == 0);
+    }
+    /* Building under failures: whatever was added before the failure stays consistent. */
+    for (long n = 1; n < 40; n++) {
+        counting f = {0};
+        astar_alloc fa = {count_alloc, &f};
+        f.fail_at = n;
+        astar_graph *fg = ring_graph(&fa, 200); /* frees itself on failure */
+        f.fail_at = 0;
+        astar_graph_free(fg);
+        CHECK(f.live == 0);
+    }
+}
+
 int main(void) {
     test_grid_basics();
     test_claims();
@@ -620,6 +934,9 @@ int main(void) {
     test_bad_queries();
     test_stamps_wrap();
     test_uniform_terrain();
+    test_graph_basics();
+    test_graph_random();
+    test_graph_allocations();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -462,6 +462,52 @@ static const scenario SCENARIOS[] = {
      "local function check() return (astar.load_movingai(MAP)) end\n"
      "return run, check\n"},
 
+    /* A graph: building grows its arrays, the first query packs the arcs and makes a
+     * workspace, claims widen when the graph grew; options read Lua arrays node by node. */
+    {"graph: build, claims, find with every option (and a nested find)",
+     "local G = astar.graph()\n"
+     "for y = 0, 5 do for x = 0, 5 do G:add_node(x, y) end end\n"
+     "for i = 1, 36 do\n"
+     "  if i % 6 ~= 0 then G:add_edge(i, i + 1) end\n"
+     "  if i <= 30 then G:add_edge(i, i + 6, 1.5) end\n"
+     "end\n"
+     "local C = astar.claims(G)\n"
+     "C:claim('other', {8, 9, 10})\n"
+     "local INF = {}\n"
+     "for i = 1, 36 do INF[i] = i % 5 - 1 end\n"
+     "local function run()\n"
+     "  local g = astar.graph()\n"
+     "  for i = 1, 12 do g:add_node(i, i % 3, i % 2) end\n"
+     "  for i = 1, 11 do g:add_edge(i, i + 1) end\n"
+     "  g:add_arc(1, 12, 30); g:set_blocked(6, true); g:remove_arc(12, 11)\n"
+     "  local c = astar.claims(g)\n"
+     "  c:claim('u', {1, 2, 3}); c:advance('u', 1)\n"
+     "  local e = g:add_node(0, 0); g:add_edge(e, 1); c:claim('w', {e, 1})\n"
+     "  local p, i = g:find(1, 12, {claims = c, unit = 'u'})\n"
+     "  local q, j = G:find(1, 36, {influence = INF, claims = C, unit = 'me', heuristic = 'zero',\n"
+     "    node_cost = function(id)\n"
+     "      if id == 20 then assert(G:find(1, 2), 'nested find') end\n"
+     "      return id % 3\n"
+     "    end,\n"
+     "    edge_cost = function(id, from) if id == 15 then return false end end})\n"
+     "  C:claim('me', q)\n"
+     "  local r, k = G:find(36, 1, {claims = C, unit = 'other', claim_radius = 3, partial = true,\n"
+     "    max_expansions = 10, noise = 1, seed = 3, influence = {{INF, 2}, {INF, -1}}})\n"
+     "  local s, l = G:find(1, 36, {heuristic = function(id, goal) return 0 end, weight = 2})\n"
+     "  C:release('me')\n"
+     "  G:add_edge(1, 2)\n"
+     "  local ids, costs = g:neighbours(2)\n"
+     "  return p, i, q, j, r, k, s, l, ids, costs, c:count(2), c:position('u'), g.nodes, g.arcs,\n"
+     "         tostring(g), g:node(3)\n"
+     "end\n"
+     "local function check()\n"
+     "  C:release('me'); G:add_edge(1, 2)\n"
+     "  local t = {}\n"
+     "  for i = 1, 36 do t[i] = C:count(i) end\n"
+     "  return table.concat(t, ','), G:find(1, 36, {claims = C, influence = INF})\n"
+     "end\n"
+     "return run, check\n"},
+
     /*
      * init.lua and luaopen_astar_core under failure. init.lua is compiled before
      * arming: a parse error inside require() comes back wrapped as "error loading
@@ -749,29 +795,73 @@ static const char WARM[] =
     "table.sort(report)\n"
     "return table.concat(failures, '\\n'), table.concat(report, '\\n')\n";
 
+/* The same for graphs: a 6x6 lattice of waypoints; the query finding nothing meets a wall of
+ * nodes that node_cost blocks, so its search runs and fails. */
+static const char WARM_GRAPH[] =
+    "local g = astar.graph()\n"
+    "for y = 0, 5 do for x = 0, 5 do g:add_node(x, y) end end\n"
+    "for i = 1, 36 do\n"
+    "  if i % 6 ~= 0 then g:add_edge(i, i + 1) end\n"
+    "  if i <= 30 then g:add_edge(i, i + 6) end\n"
+    "end\n"
+    "local claims = astar.claims(g)\n"
+    "claims:claim('u', {1, 2}); claims:claim('v', {20, 21})\n"
+    "local inf = {}\n"
+    "for i = 1, 36 do inf[i] = i % 3 end\n"
+    "local wall = function(id) if (id - 1) % 6 == 3 then return false end end\n"
+    "local kinds = {\n"
+    "  plain = {},\n"
+    "  layers_claims = {influence = inf, claims = claims, unit = 'u'},\n"
+    "  claim_radius = {influence = {{inf, 2}}, claims = claims, claim_radius = 3},\n"
+    "  callbacks = {node_cost = function(id) return 0 end, edge_cost = function() end},\n"
+    "  heuristic = {heuristic = function(id, goal) return 0 end},\n"
+    "  partial = {partial = true, max_expansions = 5},\n"
+    "}\n"
+    "collectgarbage('stop')\n"
+    "local function count(f) local a = allocations(); f(); return allocations() - a end\n"
+    "local info_alone = count(function() local t = {status = 'unreachable', expansions = 7} end)\n"
+    "local failures, report = {}, {}\n"
+    "for name, opts in pairs(kinds) do\n"
+    "  local blocked = {node_cost = wall}\n"
+    "  for k, v in pairs(opts) do if k ~= 'node_cost' then blocked[k] = v end end\n"
+    "  local function path() g:find(1, 36, opts) end\n"
+    "  local function nothing() local p = g:find(1, 36, blocked); assert(not p == not opts.partial) end\n"
+    "  local _, _ = count(path), count(nothing)\n"
+    "  local first = count(path)\n"
+    "  for rep = 1, 5 do\n"
+    "    local a, b = count(path), count(nothing)\n"
+    "    if a ~= first then failures[#failures + 1] = name .. ': a path query made ' .. a .. ' allocations, the first ' .. first end\n"
+    "    if b > info_alone and not opts.partial then failures[#failures + 1] = name .. ': a query finding nothing made ' .. b .. ' allocations, an info table alone ' .. info_alone end\n"
+    "  end\n"
+    "  report[#report + 1] = string.format('%s: %d allocations with a path, %d without', name, first, count(nothing))\n"
+    "end\n"
+    "collectgarbage('restart')\n"
+    "table.sort(report)\n"
+    "return table.concat(failures, '\\n'), table.concat(report, '\\n')\n";
+
 static int allocations(lua_State *L) {
     const memory *m = lua_touserdata(L, lua_upvalueindex(1));
     lua_pushinteger(L, (lua_Integer)m->growths);
     return 1;
 }
 
-static unsigned long check_warm_queries(lua_State *L, memory *m) {
+static unsigned long check_warm_queries(lua_State *L, memory *m, const char *code, const char *what) {
     int top = lua_gettop(L);
     lua_pushlightuserdata(L, m);
     lua_pushcclosure(L, allocations, 1);
     lua_setglobal(L, "allocations");
     /* Room enough that Lua never grows this stack while counting (a growth allocates). */
     if (!lua_checkstack(L, 4000)) return 1;
-    if (luaL_loadstring(L, WARM) != LUA_OK || lua_pcall(L, 0, 2, 0) != LUA_OK) {
-        fprintf(stderr, "FAIL [warm queries] %s\n", lua_tostring(L, -1));
+    if (luaL_loadstring(L, code) != LUA_OK || lua_pcall(L, 0, 2, 0) != LUA_OK) {
+        fprintf(stderr, "FAIL [warm queries, %s] %s\n", what, lua_tostring(L, -1));
         lua_settop(L, top);
         return 1;
     }
-    printf("warm queries (16x12 map):\n%s\n", lua_tostring(L, -1));
+    printf("warm queries (%s):\n%s\n", what, lua_tostring(L, -1));
     unsigned long problems = 0;
     const char *failures = lua_tostring(L, -2);
     if (failures && *failures) {
-        fprintf(stderr, "FAIL [warm queries]\n%s\n", failures);
+        fprintf(stderr, "FAIL [warm queries, %s]\n%s\n", what, failures);
         problems = 1;
     }
     lua_settop(L, top);
@@ -789,7 +879,8 @@ int main(int argc, char **argv) {
     unsigned long problems = 0;
     for (size_t i = 0; i < sizeof SCENARIOS / sizeof SCENARIOS[0]; i++)
         problems += run_scenario(L, &m, &SCENARIOS[i]);
-    problems += check_warm_queries(L, &m);
+    problems += check_warm_queries(L, &m, WARM, "16x12 map");
+    problems += check_warm_queries(L, &m, WARM_GRAPH, "6x6 waypoint graph");
 
     lua_close(L);
     if (m.live_bytes != 0 || m.live_blocks != 0) {

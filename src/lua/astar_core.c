@@ -30,6 +30,8 @@
 #define CLAIMS_MT "astar.Claims"
 #define MASK_MT "astar.Mask"
 #define FIELD_MT "astar.Field"
+#define GRAPH_MT "astar.Graph"
+#define GRAPH_CLAIMS_MT "astar.GraphClaims"
 
 /* Every userdata starts with this, so one __index serves width/height for all. */
 typedef struct lobject {
@@ -1449,7 +1451,11 @@ static int claims_tostring(lua_State *L) {
     return 1;
 }
 
+static int l_graph_claims(lua_State *L); /* in the graph section */
+
 static int l_claims(lua_State *L) {
+    if (luaL_testudata(L, 1, GRAPH_MT)) return l_graph_claims(L);
+    if (!luaL_testudata(L, 1, GRID_MT)) type_error(L, 1, "astar.Grid or astar.Graph");
     lgrid *g = check_grid(L, 1);
     lclaims *c = new_object(L, sizeof *c, CLAIMS_MT);
     lua_newtable(L);
@@ -1730,6 +1736,785 @@ static int l_load_scen_string(lua_State *L) {
     return push_scen(L, text, len, luaL_optstring(L, 2, "scen"));
 }
 
+/* ============================================================== graphs */
+/*
+ * astar.graph(): nodes, arcs and queries by node id (1-based here, 0-based in
+ * the core). Its own block, so that it meets the grid code only in l_claims
+ * and luaopen.
+ */
+
+typedef struct graph_workspace {
+    astar_graph_search *search;
+    bool busy;
+    struct graph_workspace *next;
+} graph_workspace;
+
+typedef struct lgraph {
+    lobject base;              /* width and height unused */
+    astar_graph *graph;
+    graph_workspace *pool;     /* one per query running at once (reentrant finds) */
+} lgraph;
+
+/* Claims on a graph's nodes. Uservalue: { [unit key] = slot, [true] = the graph }. */
+typedef struct lgraph_claims {
+    lobject base;
+    astar_claims *claims;
+    lgraph *graph;
+} lgraph_claims;
+
+static lgraph *check_graph(lua_State *L, int arg) {
+    lgraph *g = check_object(L, arg, GRAPH_MT, GRAPH_MT);
+    if (!g->graph) luaL_error(L, "attempt to use a freed astar.Graph");
+    return g;
+}
+
+/* A 1-based node id of the Lua API, returned 0-based. */
+static int32_t check_node(lua_State *L, int arg, const lgraph *g) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "node id");
+    lua_Number n = lua_tonumber(L, arg);
+    int32_t count = astar_graph_node_count(g->graph);
+    if (n != floor(n) || n != n) arg_error_fmt(L, arg, "node id must be an integer, got %s", value_str(L, arg));
+    if (count == 0) arg_error_fmt(L, arg, "node %s out of range: the graph has no nodes", value_str(L, arg));
+    if (n < 1 || n > count) arg_error_fmt(L, arg, "node %s out of range 1..%d", value_str(L, arg), (int)count);
+    return (int32_t)n - 1;
+}
+
+static int graph_gc(lua_State *L) {
+    lgraph *g = luaL_checkudata(L, 1, GRAPH_MT);
+    check_writable(L, &g->base, "graph"); /* only a direct __close/__gc call can get here */
+    astar_alloc a = lua_allocator(L);
+    while (g->pool) {
+        graph_workspace *w = g->pool;
+        g->pool = w->next;
+        astar_graph_search_free(w->search);
+        a.fn(a.ud, w, sizeof *w, 0);
+    }
+    astar_graph_free(g->graph);
+    g->graph = NULL;
+    return 0;
+}
+
+static int graph_tostring(lua_State *L) {
+    lgraph *g = luaL_checkudata(L, 1, GRAPH_MT);
+    if (!g->graph) return lua_pushliteral(L, "astar.Graph (freed)"), 1;
+    lua_pushfstring(L, "astar.Graph(%d nodes, %d arcs)", (int)astar_graph_node_count(g->graph),
+                    (int)astar_graph_arc_count(g->graph));
+    return 1;
+}
+
+/* astar.graph() -> an empty graph */
+static int l_graph(lua_State *L) {
+    if (!lua_isnoneornil(L, 1)) arg_error_fmt(L, 1, "no argument expected, got %s", luaL_typename(L, 1));
+    lgraph *g = new_object(L, sizeof *g, GRAPH_MT);
+    astar_alloc a = lua_allocator(L);
+    g->graph = astar_graph_new(&a);
+    if (!g->graph) return no_memory(L);
+    return 1;
+}
+
+/* __index: methods, then the read-only fields nodes and arcs. */
+static int graph_index(lua_State *L) {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    const lgraph *g = lua_touserdata(L, 1);
+    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (k && g && g->graph) {
+        if (strcmp(k, "nodes") == 0) return lua_pushinteger(L, astar_graph_node_count(g->graph)), 1;
+        if (strcmp(k, "arcs") == 0) return lua_pushinteger(L, astar_graph_arc_count(g->graph)), 1;
+    }
+    return 0;
+}
+
+/* g:size() -> number of nodes */
+static int graph_size(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    lua_pushinteger(L, astar_graph_node_count(g->graph));
+    return 1;
+}
+
+/* g:add_node(x, y [, z]) -> id */
+static int graph_add_node(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    double x = check_finite(L, 2, "x"), y = check_finite(L, 3, "y");
+    double z = lua_isnoneornil(L, 4) ? 0.0 : check_finite(L, 4, "z");
+    check_writable(L, &g->base, "graph");
+    int32_t id;
+    astar_status st = astar_graph_add_node(g->graph, x, y, z, &id);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st != ASTAR_OK) return luaL_error(L, "the graph is full (%d nodes)", ASTAR_GRAPH_MAX_NODES);
+    lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+/* The optional cost argument of add_edge / add_arc: nil for the distance, else finite >= 0. */
+static double check_arc_cost(lua_State *L, int arg) {
+    if (lua_isnoneornil(L, arg)) return ASTAR_GRAPH_LENGTH;
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number");
+    lua_Number c = lua_tonumber(L, arg);
+    if (!(c >= 0) || c == HUGE_VAL)
+        arg_error_fmt(L, arg, "cost must be a finite number >= 0, got %s", value_str(L, arg));
+    return c;
+}
+
+static int add_arcs(lua_State *L, bool both) {
+    lgraph *g = check_graph(L, 1);
+    int32_t a = check_node(L, 2, g), b = check_node(L, 3, g);
+    if (a == b) arg_error_fmt(L, 3, "node %d links to itself (loops are not allowed)", (int)a + 1);
+    double cost = check_arc_cost(L, 4);
+    check_writable(L, &g->base, "graph");
+    astar_status st = both ? astar_graph_add_edge(g->graph, a, b, cost)
+                           : astar_graph_add_arc(g->graph, a, b, cost);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st != ASTAR_OK) return luaL_error(L, "the graph is full (%d arcs)", ASTAR_GRAPH_MAX_ARCS);
+    return 0;
+}
+
+/* g:add_edge(a, b [, cost]): both ways; an existing arc gets the new cost. */
+static int graph_add_edge(lua_State *L) { return add_arcs(L, true); }
+/* g:add_arc(a, b [, cost]): a to b only. */
+static int graph_add_arc(lua_State *L) { return add_arcs(L, false); }
+
+static int remove_arcs(lua_State *L, bool both) {
+    lgraph *g = check_graph(L, 1);
+    int32_t a = check_node(L, 2, g), b = check_node(L, 3, g);
+    check_writable(L, &g->base, "graph");
+    int ab = 0, ba = 0;
+    astar_graph_remove_arc(g->graph, a, b, &ab);
+    if (both) astar_graph_remove_arc(g->graph, b, a, &ba);
+    lua_pushboolean(L, ab || ba);
+    return 1;
+}
+
+/* g:remove_edge(a, b) -> whether there was an arc either way */
+static int graph_remove_edge(lua_State *L) { return remove_arcs(L, true); }
+/* g:remove_arc(a, b) -> whether there was one */
+static int graph_remove_arc(lua_State *L) { return remove_arcs(L, false); }
+
+/* g:arc_cost(a, b) -> cost, or nil when there is no arc a -> b */
+static int graph_arc_cost(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    int32_t a = check_node(L, 2, g), b = check_node(L, 3, g);
+    double c = astar_graph_arc_cost(g->graph, a, b);
+    if (isnan(c)) lua_pushnil(L);
+    else lua_pushnumber(L, c);
+    return 1;
+}
+
+static int graph_set_blocked(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    int32_t id = check_node(L, 2, g);
+    if (lua_type(L, 3) != LUA_TBOOLEAN) type_error(L, 3, "boolean");
+    check_writable(L, &g->base, "graph");
+    astar_graph_set_blocked(g->graph, id, lua_toboolean(L, 3));
+    return 0;
+}
+
+static int graph_is_blocked(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    lua_pushboolean(L, astar_graph_is_blocked(g->graph, check_node(L, 2, g)) == 1);
+    return 1;
+}
+
+/* g:node(id) -> x, y, z */
+static int graph_node(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    double x, y, z;
+    astar_graph_node(g->graph, check_node(L, 2, g), &x, &y, &z);
+    lua_pushnumber(L, x);
+    lua_pushnumber(L, y);
+    lua_pushnumber(L, z);
+    return 3;
+}
+
+/* g:neighbours(id) -> { ids }, { costs }: the arcs leaving id, oldest first */
+static int graph_neighbours(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    int32_t id = check_node(L, 2, g);
+    int32_t n = astar_graph_neighbours(g->graph, id, NULL, NULL, 0);
+    lua_settop(L, 2);
+    check_stack(L, 6);
+    /* Scratch in userdata: collected whatever error comes. */
+    int32_t *to = astar_newuserdata(L, (size_t)(n ? n : 1) * sizeof *to);
+    double *cost = astar_newuserdata(L, (size_t)(n ? n : 1) * sizeof *cost);
+    astar_graph_neighbours(g->graph, id, to, cost, n);
+    lua_createtable(L, n, 0);
+    lua_createtable(L, n, 0);
+    for (int32_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)to[i] + 1);
+        lua_rawseti(L, -3, i + 1);
+        lua_pushnumber(L, cost[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 2;
+}
+
+/* ------------------------------------------------------ graph claims */
+
+static lgraph_claims *check_graph_claims(lua_State *L, int arg) {
+    lgraph_claims *c = check_object(L, arg, GRAPH_CLAIMS_MT, GRAPH_CLAIMS_MT);
+    if (!c->claims) luaL_error(L, "attempt to use a freed astar.GraphClaims");
+    return c;
+}
+
+static int graph_claims_gc(lua_State *L) {
+    lgraph_claims *c = luaL_checkudata(L, 1, GRAPH_CLAIMS_MT);
+    check_writable(L, &c->base, "claims");
+    astar_claims_free(c->claims);
+    c->claims = NULL;
+    return 0;
+}
+
+static int graph_claims_tostring(lua_State *L) {
+    lgraph_claims *c = luaL_checkudata(L, 1, GRAPH_CLAIMS_MT);
+    lua_pushstring(L, c->claims ? "astar.GraphClaims" : "astar.GraphClaims (freed)");
+    return 1;
+}
+
+/* astar.claims(graph): claims whose paths are lists of node ids. */
+static int l_graph_claims(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    lgraph_claims *c = new_object(L, sizeof *c, GRAPH_CLAIMS_MT);
+    lua_createtable(L, 0, 1);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, 1);
+    lua_rawset(L, -3);       /* [true] = graph: keeps it alive as long as its claims */
+    astar_setuservalue(L, -2);
+    c->graph = g;
+    astar_alloc a = lua_allocator(L);
+    c->claims = astar_graph_claims_new(g->graph, &a);
+    if (!c->claims) return no_memory(L);
+    return 1;
+}
+
+/* claims:claim(unit, ids): ids = { first node (where the unit stands), ... } */
+static int graph_claims_claim(lua_State *L) {
+    lgraph_claims *c = check_graph_claims(L, 1);
+    check_unit_key(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (!c->graph->graph) return luaL_error(L, "attempt to use a freed astar.Graph");
+    int32_t count = astar_graph_node_count(c->graph->graph);
+    size_t n = astar_rawlen(L, 3);
+    if (n < 1) arg_error_fmt(L, 3, "path is empty");
+    if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
+    int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, 3, (int)i);
+        lua_Number v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > count)
+            arg_error_fmt(L, 3, "path[%d] must be a node id 1..%d, got %s", (int)i, (int)count,
+                          value_str(L, -1));
+        ids[i - 1] = (int32_t)v - 1;
+        lua_pop(L, 1);
+    }
+    check_writable(L, &c->base, "claims");
+    if (astar_graph_claims_fit(c->claims, c->graph->graph) != ASTAR_OK) return no_memory(L);
+    int32_t slot = unit_slot(L, 1, 2);
+    int units = lua_gettop(L);
+    bool fresh = slot < 0;
+    if (fresh) { /* the key first: see claims_claim */
+        lua_pushvalue(L, 2);
+        lua_pushboolean(L, 0);
+        lua_rawset(L, units);
+        slot = astar_claims_unit_new(c->claims);
+    }
+    if (slot < 0 || astar_claims_set(c->claims, slot, ids, (int32_t)n) != ASTAR_OK) {
+        if (fresh) {
+            if (slot >= 0) astar_claims_release(c->claims, slot);
+            lua_pushvalue(L, 2);
+            lua_pushnil(L);
+            lua_rawset(L, units);
+        }
+        return no_memory(L);
+    }
+    if (fresh) {
+        lua_pushvalue(L, 2);
+        lua_pushinteger(L, slot);
+        lua_rawset(L, units);
+    }
+    return 0;
+}
+
+static int graph_claims_advance(lua_State *L) {
+    lgraph_claims *c = check_graph_claims(L, 1);
+    check_unit_key(L, 2);
+    int32_t steps = (int32_t)check_integer(L, 3, "steps", 0, INT32_MAX);
+    check_writable(L, &c->base, "claims");
+    int32_t slot = unit_slot(L, 1, 2);
+    lua_pushboolean(L, slot >= 0);
+    if (slot >= 0) astar_claims_advance(c->claims, slot, steps);
+    return 1;
+}
+
+static int graph_claims_release(lua_State *L) {
+    lgraph_claims *c = check_graph_claims(L, 1);
+    check_unit_key(L, 2);
+    check_writable(L, &c->base, "claims");
+    int32_t slot = unit_slot(L, 1, 2);
+    if (slot >= 0) {
+        astar_claims_release(c->claims, slot);
+        lua_pushvalue(L, 2);
+        lua_pushnil(L);
+        lua_rawset(L, -3);
+    }
+    lua_pushboolean(L, slot >= 0);
+    return 1;
+}
+
+/* claims:count(id) -> units claiming the node now */
+static int graph_claims_count(lua_State *L) {
+    lgraph_claims *c = check_graph_claims(L, 1);
+    if (!c->graph->graph) return luaL_error(L, "attempt to use a freed astar.Graph");
+    int32_t id = check_node(L, 2, c->graph);
+    lua_pushinteger(L, astar_claims_count(c->claims, id, 0));
+    return 1;
+}
+
+/* claims:position(unit) -> the unit's current node id, or nil */
+static int graph_claims_position(lua_State *L) {
+    lgraph_claims *c = check_graph_claims(L, 1);
+    check_unit_key(L, 2);
+    int32_t slot = unit_slot(L, 1, 2);
+    int32_t id = slot >= 0 ? astar_claims_current(c->claims, slot) : -1;
+    if (id < 0) lua_pushnil(L);
+    else lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+/* -------------------------------------------------------- graph:find */
+
+/* Stack slots of the protected runner: the context, the callbacks (or nil), then the
+ * Lua arrays of influence values. */
+enum { GRUN_CTX = 1, GRUN_NODE_COST, GRUN_EDGE_COST, GRUN_HEURISTIC, GRUN_LAYERS };
+
+typedef struct graph_find_ctx graph_find_ctx;
+
+/* A Lua array of per-node values, read node by node as the search reaches them. */
+typedef struct lua_values {
+    graph_find_ctx *ctx;
+    int slot;        /* its stack slot in the runner */
+    int list_index;  /* its index in a list of layers, 0 when given alone */
+} lua_values;
+
+struct graph_find_ctx {
+    lua_State *L;
+    lgraph *graph;
+    graph_workspace *ws;
+    astar_graph_query q;
+    astar_graph_layer layers[ASTAR_MAX_LAYERS];
+    lua_values values[ASTAR_MAX_LAYERS];
+    int value_index[ASTAR_MAX_LAYERS]; /* caller's stack index of each Lua array (0: none) */
+    int nvalues;
+    lobject *read[ASTAR_MAX_LAYERS + 2];
+    int nread;
+};
+
+static void mark_graph_read(graph_find_ctx *c, lobject *o) {
+    for (int i = 0; i < c->nread; i++)
+        if (c->read[i] == o) return;
+    c->read[c->nread++] = o;
+}
+
+static double lua_values_trampoline(void *ud, int32_t node) {
+    const lua_values *v = ud;
+    lua_State *L = v->ctx->L;
+    lua_rawgeti(L, v->slot, node + 1);
+    lua_Number x = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x)) {
+        if (v->list_index)
+            luaL_error(L, "option 'influence'[%d][1] holds %s for node %d: expected a finite number",
+                       v->list_index, value_str(L, -1), (int)node + 1);
+        luaL_error(L, "option 'influence' holds %s for node %d: expected a finite number",
+                   value_str(L, -1), (int)node + 1);
+    }
+    lua_pop(L, 1);
+    return x;
+}
+
+static int graph_callback_result(lua_State *L, const char *name, int32_t node, double *extra) {
+    int t = lua_type(L, -1);
+    int r = ASTAR_CB_PASS;
+    *extra = 0.0;
+    if (t == LUA_TNUMBER) {
+        lua_Number v = lua_tonumber(L, -1);
+        if (!(v >= 0))
+            luaL_error(L, "%s returned %s for node %d: expected a number >= 0, nil or false", name,
+                       value_str(L, -1), (int)node + 1);
+        *extra = v;
+    } else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+        r = ASTAR_CB_BLOCK;
+    } else if (t != LUA_TNIL) {
+        luaL_error(L, "%s returned a %s for node %d: expected a number >= 0, nil or false", name,
+                   luaL_typename(L, -1), (int)node + 1);
+    }
+    lua_pop(L, 1);
+    return r;
+}
+
+static int graph_node_cost_trampoline(void *ud, int32_t node, double *extra) {
+    lua_State *L = ((graph_find_ctx *)ud)->L;
+    lua_pushvalue(L, GRUN_NODE_COST);
+    lua_pushinteger(L, (lua_Integer)node + 1);
+    lua_call(L, 1, 1);
+    return graph_callback_result(L, "node_cost", node, extra);
+}
+
+static int graph_edge_cost_trampoline(void *ud, int32_t to, int32_t from, double *extra) {
+    lua_State *L = ((graph_find_ctx *)ud)->L;
+    lua_pushvalue(L, GRUN_EDGE_COST);
+    lua_pushinteger(L, (lua_Integer)to + 1);
+    lua_pushinteger(L, (lua_Integer)from + 1);
+    lua_call(L, 2, 1);
+    return graph_callback_result(L, "edge_cost", to, extra);
+}
+
+static double graph_heuristic_trampoline(void *ud, int32_t node, int32_t goal) {
+    lua_State *L = ((graph_find_ctx *)ud)->L;
+    lua_pushvalue(L, GRUN_HEURISTIC);
+    lua_pushinteger(L, (lua_Integer)node + 1);
+    lua_pushinteger(L, (lua_Integer)goal + 1);
+    lua_call(L, 2, 1);
+    lua_Number h = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(h >= 0) || h == HUGE_VAL)
+        luaL_error(L, "heuristic returned %s for node %d: expected a finite number >= 0",
+                   value_str(L, -1), (int)node + 1);
+    lua_pop(L, 1);
+    return h;
+}
+
+static const char *const GRAPH_FIND_OPTIONS[] = {
+    "heuristic", "weight",         "influence", "influence_weight", "claims",
+    "unit",      "claim_penalty",  "claim_radius", "node_cost",     "edge_cost",
+    "max_expansions", "max_cost",  "partial",   "noise",            "seed",
+    NULL};
+
+/*
+ * One entry of option 'influence' (the value at idx): a Lua array of one
+ * number per node, or an astar.Influence of n x 1. The value stays on the
+ * stack, pinned for the query.
+ */
+static void graph_influence_entry(lua_State *L, int arg, int idx, graph_find_ctx *c, double weight,
+                                  int list_index) {
+    int32_t n = astar_graph_node_count(c->graph->graph);
+    char what[48];
+    if (list_index) snprintf(what, sizeof what, "option 'influence'[%d][1]", list_index);
+    else snprintf(what, sizeof what, "option 'influence'");
+    astar_graph_layer *l = &c->layers[c->q.nlayers];
+    l->weight = weight;
+    llayer *layer = luaL_testudata(L, idx, LAYER_MT);
+    if (layer && layer->layer) {
+        if (layer->base.height != 1 || layer->base.width != n)
+            arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", what,
+                          (int)layer->base.width, (int)layer->base.height, (int)n);
+        l->values = astar_layer_row(layer->layer, 0);
+        mark_graph_read(c, &layer->base);
+    } else if (lua_type(L, idx) == LUA_TTABLE) {
+        size_t len = astar_rawlen(L, idx);
+        if (len != (size_t)n)
+            arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", what, (int)len, (int)n);
+        lua_values *v = &c->values[c->nvalues];
+        v->ctx = c;
+        v->list_index = list_index;
+        c->value_index[c->nvalues++] = idx;
+        l->value_fn = lua_values_trampoline;
+        l->value_ud = v;
+    } else {
+        arg_error_fmt(L, arg, "%s must be an array of numbers (one per node) or an astar.Influence, got %s",
+                      what, luaL_typename(L, idx));
+    }
+    c->q.nlayers++;
+}
+
+/* Reads the options at `arg` into c->q; callbacks go to the stack slots cb[0..2]. */
+static void read_graph_options(lua_State *L, int arg, graph_find_ctx *c, const int cb[3]) {
+    astar_graph_query *q = &c->q;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    check_option_keys(L, arg, GRAPH_FIND_OPTIONS);
+    check_stack(L, 2 * ASTAR_MAX_LAYERS + 16);
+    int top = lua_gettop(L);
+
+    if (get_option(L, arg, "heuristic")) {
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (s && strcmp(s, "euclidean") == 0) {
+            q->heuristic = ASTAR_H_EUCLIDEAN;
+        } else if (s && strcmp(s, "zero") == 0) {
+            q->heuristic = ASTAR_H_ZERO;
+        } else if (!s && is_callable(L, -1)) {
+            q->heuristic = ASTAR_H_CUSTOM;
+            q->heuristic_fn = graph_heuristic_trampoline;
+            q->heuristic_ud = c;
+            lua_replace(L, cb[2]);
+        } else {
+            arg_error_fmt(L, arg, "option 'heuristic' must be \"euclidean\", \"zero\" or a function, got %s",
+                          value_str(L, -1));
+        }
+    }
+    lua_settop(L, top);
+    if (get_option(L, arg, "weight")) {
+        q->weight = option_number(L, arg, "weight", 1, "a finite number >= 1");
+        if (q->weight == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'weight' must be a finite number >= 1, got %s", value_str(L, -1));
+    }
+    lua_settop(L, top);
+
+    bool have_weight = get_option(L, arg, "influence_weight");
+    double single_weight = 1.0;
+    if (have_weight) {
+        single_weight = option_number(L, arg, "influence_weight", -HUGE_VAL, "a finite number");
+        if (!isfinite(single_weight))
+            arg_error_fmt(L, arg, "option 'influence_weight' must be a finite number, got %s", value_str(L, -1));
+    }
+    lua_settop(L, top);
+    q->layers = c->layers;
+    if (get_option(L, arg, "influence")) {
+        int inf = lua_gettop(L);
+        bool list = false;
+        if (lua_type(L, inf) == LUA_TTABLE) { /* a list's first entry is a {values, weight} table */
+            lua_rawgeti(L, inf, 1);
+            list = lua_type(L, -1) == LUA_TTABLE;
+            lua_pop(L, 1);
+        }
+        if (!list) {
+            graph_influence_entry(L, arg, inf, c, single_weight, 0); /* pinned where it is */
+        } else {
+            if (have_weight)
+                arg_error_fmt(L, arg, "option 'influence_weight' cannot be used with a list of "
+                                      "layers: give each layer its weight");
+            size_t n = astar_rawlen(L, inf);
+            if (n > ASTAR_MAX_LAYERS)
+                arg_error_fmt(L, arg, "option 'influence' lists %d layers, at most %d are allowed",
+                              (int)n, ASTAR_MAX_LAYERS);
+            for (size_t i = 1; i <= n; i++) {
+                lua_rawgeti(L, inf, (int)i);
+                if (lua_type(L, -1) != LUA_TTABLE)
+                    arg_error_fmt(L, arg, "option 'influence'[%d] must be a table {values, weight}, got %s",
+                                  (int)i, luaL_typename(L, -1));
+                lua_rawgeti(L, -1, 2);
+                double w = 1.0;
+                if (!lua_isnil(L, -1)) {
+                    w = lua_tonumber(L, -1);
+                    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(w))
+                        arg_error_fmt(L, arg, "option 'influence'[%d][2] (weight) must be a finite number, got %s",
+                                      (int)i, value_str(L, -1));
+                }
+                lua_pop(L, 1);
+                lua_rawgeti(L, -1, 1);
+                lua_remove(L, -2); /* the values stay, pinned; the entry table goes */
+                graph_influence_entry(L, arg, lua_gettop(L), c, w, (int)i);
+            }
+        }
+    } else if (have_weight) {
+        arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
+    }
+    top = lua_gettop(L); /* keeps what the layers pinned */
+
+    lgraph_claims *cl = NULL;
+    if (get_option(L, arg, "claims")) {
+        cl = luaL_testudata(L, -1, GRAPH_CLAIMS_MT);
+        if (!cl || !cl->claims)
+            arg_error_fmt(L, arg, "option 'claims' must be an astar.GraphClaims (astar.claims(graph)), got %s",
+                          luaL_typename(L, -1));
+        if (cl->graph != c->graph) arg_error_fmt(L, arg, "option 'claims' belongs to another graph");
+        q->claims = cl->claims;
+        mark_graph_read(c, &cl->base);
+        top++; /* pinned for the query */
+    }
+    static const char *const CLAIM_OPTIONS[] = {"unit", "claim_penalty", "claim_radius"};
+    for (int i = 0; i < 3 && !cl; i++)
+        if (get_option(L, arg, CLAIM_OPTIONS[i]))
+            arg_error_fmt(L, arg, "option '%s' needs option 'claims'", CLAIM_OPTIONS[i]);
+    if (cl && get_option(L, arg, "unit")) {
+        int key = lua_gettop(L);
+        int t = lua_type(L, key);
+        if (!(t == LUA_TSTRING || (t == LUA_TNUMBER && lua_tonumber(L, key) == floor(lua_tonumber(L, key)))))
+            arg_error_fmt(L, arg, "option 'unit' must be an integer or a string, got %s", value_str(L, key));
+        astar_getuservalue(L, top);
+        lua_pushvalue(L, key);
+        lua_rawget(L, -2);
+        if (lua_type(L, -1) == LUA_TNUMBER) q->unit = (int32_t)lua_tointeger(L, -1);
+    }
+    lua_settop(L, top);
+    if (cl && get_option(L, arg, "claim_penalty")) {
+        q->claim_penalty = option_number(L, arg, "claim_penalty", 0, "a finite number >= 0");
+        if (q->claim_penalty == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'claim_penalty' must be a finite number >= 0, got %s", value_str(L, -1));
+    }
+    lua_settop(L, top);
+    if (cl && get_option(L, arg, "claim_radius"))
+        q->claim_radius = option_number(L, arg, "claim_radius", 0, "a number >= 0 (a distance)");
+    lua_settop(L, top);
+
+    static const char *const CALLBACKS[] = {"node_cost", "edge_cost"};
+    for (int i = 0; i < 2; i++) {
+        if (!get_option(L, arg, CALLBACKS[i])) continue;
+        if (!is_callable(L, -1))
+            arg_error_fmt(L, arg, "option '%s' must be a function, got %s", CALLBACKS[i], luaL_typename(L, -1));
+        lua_replace(L, cb[i]);
+        if (i == 0) {
+            q->node_cost = graph_node_cost_trampoline;
+            q->node_cost_ud = c;
+        } else {
+            q->edge_cost = graph_edge_cost_trampoline;
+            q->edge_cost_ud = c;
+        }
+    }
+    if (get_option(L, arg, "max_expansions")) {
+        lua_Number n = option_number(L, arg, "max_expansions", 0, "an integer >= 0");
+        if (n != floor(n))
+            arg_error_fmt(L, arg, "option 'max_expansions' must be an integer >= 0, got %s", value_str(L, -1));
+        q->max_expansions = n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+    }
+    lua_settop(L, top);
+    if (get_option(L, arg, "max_cost")) q->max_cost = option_number(L, arg, "max_cost", 0, "a number >= 0");
+    lua_settop(L, top);
+    if (get_option(L, arg, "partial")) {
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            arg_error_fmt(L, arg, "option 'partial' must be a boolean, got %s", luaL_typename(L, -1));
+        q->partial = lua_toboolean(L, -1);
+    }
+    lua_settop(L, top);
+    if (get_option(L, arg, "noise")) {
+        q->noise = option_number(L, arg, "noise", 0, "a number >= 0");
+        if (q->noise == HUGE_VAL)
+            arg_error_fmt(L, arg, "option 'noise' must be a finite number >= 0, got %s", value_str(L, -1));
+    }
+    lua_settop(L, top);
+    if (get_option(L, arg, "seed")) {
+        int isint;
+        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        if (!isint || lua_type(L, -1) != LUA_TNUMBER)
+            arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, -1));
+        q->seed = (uint32_t)(lua_Unsigned)seed; /* modulo 2^32 */
+    }
+    lua_settop(L, top);
+}
+
+static graph_workspace *acquire_graph_workspace(lua_State *L, lgraph *g) {
+    for (graph_workspace *w = g->pool; w; w = w->next)
+        if (!w->busy) {
+            w->busy = true;
+            return w;
+        }
+    astar_alloc a = lua_allocator(L);
+    graph_workspace *w = a.fn(a.ud, NULL, 0, sizeof *w);
+    if (!w) no_memory(L);
+    w->search = astar_graph_search_new(&a);
+    if (!w->search) {
+        a.fn(a.ud, w, sizeof *w, 0);
+        no_memory(L);
+    }
+    w->busy = true;
+    w->next = NULL;
+    graph_workspace **tail = &g->pool; /* at the end: the outermost query takes the warm one */
+    while (*tail) tail = &(*tail)->next;
+    *tail = w;
+    return w;
+}
+
+/* Runs inside lua_pcall: the search, then the result tables. */
+static int graph_find_run(lua_State *L) {
+    graph_find_ctx *c = lua_touserdata(L, GRUN_CTX);
+    c->L = L;
+    for (int i = 0; i < c->nvalues; i++) c->values[i].slot = GRUN_LAYERS + i;
+    astar_result res;
+    astar_status st = astar_graph_find(c->ws->search, c->graph->graph, &c->q, &res);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
+        return luaL_error(L, "find failed: %s", astar_status_name(st));
+    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
+        int32_t n = 0;
+        const int32_t *ids = astar_graph_search_path(c->ws->search, &n);
+        lua_createtable(L, n, 0);
+        for (int32_t i = 0; i < n; i++) {
+            lua_pushinteger(L, (lua_Integer)ids[i] + 1);
+            lua_rawseti(L, -2, i + 1);
+        }
+    } else {
+        lua_pushnil(L);
+    }
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, astar_status_name(st));
+    lua_setfield(L, -2, "status");
+    lua_pushinteger(L, (lua_Integer)res.expansions);
+    lua_setfield(L, -2, "expansions");
+    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
+        lua_pushnumber(L, res.cost);
+        lua_setfield(L, -2, "cost");
+        lua_pushinteger(L, res.length);
+        lua_setfield(L, -2, "length");
+    }
+    if (st == ASTAR_PARTIAL) {
+        lua_pushstring(L, astar_status_name(res.reason));
+        lua_setfield(L, -2, "reason");
+    }
+    return 2;
+}
+
+/* g:find(a, b [, opts]) -> ids, info | nil, info */
+static int graph_find(lua_State *L) {
+    graph_find_ctx ctx; /* on the C stack for the whole pcall: nothing allocated per query */
+    graph_find_ctx *c = &ctx;
+    lgraph *g = check_graph(L, 1);
+    memset(c, 0, sizeof *c);
+    c->graph = g;
+    astar_graph_query_init(&c->q);
+    c->q.start = check_node(L, 2, g);
+    c->q.goal = check_node(L, 3, g);
+    lua_settop(L, 4);
+    check_stack(L, ASTAR_MAX_LAYERS + 16);
+    int cb[3];
+    for (int i = 0; i < 3; i++) {
+        lua_pushnil(L);
+        cb[i] = lua_gettop(L);
+    }
+    if (!lua_isnil(L, 4)) read_graph_options(L, 4, c, cb);
+
+    c->ws = acquire_graph_workspace(L, g);
+    check_stack(L, GRUN_LAYERS + c->nvalues + 2);
+    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
+    mark_graph_read(c, &g->base);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
+    lua_pushvalue(L, lua_upvalueindex(1)); /* graph_find_run */
+    lua_pushlightuserdata(L, c);
+    for (int i = 0; i < 3; i++) lua_pushvalue(L, cb[i]);
+    for (int i = 0; i < c->nvalues; i++) lua_pushvalue(L, c->value_index[i]);
+    int rc = lua_pcall(L, GRUN_LAYERS - 1 + c->nvalues, 2, 0);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    c->ws->busy = false;
+    if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
+    return 2;
+}
+
+static const luaL_Reg GRAPH_METHODS[] = {
+    {"add_node", graph_add_node},       {"add_edge", graph_add_edge},
+    {"add_arc", graph_add_arc},         {"remove_edge", graph_remove_edge},
+    {"remove_arc", graph_remove_arc},   {"arc_cost", graph_arc_cost},
+    {"set_blocked", graph_set_blocked}, {"is_blocked", graph_is_blocked},
+    {"node", graph_node},               {"neighbours", graph_neighbours},
+    {"size", graph_size},               {NULL, NULL}};
+
+static const luaL_Reg GRAPH_CLAIMS_METHODS[] = {
+    {"claim", graph_claims_claim},   {"advance", graph_claims_advance},
+    {"release", graph_claims_release}, {"count", graph_claims_count},
+    {"position", graph_claims_position}, {NULL, NULL}};
+
+/* The graph's metatables; astar.graph itself is set by luaopen. */
+static void register_graph(lua_State *L) {
+    new_class(L, GRAPH_CLAIMS_MT, GRAPH_CLAIMS_METHODS, graph_claims_gc, graph_claims_tostring);
+    new_class(L, GRAPH_MT, GRAPH_METHODS, graph_gc, graph_tostring);
+    luaL_getmetatable(L, GRAPH_MT);
+    lua_getfield(L, -1, "__index");
+    lua_getupvalue(L, -1, 1); /* the methods */
+    lua_pushcfunction(L, graph_size); /* new_class put the grids' size there */
+    lua_setfield(L, -2, "size");
+    lua_pushcfunction(L, graph_find_run);
+    lua_pushcclosure(L, graph_find, 1);
+    lua_setfield(L, -2, "find");
+    lua_pushcclosure(L, graph_index, 1); /* over the same methods */
+    lua_setfield(L, -3, "__index");
+    lua_pop(L, 2);
+}
+
 /* -------------------------------------------------------------- module */
 
 static const luaL_Reg GRID_METHODS[] = {
@@ -1780,6 +2565,7 @@ int luaopen_astar_core(lua_State *L) {
     new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
     new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
     new_class(L, MASK_MT, MASK_METHODS, mask_gc, mask_tostring);
+    register_graph(L);
 
     lua_newtable(L);
     lua_pushcfunction(L, l_grid);
@@ -1790,6 +2576,8 @@ int luaopen_astar_core(lua_State *L) {
     lua_setfield(L, -2, "mask");
     lua_pushcfunction(L, l_claims);
     lua_setfield(L, -2, "claims");
+    lua_pushcfunction(L, l_graph);
+    lua_setfield(L, -2, "graph");
     lua_pushcfunction(L, l_load_movingai);
     lua_setfield(L, -2, "load_movingai");
     lua_pushcfunction(L, l_load_movingai_string);

@@ -1,0 +1,132 @@
+-- The independent oracle for graphs: a brute-force Dijkstra written plainly
+-- from API.md's step-cost rule, over plain Lua data. It never calls the
+-- library's search.
+--
+-- A world:
+--   { n = node count, pos = { {x, y, z}, ... },
+--     arcs = { [a] = { [b] = cost } },             -- directed; an edge is two entries
+--     blocked = { [id] = true },
+--     layers = { {vals = { [id] = v }, weight = w}, ... },
+--     claims = { {unit = key, path = {ids}, pos = i}, ... },
+--     unit = key, claim_penalty = p, claim_radius = r,
+--     node_cost = function(id), edge_cost = function(id, from_id),
+--     noise = amount, seed = s }
+local grid_oracle = require("spec.support.dijkstra") -- for the documented noise formula only
+local M = {}
+
+-- A callback's value: nil -> 0, false or math.huge -> nil (blocked).
+local function extra_of(v)
+  if v == nil then return 0 end
+  if v == false or v == math.huge then return nil end
+  return v
+end
+
+function M.distance(world, a, b)
+  local p, q = world.pos[a], world.pos[b]
+  local dx, dy, dz = p[1] - q[1], p[2] - q[2], (p[3] or 0) - (q[3] or 0)
+  return math.sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+-- Other units claiming node id, as the query from `start` sees them.
+local function claim_count(world, id, start)
+  local n = 0
+  for _, c in ipairs(world.claims or {}) do
+    local in_range = world.claim_radius == nil or M.distance(world, c.path[c.pos], start) <= world.claim_radius
+    if c.unit ~= world.unit and in_range then
+      for i = c.pos, #c.path do
+        if c.path[i] == id then
+          n = n + 1
+          break -- once per unit
+        end
+      end
+    end
+  end
+  return n
+end
+
+-- Can the query enter node id at all (not blocked, node_cost not false)?
+function M.enterable(world, id)
+  if world.blocked and world.blocked[id] then return false end
+  if world.node_cost and extra_of(world.node_cost(id)) == nil then return false end
+  return true
+end
+
+-- Cost of the step a -> b, or nil when there is no such step.
+function M.step(world, a, b, start)
+  local cost = world.arcs[a] and world.arcs[a][b]
+  if not cost or not M.enterable(world, b) then return nil end
+  local p = 0
+  for _, layer in ipairs(world.layers or {}) do p = p + layer.vals[b] * (layer.weight or 1) end
+  p = p + (world.claim_penalty or 5) * claim_count(world, b, start)
+  if world.noise then p = p + world.noise * grid_oracle.noise(world.seed or 0, b - 1, 0) end
+  if world.node_cost then p = p + extra_of(world.node_cost(b)) end
+  if world.edge_cost then
+    local e = extra_of(world.edge_cost(b, a))
+    if e == nil then return nil end
+    p = p + e
+  end
+  return cost + math.max(0, p)
+end
+
+-- Optimal costs from start to every node (math.huge when unreachable).
+function M.distances(world, start)
+  local dist, done = {}, {}
+  for i = 1, world.n do dist[i] = math.huge end
+  dist[start] = 0
+  while true do
+    local best, a = math.huge, nil
+    for i = 1, world.n do
+      if not done[i] and dist[i] < best then best, a = dist[i], i end
+    end
+    if not a then break end
+    done[a] = true
+    for b in pairs(world.arcs[a] or {}) do
+      local s = M.step(world, a, b, start)
+      if s and best + s < dist[b] then dist[b] = best + s end
+    end
+  end
+  return dist
+end
+
+-- The optimal cost from start to goal, or nil when there is no path.
+function M.cost(world, start, goal)
+  if not M.enterable(world, goal) then return nil end
+  local d = M.distances(world, start)[goal]
+  if d == math.huge then return nil end
+  return d
+end
+
+-- Checks a path of node ids step by step and returns its cost; errors on an illegal step.
+function M.path_cost(world, ids, start)
+  start = start or ids[1]
+  local total = 0
+  for i = 2, #ids do
+    local s = M.step(world, ids[i - 1], ids[i], start)
+    if not s then error(string.format("illegal step %d: %d -> %d", i - 1, ids[i - 1], ids[i]), 2) end
+    total = total + s
+  end
+  return total
+end
+
+-- A real graph with the world's nodes, arcs and blocked nodes. Arcs with a
+-- `default` mark are added without a cost (the library's default: the distance).
+function M.graph(astar, world)
+  local g = astar.graph()
+  for i = 1, world.n do
+    local p = world.pos[i]
+    assert(g:add_node(p[1], p[2], p[3]) == i)
+  end
+  for a = 1, world.n do
+    for b, cost in pairs(world.arcs[a] or {}) do
+      if world.default and world.default[a] and world.default[a][b] then
+        g:add_arc(a, b)
+      else
+        g:add_arc(a, b, cost)
+      end
+    end
+  end
+  for id in pairs(world.blocked or {}) do g:set_blocked(id, true) end
+  return g
+end
+
+return M
