@@ -24,7 +24,7 @@
  * switch at the end) with its operands in the following bytes. Running out of
  * bytes reads zeros and ends the run; a zero operand means "the usual value".
  *   byte 0, 1  width - 1, height - 1 (mod 40)
- *   byte 2     the grid's diagonal mode (mod 4)
+ *   byte 2     the grid's diagonal mode (mod 5: 4 is ASTAR_DIAG_HEX)
  *   byte 3     allocator (mod 4): 0 counting, 1 refuse request k only,
  *              2 refuse k and every later one, 3 none (malloc; LeakSanitizer
  *              checks): NULL, or {NULL, NULL} when byte 4 is odd
@@ -51,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_UNITS 24
 #define MAX_OPS 128
 #define SQRT2 1.4142135623730951
+/* Claim windows much wider than any path count every claim: such a query must act as one
+ * without a window. */
+#define WINDOW_HUGE (4 * MAX_CELLS)
 /* Optimal costs from two routes of equal real cost may differ by rounding only. */
 #define REL_TOL 1e-9
 
@@ -303,9 +306,9 @@ static void op_set_all(reader *r) {
 }
 
 static void op_set_diagonal(reader *r) {
-    astar_diagonal d = (astar_diagonal)((int)(rd8(r) % 7) - 2); /* -2..4: three are invalid */
+    astar_diagonal d = (astar_diagonal)((int)(rd8(r) % 8) - 2); /* -2..5: three are invalid */
     astar_grid_set_diagonal(W.grid, d);
-    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_NO_CORNER_CUT) W.diagonal = d;
+    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_HEX) W.diagonal = d;
     check_grid();
 }
 
@@ -836,6 +839,10 @@ typedef struct qmodel {
     int32_t claimed[MAX_CELLS];    /* units this query counts per node */
     double pen[MAX_CELLS];         /* P(b) + node_cost(b), as the core memoises it */
     cb_class pen_class[MAX_CELLS]; /* CB_ABORT when node_cost aborts there */
+    bool windowed;                 /* claims count by time: not in pen[], see window_count */
+    bool window_all;               /* the window is wider than any path: a step with no depth
+                                      counts every claim, as without a window */
+    int32_t window_reach;          /* the furthest step (t + 1) of a claim the query sees */
 } qmodel;
 
 static qmodel M;
@@ -849,13 +856,72 @@ static bool terrain_open(int32_t x, int32_t y) {
     return inside(x, y) && terrain(y * W.w + x) != INFINITY;
 }
 
+/* The noise of astar.h, written again from its documented formula rather than called. */
+static double model_noise(uint32_t seed, int32_t x, int32_t y) {
+    uint32_t h = (uint32_t)x * 0x9E3779B1u + (uint32_t)y * 0x85EBCA77u + seed * 0xC2B2AE3Du;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    return h / 4294967296.0;
+}
+
+/* A claim with its time, chained per cell (the model's own copy of what claim_window reads). */
+typedef struct wclaim {
+    int32_t unit, t;
+    bool last;      /* the unit's last node: it stays there */
+    int32_t next;
+} wclaim;
+
+static wclaim wclaims[MAX_UNITS * MAX_CELLS];
+static int32_t whead[MAX_CELLS];
+
+static void model_window(void) {
+    const astar_query *q = &M.q;
+    int32_t len = 0;
+    M.window_reach = 0;
+    for (int32_t c = 0; c < W.cells; c++) whead[c] = -1;
+    for (int32_t k = 0; k < W.nunits; k++) {
+        const shadow_unit *u = &W.units[k];
+        if (u->state != UNIT_ACTIVE || k == q->unit) continue;
+        if (q->claim_radius >= 0) {
+            int32_t here = u->nodes[u->pos];
+            if (abs(here % W.w - q->sx) > q->claim_radius || abs(here / W.w - q->sy) > q->claim_radius)
+                continue;
+        }
+        if (u->n - u->pos > M.window_reach) M.window_reach = u->n - u->pos;
+        for (int32_t i = u->pos; i < u->n; i++) {
+            wclaim *e = &wclaims[len];
+            *e = (wclaim){k, i - u->pos, i == u->n - 1, whead[u->nodes[i]]};
+            whead[u->nodes[i]] = len++;
+        }
+    }
+}
+
+/* Units whose claims count for a path entering `cell` at step `step` (astar.h: |s - t| <= w,
+ * and s >= t - w on a unit's last node). A unit's claims of one cell are chained together. */
+static int32_t window_count(int32_t cell, int32_t step) {
+    int64_t w = M.q.claim_window, s = step;
+    int32_t units = 0, counted = -1;
+    for (int32_t i = whead[cell]; i >= 0; i = wclaims[i].next) {
+        const wclaim *e = &wclaims[i];
+        if (e->unit != counted && s >= e->t - w && (e->last || s <= e->t + w)) {
+            units++;
+            counted = e->unit;
+        }
+    }
+    return units;
+}
+
 /* P(b) + node_cost(b) per cell, summed in the order node_penalty() in search.c uses. */
 static void model_penalties(void) {
     const astar_query *q = &M.q;
     for (int32_t c = 0; c < W.cells; c++) {
         double p = 0.0;
         for (int i = 0; i < q->nlayers; i++) p += q->layers[i].weight * W.lval[M.ref_slot[i]][c];
-        if (q->claims) p += q->claim_penalty * M.claimed[c];
+        if (q->claims && !M.windowed) p += q->claim_penalty * M.claimed[c];
+        if (q->noise > 0) p += q->noise * model_noise(q->seed, c % W.w, c / W.w);
         M.pen_class[c] = CB_COST;
         if (q->node_cost && terrain_open(c % W.w, c / W.w)) {
             double e = 0.0;
@@ -882,16 +948,33 @@ static bool model_walkable(int32_t x, int32_t y, bool *aborts) {
 
 enum { STEP_NONE, STEP_OK, STEP_ABORT };
 
+/* A step's heading for turn_penalty: (dx, dy) on squares, the cube step (dq, dr) on hexes. */
+static int model_heading(int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    int32_t dx = bx - ax, dy = by - ay;
+    if (M.diagonal == ASTAR_DIAG_HEX) /* odd-r: q = x - (y - y % 2) / 2 */
+        dx = (bx - (by - (by & 1)) / 2) - (ax - (ay - (ay & 1)) / 2);
+    return (dx + 1) * 3 + (dy + 1);
+}
+
 /*
  * The step a -> b as the core takes it from an expanded node a: legality under
- * the diagonal mode, then L * cost(b) + max(0, P(b) + X(a, b)) added to ga.
+ * the diagonal mode, then L * cost(b) + max(0, P(b) + X(a, b)) added to ga, then
+ * turn_penalty if the heading differs from `prev` (the step into a; -1 at the
+ * start or to leave turns out). `depth` is the step of the path that enters b,
+ * which windowed claims read; -1 leaves them out (or, when the window is wider
+ * than any path, counts them all), which makes a plain Dijkstra a lower bound.
  */
-static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga, double *ng) {
+static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga, int32_t depth,
+                      int prev, double *ng) {
     int32_t dx = bx - ax, dy = by - ay;
     if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return STEP_NONE;
     bool diag = dx != 0 && dy != 0;
+    bool hex = M.diagonal == ASTAR_DIAG_HEX;
     bool aborts = false;
-    if (diag) {
+    if (diag && hex) {
+        /* Odd rows sit half a cell right, so their diagonal neighbours are to the right. */
+        if ((ay & 1) != (dx == 1)) return STEP_NONE;
+    } else if (diag) {
         if (M.diagonal == ASTAR_DIAG_NEVER) return STEP_NONE;
         bool sa = model_walkable(ax, ay + dy, &aborts), sb = model_walkable(ax + dx, ay, &aborts);
         if (aborts) return STEP_ABORT;
@@ -903,6 +986,10 @@ static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga,
     if (!open) return STEP_NONE;
     int32_t b = by * W.w + bx;
     double extra = M.penalties ? M.pen[b] : 0.0;
+    if (M.windowed && extra != INFINITY) {
+        int32_t units = depth >= 0 ? window_count(b, depth) : M.window_all ? M.claimed[b] : 0;
+        extra += M.q.claim_penalty * units;
+    }
     if (M.q.edge_cost) {
         double e = 0.0;
         cb_class k = cb_classify(edge_value(bx, by, ax, ay), &e);
@@ -910,8 +997,10 @@ static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga,
         if (k == CB_ABORT) return STEP_ABORT;
         extra += e;
     }
-    double len = diag ? SQRT2 : 1.0;
-    *ng = ga + len * terrain(b) + (extra > 0 ? extra : 0.0);
+    double len = diag && !hex ? SQRT2 : 1.0;
+    double g = ga + len * terrain(b) + (extra > 0 ? extra : 0.0);
+    if (prev >= 0 && M.q.turn_penalty > 0 && model_heading(ax, ay, bx, by) != prev) g += M.q.turn_penalty;
+    *ng = g;
     return STEP_OK;
 }
 
@@ -953,24 +1042,39 @@ static dj_entry dj_pop(void) {
     return top;
 }
 
-/* Plain Dijkstra over the model's steps from the start (which may itself be blocked). */
-static void dijkstra(int32_t sx, int32_t sy) {
+/*
+ * Plain Dijkstra over the model's steps, from the sources (which may be blocked:
+ * a unit stands there and leaves) or, backward, to them: dist[] then holds each
+ * cell's cost to the nearest source, whose blocked cells are no sources; a
+ * blocked cell gets a distance (a unit on it may leave) but passes nothing on.
+ * Backward sums are formed as the core's backward loop forms them, from the
+ * source end: g(p) = g(b) + step(p -> b). Costs above max_cost are dropped.
+ */
+static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool backward, double max_cost) {
     for (int32_t i = 0; i < W.cells; i++) {
         dist[i] = INFINITY;
         done_cell[i] = false;
     }
     dj_len = 0;
-    dist[sy * W.w + sx] = 0.0;
-    dj_push(0.0, sy * W.w + sx);
+    bool dummy = false;
+    for (int32_t i = 0; i < nsrc; i++) {
+        if (backward && !model_walkable(src[i] % W.w, src[i] / W.w, &dummy)) continue;
+        if (dist[src[i]] == 0.0) continue;
+        dist[src[i]] = 0.0;
+        dj_push(0.0, src[i]);
+    }
     while (dj_len > 0) {
         dj_entry e = dj_pop();
         if (done_cell[e.cell] || e.g != dist[e.cell]) continue;
         done_cell[e.cell] = true;
         int32_t ax = e.cell % W.w, ay = e.cell / W.w;
+        if (backward && !model_walkable(ax, ay, &dummy)) continue;
         for (int32_t dy = -1; dy <= 1; dy++)
             for (int32_t dx = -1; dx <= 1; dx++) {
                 double ng;
-                if (model_step(ax, ay, ax + dx, ay + dy, e.g, &ng) != STEP_OK) continue;
+                int k = backward ? model_step(ax + dx, ay + dy, ax, ay, e.g, -1, -1, &ng)
+                                 : model_step(ax, ay, ax + dx, ay + dy, e.g, -1, -1, &ng);
+                if (k != STEP_OK || ng > max_cost) continue;
                 int32_t b = (ay + dy) * W.w + ax + dx;
                 if (ng < dist[b]) {
                     dist[b] = ng;
@@ -978,6 +1082,103 @@ static void dijkstra(int32_t sx, int32_t sy) {
                 }
             }
     }
+}
+
+static void dijkstra(int32_t sx, int32_t sy) {
+    int32_t start = sy * W.w + sx;
+    dijkstra_multi(&start, 1, false, INFINITY);
+}
+
+/*
+ * The exact optimum when a step's cost depends on the way in (turn_penalty,
+ * claim_window): Dijkstra over states (cell, heading of the step in, steps so
+ * far), as spec/support/dijkstra.lua's exact_cost. Depths are counted up to
+ * the last step at which a window can still change a count; beyond it every
+ * state of a cell costs the same. Returns NAN when the state space is too big.
+ */
+#define EX_STATES (1 << 18)
+#define EX_START 9 /* no step in yet */
+
+static double ex_dist[EX_STATES];
+static int32_t ex_heap[EX_STATES], ex_pos[EX_STATES], ex_len;
+
+static bool ex_less(int32_t a, int32_t b) { return ex_dist[a] < ex_dist[b]; }
+
+static void ex_swap(int32_t i, int32_t j) {
+    int32_t t = ex_heap[i];
+    ex_heap[i] = ex_heap[j];
+    ex_heap[j] = t;
+    ex_pos[ex_heap[i]] = i;
+    ex_pos[ex_heap[j]] = j;
+}
+
+static void ex_up(int32_t i) {
+    while (i > 0 && ex_less(ex_heap[i], ex_heap[(i - 1) / 2])) {
+        ex_swap(i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static int32_t ex_pop(void) {
+    int32_t top = ex_heap[0];
+    ex_pos[top] = -2; /* settled */
+    if (--ex_len > 0) {
+        ex_heap[0] = ex_heap[ex_len];
+        ex_pos[ex_heap[0]] = 0;
+        for (int32_t i = 0;;) {
+            int32_t c = 2 * i + 1;
+            if (c >= ex_len) break;
+            if (c + 1 < ex_len && ex_less(ex_heap[c + 1], ex_heap[c])) c++;
+            if (!ex_less(ex_heap[c], ex_heap[i])) break;
+            ex_swap(i, c);
+            i = c;
+        }
+    }
+    return top;
+}
+
+static double exact_optimum(const bool *goal) {
+    const astar_query *q = &M.q;
+    int32_t nh = q->turn_penalty > 0 ? 10 : 1;
+    int64_t cap = M.windowed ? (int64_t)M.window_reach + q->claim_window + 1 : 0;
+    if ((int64_t)W.cells * nh * (cap + 1) > EX_STATES) return NAN;
+    int32_t depths = (int32_t)cap + 1, n = W.cells * nh * depths;
+    for (int32_t i = 0; i < n; i++) {
+        ex_dist[i] = INFINITY;
+        ex_pos[i] = -1;
+    }
+    int32_t start = ((q->sy * W.w + q->sx) * nh + (nh > 1 ? EX_START : 0)) * depths;
+    ex_dist[start] = 0.0;
+    ex_heap[0] = start;
+    ex_pos[start] = 0;
+    ex_len = 1;
+    while (ex_len > 0) {
+        int32_t st = ex_pop();
+        double g = ex_dist[st];
+        int32_t depth = st % depths, h = st / depths % nh, cell = st / depths / nh;
+        if (goal[cell]) return g;
+        int32_t ax = cell % W.w, ay = cell / W.w;
+        for (int32_t dy = -1; dy <= 1; dy++)
+            for (int32_t dx = -1; dx <= 1; dx++) {
+                double ng;
+                int prev = nh > 1 && h != EX_START ? h : -1;
+                if (model_step(ax, ay, ax + dx, ay + dy, g, M.windowed ? depth + 1 : -1, prev, &ng) !=
+                    STEP_OK)
+                    continue;
+                int32_t b = (ay + dy) * W.w + ax + dx;
+                int32_t nd = depth + 1 < depths ? depth + 1 : depths - 1;
+                int32_t nhd = nh > 1 ? model_heading(ax, ay, ax + dx, ay + dy) : 0;
+                int32_t ns = (b * nh + nhd) * depths + nd;
+                if (ex_pos[ns] == -2 || !(ng < ex_dist[ns])) continue;
+                ex_dist[ns] = ng;
+                if (ex_pos[ns] == -1) {
+                    ex_heap[ex_len] = ns;
+                    ex_pos[ns] = ex_len++;
+                }
+                ex_up(ex_pos[ns]);
+            }
+    }
+    return INFINITY;
 }
 
 /* ------------------------------------------------------------------ find */
@@ -991,7 +1192,7 @@ static bool layer_ref_ok(const astar_layer_ref *ref, int slot) {
 /* Mirrors the argument checks documented for astar_find. */
 static bool query_invalid(const astar_query *q, bool wrong_search) {
     if (wrong_search || !inside(q->sx, q->sy) || !inside(q->gx, q->gy)) return true;
-    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_NO_CORNER_CUT) return true;
+    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_HEX) return true;
     if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return true;
     if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return true;
     if (!(q->weight >= 1.0) || q->weight == INFINITY) return true;
@@ -1002,6 +1203,8 @@ static bool query_invalid(const astar_query *q, bool wrong_search) {
                       q->claim_penalty == INFINITY))
         return true;
     if (q->ntargets > 0 && q->heuristic == ASTAR_H_CUSTOM) return true;
+    if (!(q->noise >= 0) || q->noise == INFINITY) return true;
+    if (!(q->turn_penalty >= 0) || q->turn_penalty == INFINITY || q->claim_window < -1) return true;
     for (int32_t i = 0; i < q->ntargets; i++)
         if (q->targets[i] < 0 || q->targets[i] >= W.cells) return true;
     return isnan(q->max_cost) || q->max_cost < 0;
@@ -1056,7 +1259,9 @@ static double check_path(const find_out *o, int32_t goal /* -1: any end */) {
         seen[v] = stamp;
         if (i == 0) continue;
         double ng;
-        int k = model_step(o->path[i - 1] % W.w, o->path[i - 1] / W.w, v % W.w, v / W.w, g, &ng);
+        int32_t u = o->path[i - 1];
+        int prev = i >= 2 ? model_heading(o->path[i - 2] % W.w, o->path[i - 2] / W.w, u % W.w, u / W.w) : -1;
+        int k = model_step(u % W.w, u / W.w, v % W.w, v / W.w, g, i, prev, &ng);
         fail_if(k == STEP_ABORT, "path takes a step whose callbacks abort");
         fail_if(k != STEP_OK, "path takes a step that is not allowed (blocked, corner or not adjacent)");
         g = ng;
@@ -1064,34 +1269,22 @@ static double check_path(const find_out *o, int32_t goal /* -1: any end */) {
     return g;
 }
 
-static void op_find(reader *r) {
-    astar_query *q = &M.q;
-    astar_query_init(q);
-    uint8_t flags = rd8(r);
-    q->sx = rd_coord(r, W.w);
-    q->sy = rd_coord(r, W.h);
-    q->gx = rd_coord(r, W.w);
-    q->gy = rd_coord(r, W.h);
+/* The valid query M.q's view of the world. */
+static void model_query(void) {
+    const astar_query *q = &M.q;
+    M.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? W.diagonal : q->diagonal;
+    M.penalties = q->nlayers > 0 || q->claims || q->node_cost || q->noise > 0;
+    M.windowed = q->claims && q->claim_window >= 0;
+    M.window_all = M.windowed && q->claim_window >= WINDOW_HUGE;
+    if (q->claims)
+        shadow_counts(M.claimed, q->unit, q->claim_radius >= 0, q->claim_radius, q->sx, q->sy);
+    if (M.windowed) model_window();
+    model_penalties();
+}
 
-    uint8_t b = rd8(r);
-    q->diagonal = b % 16 >= 8 && b % 16 < 12 ? (astar_diagonal)(b % 16 - 8)
-                  : b % 32 == 31              ? (astar_diagonal)(b & 32 ? -2 : 4)
-                                              : ASTAR_DIAG_DEFAULT;
-    b = rd8(r);
-    switch (b % 32) {
-    case 0: case 1: case 2: case 3: case 4: q->heuristic = (astar_heuristic)(b % 32); break;
-    case 5: case 6: case 7: case 8: case 9:
-        q->heuristic = ASTAR_H_CUSTOM;
-        q->heuristic_fn = heuristic_cb;
-        break;
-    case 10: q->heuristic = ASTAR_H_CUSTOM; break; /* without a function: EINVAL */
-    case 11: q->heuristic = (astar_heuristic)(b & 32 ? -2 : 6); break;
-    default: q->heuristic = ASTAR_H_DEFAULT; break;
-    }
-    q->heuristic_ud = &CB;
-    CB.h_kind = (b >> 5) % H_KINDS;
-    q->weight = rd_weight(r);
-
+/* Layers, claims and callbacks of a query (the part of a find that a field reads too). */
+static void rd_costs(reader *r, astar_query *q) {
+    uint8_t b;
     b = rd8(r);
     int n = b == 255 ? ASTAR_MAX_LAYERS + 1 : b == 254 ? -1 : b % 4;
     bool any_layer = false;
@@ -1132,6 +1325,70 @@ static void op_find(reader *r) {
         q->edge_cost = edge_cb;
         q->edge_cost_ud = &CB;
     }
+}
+
+static double rd_noise(reader *r) {
+    static const double valid[] = {1.0, 1.0, 0.5, 3.0, 10.0, 1e-9, 0.0, -0.0, 1e300};
+    static const double invalid[] = {-1.0, NAN, INFINITY, -INFINITY};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 4] : valid[b % 9];
+}
+
+static double rd_turn_penalty(reader *r) {
+    static const double valid[] = {1.0, 1.0, 0.5, 2.0, 10.0, 0.0, 1e-9, 1e300};
+    static const double invalid[] = {-1.0, NAN, INFINITY, -0.5};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 4] : valid[b % 8];
+}
+
+
+static int32_t rd_claim_window(reader *r) {
+    static const int32_t valid[] = {0, 1, 2, 3, 5, 0, 1, 12, WINDOW_HUGE, INT32_MAX, -1};
+    static const int32_t invalid[] = {-2, INT32_MIN};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 2] : valid[b % 11];
+}
+
+/* The options that make a step's cost depend on the way in, and noise. */
+static void rd_ways(reader *r, astar_query *q) {
+    uint8_t b = rd8(r);
+    if (b & 1) {
+        q->noise = rd_noise(r);
+        q->seed = rd16(r) | (uint32_t)rd16(r) << 16;
+    }
+    if (b & 2) q->turn_penalty = rd_turn_penalty(r);
+    if (b & 4) q->claim_window = rd_claim_window(r);
+}
+
+static void op_find(reader *r) {
+    astar_query *q = &M.q;
+    astar_query_init(q);
+    uint8_t flags = rd8(r);
+    q->sx = rd_coord(r, W.w);
+    q->sy = rd_coord(r, W.h);
+    q->gx = rd_coord(r, W.w);
+    q->gy = rd_coord(r, W.h);
+
+    uint8_t b = rd8(r);
+    q->diagonal = b % 16 >= 8 && b % 16 < 13 ? (astar_diagonal)(b % 16 - 8)
+                  : b % 32 == 31              ? (astar_diagonal)(b & 32 ? -2 : 5)
+                                              : ASTAR_DIAG_DEFAULT;
+    b = rd8(r);
+    switch (b % 32) {
+    case 0: case 1: case 2: case 3: case 4: q->heuristic = (astar_heuristic)(b % 32); break;
+    case 5: case 6: case 7: case 8: case 9:
+        q->heuristic = ASTAR_H_CUSTOM;
+        q->heuristic_fn = heuristic_cb;
+        break;
+    case 10: q->heuristic = ASTAR_H_CUSTOM; break; /* without a function: EINVAL */
+    case 11: q->heuristic = (astar_heuristic)(b & 32 ? -2 : 8); break;
+    case 12: q->heuristic = ASTAR_H_HEX; break;
+    default: q->heuristic = ASTAR_H_DEFAULT; break;
+    }
+    q->heuristic_ud = &CB;
+    CB.h_kind = (b >> 5) % H_KINDS;
+    q->weight = rd_weight(r);
+    rd_costs(r, q);
     b = rd8(r);
     if (b % 8 == 0) q->max_expansions = b / 8;
     q->max_cost = rd_max_cost(r);
@@ -1146,6 +1403,7 @@ static void op_find(reader *r) {
     }
     bool cold_check = flags & 2;
     bool wrong_search = (flags & 0x3c) == 0x3c;
+    if ((flags & 0x04) && !wrong_search) rd_ways(r, q);
 
     astar_search *s = W.search;
     if (!s) s = W.search = astar_search_new(W.w, W.h, W.palloc);
@@ -1169,12 +1427,13 @@ static void op_find(reader *r) {
         fprintf(stderr,
                 "find %dx%d (%d,%d)->(%d,%d) diag %d/%d h %d kind %d w %g layers %d claims %s unit %d "
                 "pen %g radius %d node %d edge %d seed %u maxexp %llu maxcost %g partial %d"
-                " => %s reason %d cost %.17g len %d exp %llu\n",
+                " noise %g/%u turn %g window %d => %s reason %d cost %.17g len %d exp %llu\n",
                 (int)W.w, (int)W.h, (int)q->sx, (int)q->sy, (int)q->gx, (int)q->gy, (int)q->diagonal,
                 (int)W.diagonal, (int)q->heuristic, CB.h_kind, q->weight, q->nlayers,
                 q->claims ? "yes" : "no", (int)q->unit, q->claim_penalty, (int)q->claim_radius,
                 CB.node_kind, CB.edge_kind, (unsigned)CB.node_seed,
-                (unsigned long long)q->max_expansions, q->max_cost, q->partial,
+                (unsigned long long)q->max_expansions, q->max_cost, q->partial, q->noise,
+                (unsigned)q->seed, q->turn_penalty, (int)q->claim_window,
                 astar_status_name(o.st), (int)o.res.reason, o.res.cost, (int)o.len,
                 (unsigned long long)o.res.expansions);
     if (invalid) {
@@ -1188,18 +1447,23 @@ static void op_find(reader *r) {
             "EABORT without a callback asking for it, or a callback's abort ignored");
     if (o.st == ASTAR_EABORT) return;
 
-    /* The query's view of the world. */
-    M.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? W.diagonal : q->diagonal;
-    M.penalties = q->nlayers > 0 || q->claims || q->node_cost;
-    if (q->claims)
-        shadow_counts(M.claimed, q->unit, q->claim_radius >= 0, q->claim_radius, q->sx, q->sy);
-    model_penalties();
+    model_query();
+    /* A step's cost depends on the way in: the search keeps one way per node, so its
+     * cost is only bounded below by the optimum (see astar.h). */
+    bool approx = q->turn_penalty > 0 || (M.windowed && !M.window_all);
 
     astar_heuristic hh = q->heuristic;
-    if (hh == ASTAR_H_DEFAULT) hh = M.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
+    bool hex = M.diagonal == ASTAR_DIAG_HEX;
+    if (hh == ASTAR_H_DEFAULT)
+        hh = hex ? ASTAR_H_HEX : M.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
     bool eight = M.diagonal != ASTAR_DIAG_NEVER;
     bool custom = hh == ASTAR_H_CUSTOM;
-    bool admissible = custom ? CB.h_kind <= 1 : !(hh == ASTAR_H_MANHATTAN && eight);
+    /* A hex step has length 1 and moves x and y by at most 1 each: Chebyshev (custom kind 0)
+     * stays below it, octile, Euclidean and Manhattan do not. Hex steps on squares are taken
+     * for inadmissible, like Manhattan on 8 neighbours. */
+    bool admissible = custom ? CB.h_kind == 0 || (CB.h_kind == 1 && !hex)
+                      : hex  ? hh == ASTAR_H_HEX || hh == ASTAR_H_ZERO || hh == ASTAR_H_CHEBYSHEV
+                             : !(hh == ASTAR_H_MANHATTAN && eight) && hh != ASTAR_H_HEX;
     bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 ||
                      CB.edge_kind == 4 || (custom && CB.h_kind == 3);
     bool limits = q->max_expansions != UINT64_MAX || q->max_cost != INFINITY;
@@ -1264,8 +1528,27 @@ static void op_find(reader *r) {
             opt = dist[q->gy * W.w + q->gx];
         }
         double tol = REL_TOL * (isfinite(opt) && fabs(opt) > 1.0 ? fabs(opt) : 1.0);
+        if (tracing()) fprintf(stderr, "  oracle %.17g%s\n", opt, approx ? " (lower bound)" : "");
         if (opt == INFINITY) {
             fail_if(o.st == ASTAR_OK, "found a path where the oracle has none");
+        } else if (o.st == ASTAR_OK && approx) {
+            /* Turns and windowed claims only add: the plain optimum bounds it below. */
+            fail_if(res->cost < opt - tol, "found a path cheaper than the oracle's lower bound");
+            static bool goal[MAX_CELLS];
+            for (int32_t i = 0; i < W.cells; i++) goal[i] = false;
+            if (q->ntargets) {
+                for (int32_t i = 0; i < q->ntargets; i++)
+                    goal[q->targets[i]] = model_walkable(q->targets[i] % W.w, q->targets[i] / W.w, &dummy);
+            } else {
+                goal[q->gy * W.w + q->gx] = true;
+            }
+            double exact = exact_optimum(goal);
+            if (tracing()) fprintf(stderr, "  exact optimum over (cell, heading, depth) %.17g\n", exact);
+            if (!isnan(exact)) {
+                double etol = REL_TOL * (fabs(exact) > 1.0 ? fabs(exact) : 1.0);
+                fail_if(exact == INFINITY, "found a path where the exact oracle has none");
+                fail_if(res->cost < exact - etol, "found a path cheaper than the exact optimum");
+            }
         } else if (o.st == ASTAR_OK) {
             fail_if(res->cost < opt - tol, "found a path cheaper than the oracle's optimum");
             if (q->weight == 1.0 && admissible)
@@ -1275,7 +1558,7 @@ static void op_find(reader *r) {
                         "weighted search broke its bound");
         } else {
             fail_if(why != ASTAR_LIMIT, "the oracle reaches the goal but the search gave up");
-            if (q->weight == 1.0 && admissible && q->max_expansions == UINT64_MAX)
+            if (q->weight == 1.0 && admissible && !approx && q->max_expansions == UINT64_MAX)
                 fail_if(opt < q->max_cost - tol, "an optimal path within max_cost was not found");
         }
     }
@@ -1286,8 +1569,8 @@ static void op_find(reader *r) {
         find_out warm = o;
         if (o.len) memcpy(path, o.path, (size_t)o.len * sizeof *path);
         astar_search *fresh = astar_search_new(W.w, W.h, W.palloc);
-        if (!fresh) return;
-        find_out cold = run_find(fresh);
+        find_out cold = {0};
+        if (fresh) cold = run_find(fresh);
         if (tracing())
             fprintf(stderr, "  fresh workspace => %s reason %d cost %.17g len %d exp %llu\n",
                     astar_status_name(cold.st), (int)cold.res.reason, cold.res.cost, (int)cold.len,
@@ -1296,7 +1579,7 @@ static void op_find(reader *r) {
          * islands (search.c counts such waste), so the cold one can stop at once. */
         bool islands_rebuilt = warm.st == ASTAR_UNREACHABLE && cold.st == ASTAR_UNREACHABLE &&
                                cold.res.expansions == 0;
-        if (!cold.oom) {
+        if (fresh && !cold.oom) {
             fail_if(cold.st != warm.st || cold.res.reason != warm.res.reason ||
                         cold.res.target != warm.res.target ||
                         (cold.res.expansions != warm.res.expansions && !islands_rebuilt) ||
@@ -1309,6 +1592,25 @@ static void op_find(reader *r) {
         }
         astar_search_free(fresh);
     }
+
+    if (M.window_all && q->turn_penalty == 0 && !may_abort && !limits && !q->partial) {
+        /* A window wider than any path must change nothing (but the loop that runs). */
+        find_out warm = o;
+        int32_t window = q->claim_window;
+        q->claim_window = -1;
+        find_out plain = run_find(s);
+        q->claim_window = window;
+        if (tracing())
+            fprintf(stderr, "  without the window => %s cost %.17g\n", astar_status_name(plain.st),
+                    plain.res.cost);
+        if (!plain.oom) {
+            fail_if(plain.st != warm.st, "a window wider than any path changed the status");
+            double tol = REL_TOL * (fabs(warm.res.cost) > 1.0 ? fabs(warm.res.cost) : 1.0);
+            if (warm.st == ASTAR_OK && q->weight == 1.0 && admissible)
+                fail_if(fabs(plain.res.cost - warm.res.cost) > tol,
+                        "a window wider than any path changed the cost");
+        }
+    }
 }
 
 /* ------------------------------------------------------------------- run */
@@ -1319,7 +1621,7 @@ static void check_bad_constructors(void) {
     fail_if(astar_grid_new(0, 1, ASTAR_DIAG_NEVER, W.palloc) != NULL, "grid_new accepted width 0");
     fail_if(astar_grid_new(1, ASTAR_MAX_SIDE + 1, ASTAR_DIAG_NEVER, W.palloc) != NULL,
             "grid_new accepted a height above ASTAR_MAX_SIDE");
-    fail_if(astar_grid_new(1, 1, (astar_diagonal)4, W.palloc) != NULL, "grid_new accepted diagonal 4");
+    fail_if(astar_grid_new(1, 1, (astar_diagonal)5, W.palloc) != NULL, "grid_new accepted diagonal 5");
     fail_if(astar_grid_new(1, 1, ASTAR_DIAG_DEFAULT, W.palloc) != NULL,
             "grid_new accepted ASTAR_DIAG_DEFAULT");
     fail_if(astar_layer_new(-1, 1, 0.0, W.palloc) != NULL, "layer_new accepted width -1");
@@ -1336,7 +1638,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     W.w = 1 + rd8(&r) % MAX_W;
     W.h = 1 + rd8(&r) % MAX_W;
     W.cells = W.w * W.h;
-    W.diagonal = (astar_diagonal)(rd8(&r) % 4);
+    W.diagonal = (astar_diagonal)(rd8(&r) % 5);
     uint8_t mode = rd8(&r) % 4, index = rd8(&r);
     W.eager_min = rd8(&r) & 1;
     fuzz_heap_reset(&W.heap, mode == 1 || mode == 2 ? (uint64_t)index + 1 : 0, mode == 2);
