@@ -1072,6 +1072,7 @@ static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool backward, doub
         for (int32_t dy = -1; dy <= 1; dy++)
             for (int32_t dx = -1; dx <= 1; dx++) {
                 double ng;
+                if (backward && !inside(ax + dx, ay + dy)) continue;
                 int k = backward ? model_step(ax + dx, ay + dy, ax, ay, e.g, -1, -1, &ng)
                                  : model_step(ax, ay, ax + dx, ay + dy, e.g, -1, -1, &ng);
                 if (k != STEP_OK || ng > max_cost) continue;
@@ -1613,6 +1614,241 @@ static void op_find(reader *r) {
     }
 }
 
+/* ----------------------------------------------------------------- fields */
+
+static astar_field *field, *other_field; /* other_field: another size, so EINVAL */
+static double field_seen[MAX_CELLS];      /* the field before a build, to see it unchanged */
+
+static void field_snapshot(const astar_field *f, int32_t *reached) {
+    *reached = astar_field_reached(f);
+    for (int32_t i = 0; i < W.cells; i++) field_seen[i] = astar_field_distance(f, i % W.w, i / W.w);
+}
+
+static bool field_unchanged(const astar_field *f, int32_t reached) {
+    if (astar_field_reached(f) != reached) return false;
+    for (int32_t i = 0; i < W.cells; i++) {
+        double d = astar_field_distance(f, i % W.w, i / W.w);
+        if (memcmp(&d, &field_seen[i], sizeof d) != 0) return false;
+    }
+    return true;
+}
+
+/* Field options each make the build EINVAL (astar.h: only some query fields are read). */
+enum {
+    SPOIL_HEURISTIC, SPOIL_WEIGHT, SPOIL_PARTIAL, SPOIL_TARGETS, SPOIL_TURN, SPOIL_WINDOW,
+    SPOIL_FIELD_SIZE, SPOIL_SEARCH_SIZE, SPOIL_CELL, SPOIL_NCELLS, SPOIL_NO_CELLS, SPOIL_KIND,
+    SPOIL_DIAGONAL, SPOILS
+};
+
+/*
+ * Builds a distance field and checks it against the model: FROM against the
+ * forward Dijkstra from the start(s), TO against a backward one to the goals,
+ * every cell's distance bit for bit (both sum a step onto the settled end, in
+ * the same order), and each reached cell's next step: legal, leading to a cell
+ * whose distance plus that step (summed from the sources' end, as a walk is
+ * costed) is the cell's own, and, followed, to a source without a cycle.
+ */
+static void op_field(reader *r) {
+    astar_query *q = &M.q;
+    astar_query_init(q);
+    uint8_t b = rd8(r);
+    uint8_t spoil = rd8(r) % 64; /* < SPOILS: one invalid option; most builds are valid */
+    astar_field_kind kind = b & 1 ? ASTAR_FIELD_FROM : ASTAR_FIELD_TO;
+    int32_t ncells = kind == ASTAR_FIELD_TO ? 1 + (b >> 1) % 4 : 1 + ((b >> 1) % 4 == 3);
+    int32_t cells[4];
+    for (int32_t i = 0; i < ncells; i++) {
+        int32_t x = rd8(r) % W.w, y = rd8(r) % W.h;
+        cells[i] = y * W.w + x;
+    }
+    /* claim_radius is measured from (sx, sy); the goal is ignored, so it may be anything. */
+    q->sx = kind == ASTAR_FIELD_FROM ? cells[0] % W.w : rd8(r) % W.w;
+    q->sy = kind == ASTAR_FIELD_FROM ? cells[0] / W.w : rd8(r) % W.h;
+    q->gx = rd_coord(r, W.w);
+    q->gy = rd_coord(r, W.h);
+    uint8_t d = rd8(r) % 8;
+    q->diagonal = d < 5 ? (astar_diagonal)d : ASTAR_DIAG_DEFAULT;
+    rd_costs(r, q);
+    uint8_t e = rd8(r);
+    if (e % 8 == 0) q->max_expansions = e / 8;
+    q->max_cost = rd_max_cost(r);
+    q->known = b & 0x40 ? W.mask : NULL;
+    M.fog = q->known != NULL;
+    if (b & 0x20) {
+        q->noise = rd_noise(r);
+        q->seed = rd16(r) | (uint32_t)rd16(r) << 16;
+    }
+
+    astar_search *s = W.search;
+    if (!s) s = W.search = astar_search_new(W.w, W.h, W.palloc);
+    uint64_t failures = W.heap.failures;
+    if (!field) field = astar_field_new(W.w, W.h, W.palloc);
+    fail_if(!field && W.heap.failures == failures, "field_new returned NULL without an allocation failure");
+    if (!s || !field) return;
+    astar_field *f = field;
+    const int32_t *list = cells;
+    astar_field_kind k = kind;
+    switch (spoil) {
+    case SPOIL_HEURISTIC: q->heuristic = (astar_heuristic)(b >> 5); break; /* 0..7: every kind */
+    case SPOIL_WEIGHT: q->weight = b & 0x80 ? 1.5 : NAN; break;
+    case SPOIL_PARTIAL: q->partial = 1; break;
+    case SPOIL_TARGETS: q->targets = cells, q->ntargets = 1; break;
+    case SPOIL_TURN: q->turn_penalty = b & 0x80 ? 1.0 : -1.0; break;
+    case SPOIL_WINDOW: q->claim_window = b & 0x80 ? 0 : -2; break;
+    case SPOIL_FIELD_SIZE:
+        if (!other_field) other_field = astar_field_new(W.w, W.h + 1, W.palloc);
+        if (!other_field) return;
+        f = other_field;
+        break;
+    case SPOIL_SEARCH_SIZE:
+        if (!other_search) other_search = astar_search_new(W.w + 1, W.h, W.palloc);
+        if (!other_search) return;
+        s = other_search;
+        break;
+    case SPOIL_CELL: cells[ncells - 1] = b & 0x80 ? -1 : W.cells; break;
+    case SPOIL_NCELLS: ncells = b & 0x80 ? 0 : -1; break;
+    case SPOIL_NO_CELLS: list = NULL; break;
+    case SPOIL_KIND: k = (astar_field_kind)(b & 0x80 ? 2 : -1); break;
+    case SPOIL_DIAGONAL: q->diagonal = (astar_diagonal)(b & 0x80 ? 5 : -2); break;
+    default: break;
+    }
+    /* The rest must pass astar_find's checks, the goal aside. */
+    astar_query checked = *q;
+    checked.gx = checked.sx;
+    checked.gy = checked.sy;
+    astar_query saved = *q;
+    *q = checked;
+    bool invalid = spoil < SPOILS || query_invalid(q, false);
+    *q = saved;
+
+    int32_t before;
+    field_snapshot(f, &before);
+    astar_field_kind kind_before = astar_field_get_kind(f);
+    if (++CB.stamp == 0) {
+        memset(CB.node_seen, 0, sizeof CB.node_seen);
+        CB.stamp = 1;
+    }
+    CB.abort_signalled = false;
+    uint64_t requests = W.heap.requests;
+    failures = W.heap.failures;
+    astar_result res;
+    astar_status st = astar_field_build(f, s, W.grid, q, list, ncells, k, &res);
+    bool oom = W.heap.failures != failures;
+    if (tracing()) {
+        fprintf(stderr, "field %s %dx%d cells", kind == ASTAR_FIELD_TO ? "to" : "from", (int)W.w, (int)W.h);
+        for (int32_t i = 0; i < ncells && i < 4; i++) fprintf(stderr, " (%d,%d)", (int)(cells[i] % W.w), (int)(cells[i] / W.w));
+        fprintf(stderr,
+                " spoil %d diag %d/%d layers %d claims %s unit %d pen %g radius %d node %d edge %d"
+                " maxexp %llu maxcost %g fog %d noise %g/%u => %s exp %llu reached %d\n",
+                spoil, (int)q->diagonal, (int)W.diagonal, q->nlayers, q->claims ? "yes" : "no",
+                (int)q->unit, q->claim_penalty, (int)q->claim_radius, CB.node_kind, CB.edge_kind,
+                (unsigned long long)q->max_expansions, q->max_cost, M.fog, q->noise, (unsigned)q->seed,
+                astar_status_name(st), (unsigned long long)res.expansions, (int)astar_field_reached(f));
+    }
+    fail_if(st != res.status, "field_build returned a status other than res.status");
+    if (invalid) {
+        fail_if(st != ASTAR_EINVAL, "field_build accepted an invalid query");
+        fail_if(W.heap.requests != requests, "field_build allocated for an invalid query");
+        fail_if(!field_unchanged(f, before) || astar_field_get_kind(f) != kind_before,
+                "a rejected field_build changed the field");
+        return;
+    }
+    fail_if(st == ASTAR_EINVAL, "field_build rejected a valid query");
+    fail_if((st == ASTAR_ENOMEM) != oom, "field_build: ENOMEM without an allocation failure, or the reverse");
+    if (oom) {
+        fail_if(!field_unchanged(f, before) || astar_field_get_kind(f) != kind_before,
+                "field_build changed the field although it ran out of memory");
+        return;
+    }
+    fail_if((st == ASTAR_EABORT) != CB.abort_signalled,
+            "field_build: EABORT without a callback asking for it, or a callback's abort ignored");
+    if (st == ASTAR_EABORT) return;
+    fail_if(st != ASTAR_OK && st != ASTAR_LIMIT, "field_build: unexpected status");
+    fail_if(st == ASTAR_LIMIT && q->max_expansions == UINT64_MAX, "field LIMIT without max_expansions");
+    fail_if(res.expansions > q->max_expansions, "field: more expansions than max_expansions");
+    fail_if(astar_field_get_kind(f) != kind, "field kind differs");
+
+    int32_t reached = 0;
+    for (int32_t i = 0; i < W.cells; i++) reached += astar_field_distance(f, i % W.w, i / W.w) != INFINITY;
+    fail_if(astar_field_reached(f) != reached, "field_reached differs from the cells with a distance");
+    fail_if((uint64_t)reached != res.expansions, "a field settles one cell per expansion");
+    int32_t nx = 0, ny = 0;
+    fail_if(!isnan(astar_field_distance(f, -1, 0)) || !isnan(astar_field_distance(f, 0, W.h)),
+            "field_distance outside is not NaN");
+    fail_if(astar_field_next(f, W.w, 0, &nx, &ny) != -1 || astar_field_next(f, 0, -1, &nx, &ny) != -1,
+            "field_next outside is not -1");
+
+    bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 || CB.edge_kind == 4;
+    if (may_abort) return;
+    model_query();
+    bool to = kind == ASTAR_FIELD_TO;
+    dijkstra_multi(cells, ncells, to, q->max_cost);
+
+    static bool source[MAX_CELLS];
+    bool dummy = false;
+    for (int32_t i = 0; i < W.cells; i++) source[i] = false;
+    for (int32_t i = 0; i < ncells; i++)
+        source[cells[i]] = !to || model_walkable(cells[i] % W.w, cells[i] / W.w, &dummy);
+    double settled_max = -INFINITY;
+    int32_t model_reached = 0;
+    for (int32_t i = 0; i < W.cells; i++) {
+        double got = astar_field_distance(f, i % W.w, i / W.w);
+        model_reached += dist[i] != INFINITY;
+        if (got == INFINITY) {
+            fail_if(st == ASTAR_OK && dist[i] != INFINITY, "a cell the oracle reaches is unreached");
+            continue;
+        }
+        if (tracing() && got != dist[i])
+            fprintf(stderr, "  (%d,%d): field %.17g oracle %.17g\n", (int)(i % W.w), (int)(i / W.w), got, dist[i]);
+        fail_if(got != dist[i], "field distance differs from the oracle's");
+        if (got > settled_max) settled_max = got;
+    }
+    if (st == ASTAR_LIMIT) {
+        fail_if(reached >= model_reached, "LIMIT, yet every cell the oracle reaches is reached");
+        /* Dijkstra settles in order of distance. */
+        for (int32_t i = 0; i < W.cells; i++)
+            fail_if(dist[i] < settled_max && astar_field_distance(f, i % W.w, i / W.w) == INFINITY,
+                    "a field left a nearer cell unsettled than one it settled");
+    }
+
+    /* Next steps: one step each, checked locally; then followed, with marks, for cycles. */
+    static uint8_t mark[MAX_CELLS];
+    for (int32_t i = 0; i < W.cells; i++) {
+        mark[i] = 0;
+        int32_t x = i % W.w, y = i / W.w;
+        double di = astar_field_distance(f, x, y);
+        int got = astar_field_next(f, x, y, &nx, &ny);
+        fail_if(got < 0, "field_next inside is -1");
+        if (di == INFINITY) {
+            fail_if(got != 0, "field_next from an unreached cell");
+            continue;
+        }
+        if (got == 0) {
+            fail_if(!source[i] || di != 0.0, "field_next ends where no source is");
+            continue;
+        }
+        fail_if(!inside(nx, ny), "field_next leads outside");
+        double dn = astar_field_distance(f, nx, ny), g;
+        fail_if(dn == INFINITY, "field_next leads to an unreached cell");
+        int k2 = to ? model_step(x, y, nx, ny, dn, -1, -1, &g) : model_step(nx, ny, x, y, dn, -1, -1, &g);
+        fail_if(k2 != STEP_OK, "field_next takes a step that is not allowed");
+        fail_if(g != di, "a field's next step does not account for its distance");
+    }
+    for (int32_t i = 0; i < W.cells; i++) {
+        int32_t at = i;
+        while (mark[at] == 0) {
+            mark[at] = 1; /* on the current walk */
+            if (astar_field_next(f, at % W.w, at / W.w, &nx, &ny) != 1) break;
+            at = ny * W.w + nx;
+            fail_if(mark[at] == 1, "field_next walks in a cycle");
+        }
+        for (at = i; mark[at] == 1;) { /* done: later walks may stop here */
+            mark[at] = 2;
+            if (astar_field_next(f, at % W.w, at / W.w, &nx, &ny) != 1) break;
+            at = ny * W.w + nx;
+        }
+    }
+}
+
 /* ------------------------------------------------------------------- run */
 
 /* Constructors must refuse bad sizes without touching the allocator. */
@@ -1628,6 +1864,7 @@ static void check_bad_constructors(void) {
     fail_if(astar_layer_new(1, 1, NAN, W.palloc) != NULL, "layer_new accepted NaN");
     fail_if(astar_claims_new(1, 0, W.palloc) != NULL, "claims_new accepted height 0");
     fail_if(astar_search_new(INT32_MIN, 1, W.palloc) != NULL, "search_new accepted a negative width");
+    fail_if(astar_field_new(1, 0, W.palloc) != NULL, "field_new accepted height 0");
     fail_if(W.heap.requests != requests, "a rejected constructor allocated");
     fail_if(strcmp(astar_status_name((astar_status)99), "unknown status") != 0,
             "an unknown status has a name");
@@ -1661,6 +1898,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail_if(!W.mask && W.heap.failures == failures, "mask_new returned NULL without an allocation failure");
     memset(W.known, 0, sizeof W.known);
     other_search = NULL;
+    field = other_field = NULL;
     for (int s = 0; s < LAYER_SLOTS; s++) W.layer[s] = NULL;
     W.claims = W.claims_other = NULL;
     W.nunits = 0;
@@ -1668,7 +1906,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_grid();
 
     for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
-        switch (rd8(&r) % 20) {
+        uint8_t op = rd8(&r);
+        if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
+            op_field(&r);
+            continue;
+        }
+        switch (op % 20) {
         case 0: op_set_cost(&r); break;
         case 1: op_mask_reveal(&r); break;
         case 2: op_fill(&r); break;
@@ -1693,6 +1936,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     drop_claims();
     astar_search_free(W.search);
     astar_search_free(other_search);
+    astar_field_free(field);
+    astar_field_free(other_field);
+    field = other_field = NULL;
     astar_mask_free(W.mask);
     W.mask = NULL;
     astar_grid_free(W.grid);
