@@ -1737,9 +1737,10 @@ static void op_field(reader *r) {
         fprintf(stderr, "field %s %dx%d cells", kind == ASTAR_FIELD_TO ? "to" : "from", (int)W.w, (int)W.h);
         for (int32_t i = 0; i < ncells && i < 4; i++) fprintf(stderr, " (%d,%d)", (int)(cells[i] % W.w), (int)(cells[i] / W.w));
         fprintf(stderr,
-                " spoil %d diag %d/%d layers %d claims %s unit %d pen %g radius %d node %d edge %d"
+                " from (%d,%d) goal (%d,%d) spoil %d diag %d/%d layers %d claims %s unit %d pen %g radius %d node %d edge %d"
                 " maxexp %llu maxcost %g fog %d noise %g/%u => %s exp %llu reached %d\n",
-                spoil, (int)q->diagonal, (int)W.diagonal, q->nlayers, q->claims ? "yes" : "no",
+                (int)q->sx, (int)q->sy, (int)q->gx, (int)q->gy, spoil, (int)q->diagonal,
+                (int)W.diagonal, q->nlayers, q->claims ? "yes" : "no",
                 (int)q->unit, q->claim_penalty, (int)q->claim_radius, CB.node_kind, CB.edge_kind,
                 (unsigned long long)q->max_expansions, q->max_cost, M.fog, q->noise, (unsigned)q->seed,
                 astar_status_name(st), (unsigned long long)res.expansions, (int)astar_field_reached(f));
