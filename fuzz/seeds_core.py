@@ -107,6 +107,9 @@ SEEDS = {
     + field(True, [(2, 2)]) + field(True, [(2, 2)], maxcost=3 + 4 * 3) + field(True, [(4, 4)], diagonal=1)
     + field(True, [(0, 0), (9, 9)], diagonal=2, noise=0) + field(True, [(5, 5)], spoil=8)
     + field(True, [(7, 7)], maxexp=8 * 30),
+    # astar.h: a field ignores q's goal, so one outside the grid must not make it EINVAL
+    "regress-field-goal-ignored": setup(5, 5, 1)
+    + field(False, [(1, 1)], g=(250, 0)) + field(True, [(3, 3)], g=(2, 253)),
 }
 
 if __name__ == "__main__":

@@ -989,6 +989,8 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
         if (cells[i] < 0 || cells[i] / g->width >= g->height) return finish(res, ASTAR_EINVAL);
     astar_query fq = *q;
     fq.heuristic = ASTAR_H_ZERO;
+    fq.gx = q->sx; /* astar.h: the goal is ignored, so it must not be checked either */
+    fq.gy = q->sy;
     query_ctx c;
     bool callbacks;
     astar_status st = begin_query(&c, s, g, &fq, true, &callbacks);
