@@ -21,7 +21,8 @@
  * in a different order), hence a relative tolerance there.
  *
  * Input layout: 6 setup bytes, then one operation per byte (op % 20, see the
- * switch at the end) with its operands in the following bytes. Running out of
+ * switch at the end; bytes from 232 on: distance fields and islands) with its
+ * operands in the following bytes. Running out of
  * bytes reads zeros and ends the run; a zero operand means "the usual value".
  *   byte 0, 1  width - 1, height - 1 (mod 40)
  *   byte 2     the grid's diagonal mode (mod 5: 4 is ASTAR_DIAG_HEX)
@@ -1863,6 +1864,93 @@ static void op_field(reader *r) {
     }
 }
 
+/* ---------------------------------------------------------------- islands */
+
+/*
+ * Islands against the model: cells joined by the steps the grid's own mode
+ * allows on the bare terrain (astar.h: 4-connected unless corners may be cut,
+ * hexes their own way) must share an id and no others may.
+ */
+static void op_islands(reader *r) {
+    static int32_t label[MAX_CELLS], queue[MAX_CELLS], id_of[MAX_CELLS], label_of[MAX_CELLS];
+    astar_query_init(&M.q);
+    M.fog = false;
+    CB.node_kind = CB.edge_kind = 0;
+    model_query();
+    M.diagonal = W.diagonal;
+    for (int32_t i = 0; i < W.cells; i++) label[i] = id_of[i] = label_of[i] = -1;
+    int32_t labels = 0;
+    for (int32_t i = 0; i < W.cells; i++) {
+        if (label[i] >= 0 || W.cost[i] == INFINITY) continue;
+        int32_t head = 0, tail = 0;
+        label[i] = labels;
+        queue[tail++] = i;
+        while (head < tail) {
+            int32_t a = queue[head++], ax = a % W.w, ay = a / W.w;
+            for (int32_t dy = -1; dy <= 1; dy++)
+                for (int32_t dx = -1; dx <= 1; dx++) {
+                    double g;
+                    if (model_step(ax, ay, ax + dx, ay + dy, 0.0, -1, -1, &g) != STEP_OK) continue;
+                    int32_t b = (ay + dy) * W.w + ax + dx;
+                    if (label[b] < 0) {
+                        label[b] = labels;
+                        queue[tail++] = b;
+                    }
+                }
+        }
+        labels++;
+    }
+    for (int32_t i = 0; i < W.cells; i++) {
+        int32_t id = -7;
+        uint64_t failures = W.heap.failures;
+        astar_status st = astar_grid_component(W.grid, i % W.w, i / W.w, &id);
+        if (W.heap.failures != failures) {
+            fail_if(st != ASTAR_ENOMEM, "grid_component ignored an allocation failure");
+            return;
+        }
+        fail_if(st != ASTAR_OK, "grid_component failed");
+        if (label[i] < 0) {
+            fail_if(id != -1, "a blocked cell has an island");
+            continue;
+        }
+        fail_if(id < 0 || id >= W.cells, "an island id is not a node id");
+        if (id_of[label[i]] < 0) id_of[label[i]] = id;
+        if (label_of[id] < 0) label_of[id] = label[i];
+        fail_if(id_of[label[i]] != id || label_of[id] != label[i], "islands differ from the model's");
+    }
+    int32_t id;
+    fail_if(astar_grid_component(W.grid, W.w, 0, &id) != ASTAR_EINVAL, "grid_component accepted a cell outside");
+
+    int32_t sx = rd_coord(r, W.w), sy = rd_coord(r, W.h), gx = rd_coord(r, W.w), gy = rd_coord(r, W.h);
+    int yes = -1;
+    uint64_t failures = W.heap.failures;
+    astar_status st = astar_grid_reachable(W.grid, sx, sy, gx, gy, &yes);
+    if (tracing())
+        fprintf(stderr, "islands %dx%d diag %d: %d of them; reachable (%d,%d)->(%d,%d) => %s %d\n", (int)W.w,
+                (int)W.h, (int)W.diagonal, (int)labels, (int)sx, (int)sy, (int)gx, (int)gy,
+                astar_status_name(st), yes);
+    if (!inside(sx, sy) || !inside(gx, gy)) {
+        fail_if(st != ASTAR_EINVAL, "grid_reachable accepted a cell outside");
+        return;
+    }
+    fail_if(W.heap.failures != failures, "grid_reachable allocated with the labels built");
+    fail_if(st != ASTAR_OK, "grid_reachable failed");
+    int32_t goal = label[gy * W.w + gx];
+    bool want = false;
+    if (goal >= 0 && label[sy * W.w + sx] >= 0) {
+        want = label[sy * W.w + sx] == goal;
+    } else if (goal >= 0) { /* a blocked start is left by the steps its mode allows */
+        for (int32_t dy = -1; dy <= 1; dy++)
+            for (int32_t dx = -1; dx <= 1; dx++) {
+                double g;
+                if (model_step(sx, sy, sx + dx, sy + dy, 0.0, -1, -1, &g) == STEP_OK &&
+                    label[(sy + dy) * W.w + sx + dx] == goal)
+                    want = true;
+            }
+    }
+    fail_if(yes != want, "grid_reachable differs from the model's islands");
+}
+
 /* ------------------------------------------------------------------- run */
 
 /* Constructors must refuse bad sizes without touching the allocator. */
@@ -1922,7 +2010,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
         uint8_t op = rd8(&r);
         if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
-            op_field(&r);
+            if ((op - 232) % 3 < 2) op_field(&r);
+            else op_islands(&r);
             continue;
         }
         switch (op % 20) {

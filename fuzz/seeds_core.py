@@ -76,7 +76,8 @@ SEEDS = {
     "seed-hex": setup(10, 10, 4) + wall(WALL)
     + find((0, 5), (9, 9)) + find((0, 0), (9, 2), heuristic=12) + find((1, 8), (8, 1), heuristic=0)
     + find((9, 9), (0, 0), heuristic=3) + find((0, 5), (9, 9), diagonal=9, flags=2)
-    + [4, 1] + find((0, 5), (9, 9), diagonal=12) + [4, 6] + find((2, 2), (7, 7), flags=2),
+    + [4, 1] + find((0, 5), (9, 9), diagonal=12) + [4, 6] + find((2, 2), (7, 7), flags=2)
+    + wall([(4, 0), (4, 9)]) + [234, 4, 2, 9, 9] + [234, 0, 0, 9, 9] + [4, 5] + [234, 4, 2, 5, 0],  # islands, blocked starts
     # noise on squares and hexes, several seeds and amounts
     "seed-noise": setup(12, 8, 1) + wall(WALL[:5])
     + find((0, 0), (11, 7), ways=ways(noise=0, seed=7)) + find((0, 0), (11, 7), ways=ways(noise=4, seed=99))
