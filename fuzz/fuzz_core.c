@@ -1,6 +1,7 @@
 /*
- * fuzz_core.c -- libFuzzer target for the core API: grids, influence layers,
- * claims and astar_find, driven by the input bytes.
+ * fuzz_core.c -- libFuzzer target for the core API: grids (square or hex),
+ * islands, influence layers, claims, astar_find and distance fields, driven
+ * by the input bytes.
  *
  * The fuzzer keeps its own model ("shadow") of everything it hands the core:
  * terrain costs, layer values, each unit's claimed path and a fog-of-war mask
@@ -11,14 +12,25 @@
  * search it checks the result against an independent Dijkstra written from the
  * step-cost formula documented in astar.h:
  *
- *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b))
- *     L = 1 or sqrt(2); P = sum of layer value * weight + claim penalty * units;
- *     X = node_cost(b) + edge_cost(a, b)
+ *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b)) [+ turn_penalty]
+ *     L = 1 or sqrt(2) (1 on hexes); P = sum of layer value * weight + claim
+ *     penalty * units + noise * astar_noise(seed, b); X = node_cost(b) + edge_cost(a, b)
  *
  * The sums are formed in the same order as src/search.c does, so a path's cost
  * recomputed here must equal the reported cost bit for bit; the Dijkstra's
  * optimum may differ from A*'s by rounding only (equal-cost routes can add up
  * in a different order), hence a relative tolerance there.
+ *
+ * Hex grids (odd-r) follow spec/support/dijkstra.lua's neighbour rule. With
+ * turn_penalty or a claim_window a step's cost depends on the way in, and the
+ * core keeps one way per node: the path's cost is still checked bit for bit
+ * (with headings and the step at which each node is entered), the plain
+ * optimum without turns and windowed claims is a lower bound, and a Dijkstra
+ * over (cell, heading, depth) states gives the exact optimum, also a lower
+ * bound, when the state space is small. A window wider than any path must
+ * act as no window. Distance fields (TO: a backward Dijkstra; FROM: forward,
+ * within the budget) are checked cell by cell, and every next step accounts
+ * exactly for its cell's distance.
  *
  * Input layout: 6 setup bytes, then one operation per byte (op % 20, see the
  * switch at the end; bytes from 232 on: distance fields and islands) with its
