@@ -944,8 +944,9 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
         int32_t b = top.cell;
         expansions++;
         int32_t by = row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
-        if (!walkable(c, b, bx, by)) continue;
+        bool open = walkable(c, b, bx, by); /* may be b's first node_cost call, which may abort */
         if (c->aborted) return done(res, expansions, ASTAR_EABORT);
+        if (!open) continue;
         double gb = nodes[b].g;
         for (int d = 0; d < 8; d++) { /* p steps in direction d onto b */
             int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
