@@ -1,6 +1,7 @@
 /*
- * fuzz_core.c -- libFuzzer target for the core API: grids, influence layers,
- * claims and astar_find, driven by the input bytes.
+ * fuzz_core.c -- libFuzzer target for the core API: grids (square or hex),
+ * islands, influence layers, claims, astar_find and distance fields, driven
+ * by the input bytes.
  *
  * The fuzzer keeps its own model ("shadow") of everything it hands the core:
  * terrain costs, layer values, each unit's claimed path and a fog-of-war mask
@@ -11,20 +12,32 @@
  * search it checks the result against an independent Dijkstra written from the
  * step-cost formula documented in astar.h:
  *
- *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b))
- *     L = 1 or sqrt(2); P = sum of layer value * weight + claim penalty * units;
- *     X = node_cost(b) + edge_cost(a, b)
+ *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b)) [+ turn_penalty]
+ *     L = 1 or sqrt(2) (1 on hexes); P = sum of layer value * weight + claim
+ *     penalty * units + noise * astar_noise(seed, b); X = node_cost(b) + edge_cost(a, b)
  *
  * The sums are formed in the same order as src/search.c does, so a path's cost
  * recomputed here must equal the reported cost bit for bit; the Dijkstra's
  * optimum may differ from A*'s by rounding only (equal-cost routes can add up
  * in a different order), hence a relative tolerance there.
  *
+ * Hex grids (odd-r) follow spec/support/dijkstra.lua's neighbour rule. With
+ * turn_penalty or a claim_window a step's cost depends on the way in, and the
+ * core keeps one way per node: the path's cost is still checked bit for bit
+ * (with headings and the step at which each node is entered), the plain
+ * optimum without turns and windowed claims is a lower bound, and a Dijkstra
+ * over (cell, heading, depth) states gives the exact optimum, also a lower
+ * bound, when the state space is small. A window wider than any path must
+ * act as no window. Distance fields (TO: a backward Dijkstra; FROM: forward,
+ * within the budget) are checked cell by cell, and every next step accounts
+ * exactly for its cell's distance.
+ *
  * Input layout: 6 setup bytes, then one operation per byte (op % 20, see the
- * switch at the end) with its operands in the following bytes. Running out of
+ * switch at the end; bytes from 232 on: distance fields and islands) with its
+ * operands in the following bytes. Running out of
  * bytes reads zeros and ends the run; a zero operand means "the usual value".
  *   byte 0, 1  width - 1, height - 1 (mod 40)
- *   byte 2     the grid's diagonal mode (mod 4)
+ *   byte 2     the grid's diagonal mode (mod 5: 4 is ASTAR_DIAG_HEX)
  *   byte 3     allocator (mod 4): 0 counting, 1 refuse request k only,
  *              2 refuse k and every later one, 3 none (malloc; LeakSanitizer
  *              checks): NULL, or {NULL, NULL} when byte 4 is odd
@@ -51,8 +64,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAX_UNITS 24
 #define MAX_OPS 128
 #define SQRT2 1.4142135623730951
+/* Claim windows much wider than any path count every claim: such a query must act as one
+ * without a window. */
+#define WINDOW_HUGE (4 * MAX_CELLS)
 /* Optimal costs from two routes of equal real cost may differ by rounding only. */
 #define REL_TOL 1e-9
+
+/*
+ * The model's inner loops (the oracles run a Dijkstra per query) take most of
+ * the time under coverage instrumentation, and their branches say nothing
+ * about the core: they are left uninstrumented.
+ */
+#if defined(__clang__) && __clang_major__ >= 13
+#define MODEL_LOOP __attribute__((no_sanitize("coverage")))
+#else
+#define MODEL_LOOP
+#endif
 
 static void fail_if(bool bad, const char *what) {
     if (bad) fuzz_die(what);
@@ -303,9 +330,9 @@ static void op_set_all(reader *r) {
 }
 
 static void op_set_diagonal(reader *r) {
-    astar_diagonal d = (astar_diagonal)((int)(rd8(r) % 7) - 2); /* -2..4: three are invalid */
+    astar_diagonal d = (astar_diagonal)((int)(rd8(r) % 8) - 2); /* -2..5: three are invalid */
     astar_grid_set_diagonal(W.grid, d);
-    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_NO_CORNER_CUT) W.diagonal = d;
+    if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_HEX) W.diagonal = d;
     check_grid();
 }
 
@@ -836,17 +863,79 @@ typedef struct qmodel {
     int32_t claimed[MAX_CELLS];    /* units this query counts per node */
     double pen[MAX_CELLS];         /* P(b) + node_cost(b), as the core memoises it */
     cb_class pen_class[MAX_CELLS]; /* CB_ABORT when node_cost aborts there */
+    bool windowed;                 /* claims count by time: not in pen[], see window_count */
+    bool window_all;               /* the window is wider than any path: a step with no depth
+                                      counts every claim, as without a window */
+    int32_t window_reach;          /* the furthest step (t + 1) of a claim the query sees */
 } qmodel;
 
 static qmodel M;
 
-static bool inside(int32_t x, int32_t y) { return x >= 0 && y >= 0 && x < W.w && y < W.h; }
+MODEL_LOOP static bool inside(int32_t x, int32_t y) { return x >= 0 && y >= 0 && x < W.w && y < W.h; }
 
 /* The terrain cost the query sees. */
-static double terrain(int32_t cell) { return M.fog && !W.known[cell] ? 1.0 : W.cost[cell]; }
+MODEL_LOOP static double terrain(int32_t cell) { return M.fog && !W.known[cell] ? 1.0 : W.cost[cell]; }
 
-static bool terrain_open(int32_t x, int32_t y) {
+MODEL_LOOP static bool terrain_open(int32_t x, int32_t y) {
     return inside(x, y) && terrain(y * W.w + x) != INFINITY;
+}
+
+/* The noise of astar.h, written again from its documented formula rather than called. */
+static double model_noise(uint32_t seed, int32_t x, int32_t y) {
+    uint32_t h = (uint32_t)x * 0x9E3779B1u + (uint32_t)y * 0x85EBCA77u + seed * 0xC2B2AE3Du;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    return h / 4294967296.0;
+}
+
+/* A claim with its time, chained per cell (the model's own copy of what claim_window reads). */
+typedef struct wclaim {
+    int32_t unit, t;
+    bool last;      /* the unit's last node: it stays there */
+    int32_t next;
+} wclaim;
+
+static wclaim wclaims[MAX_UNITS * MAX_CELLS];
+static int32_t whead[MAX_CELLS];
+
+static void model_window(void) {
+    const astar_query *q = &M.q;
+    int32_t len = 0;
+    M.window_reach = 0;
+    for (int32_t c = 0; c < W.cells; c++) whead[c] = -1;
+    for (int32_t k = 0; k < W.nunits; k++) {
+        const shadow_unit *u = &W.units[k];
+        if (u->state != UNIT_ACTIVE || k == q->unit) continue;
+        if (q->claim_radius >= 0) {
+            int32_t here = u->nodes[u->pos];
+            if (abs(here % W.w - q->sx) > q->claim_radius || abs(here / W.w - q->sy) > q->claim_radius)
+                continue;
+        }
+        if (u->n - u->pos > M.window_reach) M.window_reach = u->n - u->pos;
+        for (int32_t i = u->pos; i < u->n; i++) {
+            wclaim *e = &wclaims[len];
+            *e = (wclaim){k, i - u->pos, i == u->n - 1, whead[u->nodes[i]]};
+            whead[u->nodes[i]] = len++;
+        }
+    }
+}
+
+/* Units whose claims count for a path entering `cell` at step `step` (astar.h: |s - t| <= w,
+ * and s >= t - w on a unit's last node). A unit's claims of one cell are chained together. */
+MODEL_LOOP static int32_t window_count(int32_t cell, int32_t step) {
+    int64_t w = M.q.claim_window, s = step;
+    int32_t units = 0, counted = -1;
+    for (int32_t i = whead[cell]; i >= 0; i = wclaims[i].next) {
+        const wclaim *e = &wclaims[i];
+        if (e->unit != counted && s >= e->t - w && (e->last || s <= e->t + w)) {
+            units++;
+            counted = e->unit;
+        }
+    }
+    return units;
 }
 
 /* P(b) + node_cost(b) per cell, summed in the order node_penalty() in search.c uses. */
@@ -855,7 +944,8 @@ static void model_penalties(void) {
     for (int32_t c = 0; c < W.cells; c++) {
         double p = 0.0;
         for (int i = 0; i < q->nlayers; i++) p += q->layers[i].weight * W.lval[M.ref_slot[i]][c];
-        if (q->claims) p += q->claim_penalty * M.claimed[c];
+        if (q->claims && !M.windowed) p += q->claim_penalty * M.claimed[c];
+        if (q->noise > 0) p += q->noise * model_noise(q->seed, c % W.w, c / W.w);
         M.pen_class[c] = CB_COST;
         if (q->node_cost && terrain_open(c % W.w, c / W.w)) {
             double e = 0.0;
@@ -873,7 +963,7 @@ static void model_penalties(void) {
 }
 
 /* Walkable for this query: terrain first, then node_cost (corner checks use this too). */
-static bool model_walkable(int32_t x, int32_t y, bool *aborts) {
+MODEL_LOOP static bool model_walkable(int32_t x, int32_t y, bool *aborts) {
     if (!terrain_open(x, y)) return false;
     if (!M.q.node_cost) return true;
     if (M.pen_class[y * W.w + x] == CB_ABORT) *aborts = true;
@@ -882,16 +972,33 @@ static bool model_walkable(int32_t x, int32_t y, bool *aborts) {
 
 enum { STEP_NONE, STEP_OK, STEP_ABORT };
 
+/* A step's heading for turn_penalty: (dx, dy) on squares, the cube step (dq, dr) on hexes. */
+MODEL_LOOP static int model_heading(int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    int32_t dx = bx - ax, dy = by - ay;
+    if (M.diagonal == ASTAR_DIAG_HEX) /* odd-r: q = x - (y - y % 2) / 2 */
+        dx = (bx - (by - (by & 1)) / 2) - (ax - (ay - (ay & 1)) / 2);
+    return (dx + 1) * 3 + (dy + 1);
+}
+
 /*
  * The step a -> b as the core takes it from an expanded node a: legality under
- * the diagonal mode, then L * cost(b) + max(0, P(b) + X(a, b)) added to ga.
+ * the diagonal mode, then L * cost(b) + max(0, P(b) + X(a, b)) added to ga, then
+ * turn_penalty if the heading differs from `prev` (the step into a; -1 at the
+ * start or to leave turns out). `depth` is the step of the path that enters b,
+ * which windowed claims read; -1 leaves them out (or, when the window is wider
+ * than any path, counts them all), which makes a plain Dijkstra a lower bound.
  */
-static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga, double *ng) {
+MODEL_LOOP static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga, int32_t depth,
+                      int prev, double *ng) {
     int32_t dx = bx - ax, dy = by - ay;
     if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return STEP_NONE;
     bool diag = dx != 0 && dy != 0;
+    bool hex = M.diagonal == ASTAR_DIAG_HEX;
     bool aborts = false;
-    if (diag) {
+    if (diag && hex) {
+        /* Odd rows sit half a cell right, so their diagonal neighbours are to the right. */
+        if ((ay & 1) != (dx == 1)) return STEP_NONE;
+    } else if (diag) {
         if (M.diagonal == ASTAR_DIAG_NEVER) return STEP_NONE;
         bool sa = model_walkable(ax, ay + dy, &aborts), sb = model_walkable(ax + dx, ay, &aborts);
         if (aborts) return STEP_ABORT;
@@ -903,6 +1010,10 @@ static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga,
     if (!open) return STEP_NONE;
     int32_t b = by * W.w + bx;
     double extra = M.penalties ? M.pen[b] : 0.0;
+    if (M.windowed && extra != INFINITY) {
+        int32_t units = depth >= 0 ? window_count(b, depth) : M.window_all ? M.claimed[b] : 0;
+        extra += M.q.claim_penalty * units;
+    }
     if (M.q.edge_cost) {
         double e = 0.0;
         cb_class k = cb_classify(edge_value(bx, by, ax, ay), &e);
@@ -910,8 +1021,10 @@ static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by, double ga,
         if (k == CB_ABORT) return STEP_ABORT;
         extra += e;
     }
-    double len = diag ? SQRT2 : 1.0;
-    *ng = ga + len * terrain(b) + (extra > 0 ? extra : 0.0);
+    double len = diag && !hex ? SQRT2 : 1.0;
+    double g = ga + len * terrain(b) + (extra > 0 ? extra : 0.0);
+    if (prev >= 0 && M.q.turn_penalty > 0 && model_heading(ax, ay, bx, by) != prev) g += M.q.turn_penalty;
+    *ng = g;
     return STEP_OK;
 }
 
@@ -927,7 +1040,7 @@ static bool done_cell[MAX_CELLS];
 static dj_entry dj_heap[8 * MAX_CELLS + 8];
 static int32_t dj_len;
 
-static void dj_push(double g, int32_t cell) {
+MODEL_LOOP static void dj_push(double g, int32_t cell) {
     int32_t i = dj_len++;
     while (i > 0) {
         int32_t parent = (i - 1) / 2;
@@ -938,7 +1051,7 @@ static void dj_push(double g, int32_t cell) {
     dj_heap[i] = (dj_entry){g, cell};
 }
 
-static dj_entry dj_pop(void) {
+MODEL_LOOP static dj_entry dj_pop(void) {
     dj_entry top = dj_heap[0], last = dj_heap[--dj_len];
     int32_t i = 0;
     for (;;) {
@@ -953,24 +1066,40 @@ static dj_entry dj_pop(void) {
     return top;
 }
 
-/* Plain Dijkstra over the model's steps from the start (which may itself be blocked). */
-static void dijkstra(int32_t sx, int32_t sy) {
+/*
+ * Plain Dijkstra over the model's steps, from the sources (which may be blocked:
+ * a unit stands there and leaves) or, backward, to them: dist[] then holds each
+ * cell's cost to the nearest source, whose blocked cells are no sources; a
+ * blocked cell gets a distance (a unit on it may leave) but passes nothing on.
+ * Backward sums are formed as the core's backward loop forms them, from the
+ * source end: g(p) = g(b) + step(p -> b). Costs above max_cost are dropped.
+ */
+MODEL_LOOP static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool backward, double max_cost) {
     for (int32_t i = 0; i < W.cells; i++) {
         dist[i] = INFINITY;
         done_cell[i] = false;
     }
     dj_len = 0;
-    dist[sy * W.w + sx] = 0.0;
-    dj_push(0.0, sy * W.w + sx);
+    bool dummy = false;
+    for (int32_t i = 0; i < nsrc; i++) {
+        if (backward && !model_walkable(src[i] % W.w, src[i] / W.w, &dummy)) continue;
+        if (dist[src[i]] == 0.0) continue;
+        dist[src[i]] = 0.0;
+        dj_push(0.0, src[i]);
+    }
     while (dj_len > 0) {
         dj_entry e = dj_pop();
         if (done_cell[e.cell] || e.g != dist[e.cell]) continue;
         done_cell[e.cell] = true;
         int32_t ax = e.cell % W.w, ay = e.cell / W.w;
+        if (backward && !model_walkable(ax, ay, &dummy)) continue;
         for (int32_t dy = -1; dy <= 1; dy++)
             for (int32_t dx = -1; dx <= 1; dx++) {
                 double ng;
-                if (model_step(ax, ay, ax + dx, ay + dy, e.g, &ng) != STEP_OK) continue;
+                if (backward && !inside(ax + dx, ay + dy)) continue;
+                int k = backward ? model_step(ax + dx, ay + dy, ax, ay, e.g, -1, -1, &ng)
+                                 : model_step(ax, ay, ax + dx, ay + dy, e.g, -1, -1, &ng);
+                if (k != STEP_OK || ng > max_cost) continue;
                 int32_t b = (ay + dy) * W.w + ax + dx;
                 if (ng < dist[b]) {
                     dist[b] = ng;
@@ -978,6 +1107,103 @@ static void dijkstra(int32_t sx, int32_t sy) {
                 }
             }
     }
+}
+
+static void dijkstra(int32_t sx, int32_t sy) {
+    int32_t start = sy * W.w + sx;
+    dijkstra_multi(&start, 1, false, INFINITY);
+}
+
+/*
+ * The exact optimum when a step's cost depends on the way in (turn_penalty,
+ * claim_window): Dijkstra over states (cell, heading of the step in, steps so
+ * far), as spec/support/dijkstra.lua's exact_cost. Depths are counted up to
+ * the last step at which a window can still change a count; beyond it every
+ * state of a cell costs the same. Returns NAN when the state space is too big.
+ */
+#define EX_STATES (1 << 18)
+#define EX_START 9 /* no step in yet */
+
+static double ex_dist[EX_STATES];
+static int32_t ex_heap[EX_STATES], ex_pos[EX_STATES], ex_len;
+
+MODEL_LOOP static bool ex_less(int32_t a, int32_t b) { return ex_dist[a] < ex_dist[b]; }
+
+MODEL_LOOP static void ex_swap(int32_t i, int32_t j) {
+    int32_t t = ex_heap[i];
+    ex_heap[i] = ex_heap[j];
+    ex_heap[j] = t;
+    ex_pos[ex_heap[i]] = i;
+    ex_pos[ex_heap[j]] = j;
+}
+
+MODEL_LOOP static void ex_up(int32_t i) {
+    while (i > 0 && ex_less(ex_heap[i], ex_heap[(i - 1) / 2])) {
+        ex_swap(i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+MODEL_LOOP static int32_t ex_pop(void) {
+    int32_t top = ex_heap[0];
+    ex_pos[top] = -2; /* settled */
+    if (--ex_len > 0) {
+        ex_heap[0] = ex_heap[ex_len];
+        ex_pos[ex_heap[0]] = 0;
+        for (int32_t i = 0;;) {
+            int32_t c = 2 * i + 1;
+            if (c >= ex_len) break;
+            if (c + 1 < ex_len && ex_less(ex_heap[c + 1], ex_heap[c])) c++;
+            if (!ex_less(ex_heap[c], ex_heap[i])) break;
+            ex_swap(i, c);
+            i = c;
+        }
+    }
+    return top;
+}
+
+MODEL_LOOP static double exact_optimum(const bool *goal) {
+    const astar_query *q = &M.q;
+    int32_t nh = q->turn_penalty > 0 ? 10 : 1;
+    int64_t cap = M.windowed ? (int64_t)M.window_reach + q->claim_window + 1 : 0;
+    if ((int64_t)W.cells * nh * (cap + 1) > EX_STATES) return NAN;
+    int32_t depths = (int32_t)cap + 1, n = W.cells * nh * depths;
+    for (int32_t i = 0; i < n; i++) {
+        ex_dist[i] = INFINITY;
+        ex_pos[i] = -1;
+    }
+    int32_t start = ((q->sy * W.w + q->sx) * nh + (nh > 1 ? EX_START : 0)) * depths;
+    ex_dist[start] = 0.0;
+    ex_heap[0] = start;
+    ex_pos[start] = 0;
+    ex_len = 1;
+    while (ex_len > 0) {
+        int32_t st = ex_pop();
+        double g = ex_dist[st];
+        int32_t depth = st % depths, h = st / depths % nh, cell = st / depths / nh;
+        if (goal[cell]) return g;
+        int32_t ax = cell % W.w, ay = cell / W.w;
+        for (int32_t dy = -1; dy <= 1; dy++)
+            for (int32_t dx = -1; dx <= 1; dx++) {
+                double ng;
+                int prev = nh > 1 && h != EX_START ? h : -1;
+                if (model_step(ax, ay, ax + dx, ay + dy, g, M.windowed ? depth + 1 : -1, prev, &ng) !=
+                    STEP_OK)
+                    continue;
+                int32_t b = (ay + dy) * W.w + ax + dx;
+                int32_t nd = depth + 1 < depths ? depth + 1 : depths - 1;
+                int32_t nhd = nh > 1 ? model_heading(ax, ay, ax + dx, ay + dy) : 0;
+                int32_t ns = (b * nh + nhd) * depths + nd;
+                if (ex_pos[ns] == -2 || !(ng < ex_dist[ns])) continue;
+                ex_dist[ns] = ng;
+                if (ex_pos[ns] == -1) {
+                    ex_heap[ex_len] = ns;
+                    ex_pos[ns] = ex_len++;
+                }
+                ex_up(ex_pos[ns]);
+            }
+    }
+    return INFINITY;
 }
 
 /* ------------------------------------------------------------------ find */
@@ -991,7 +1217,7 @@ static bool layer_ref_ok(const astar_layer_ref *ref, int slot) {
 /* Mirrors the argument checks documented for astar_find. */
 static bool query_invalid(const astar_query *q, bool wrong_search) {
     if (wrong_search || !inside(q->sx, q->sy) || !inside(q->gx, q->gy)) return true;
-    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_NO_CORNER_CUT) return true;
+    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_HEX) return true;
     if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return true;
     if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return true;
     if (!(q->weight >= 1.0) || q->weight == INFINITY) return true;
@@ -1002,6 +1228,8 @@ static bool query_invalid(const astar_query *q, bool wrong_search) {
                       q->claim_penalty == INFINITY))
         return true;
     if (q->ntargets > 0 && q->heuristic == ASTAR_H_CUSTOM) return true;
+    if (!(q->noise >= 0) || q->noise == INFINITY) return true;
+    if (!(q->turn_penalty >= 0) || q->turn_penalty == INFINITY || q->claim_window < -1) return true;
     for (int32_t i = 0; i < q->ntargets; i++)
         if (q->targets[i] < 0 || q->targets[i] >= W.cells) return true;
     return isnan(q->max_cost) || q->max_cost < 0;
@@ -1056,7 +1284,9 @@ static double check_path(const find_out *o, int32_t goal /* -1: any end */) {
         seen[v] = stamp;
         if (i == 0) continue;
         double ng;
-        int k = model_step(o->path[i - 1] % W.w, o->path[i - 1] / W.w, v % W.w, v / W.w, g, &ng);
+        int32_t u = o->path[i - 1];
+        int prev = i >= 2 ? model_heading(o->path[i - 2] % W.w, o->path[i - 2] / W.w, u % W.w, u / W.w) : -1;
+        int k = model_step(u % W.w, u / W.w, v % W.w, v / W.w, g, i, prev, &ng);
         fail_if(k == STEP_ABORT, "path takes a step whose callbacks abort");
         fail_if(k != STEP_OK, "path takes a step that is not allowed (blocked, corner or not adjacent)");
         g = ng;
@@ -1064,34 +1294,22 @@ static double check_path(const find_out *o, int32_t goal /* -1: any end */) {
     return g;
 }
 
-static void op_find(reader *r) {
-    astar_query *q = &M.q;
-    astar_query_init(q);
-    uint8_t flags = rd8(r);
-    q->sx = rd_coord(r, W.w);
-    q->sy = rd_coord(r, W.h);
-    q->gx = rd_coord(r, W.w);
-    q->gy = rd_coord(r, W.h);
+/* The valid query M.q's view of the world. */
+static void model_query(void) {
+    const astar_query *q = &M.q;
+    M.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? W.diagonal : q->diagonal;
+    M.penalties = q->nlayers > 0 || q->claims || q->node_cost || q->noise > 0;
+    M.windowed = q->claims && q->claim_window >= 0;
+    M.window_all = M.windowed && q->claim_window >= WINDOW_HUGE;
+    if (q->claims)
+        shadow_counts(M.claimed, q->unit, q->claim_radius >= 0, q->claim_radius, q->sx, q->sy);
+    if (M.windowed) model_window();
+    model_penalties();
+}
 
-    uint8_t b = rd8(r);
-    q->diagonal = b % 16 >= 8 && b % 16 < 12 ? (astar_diagonal)(b % 16 - 8)
-                  : b % 32 == 31              ? (astar_diagonal)(b & 32 ? -2 : 4)
-                                              : ASTAR_DIAG_DEFAULT;
-    b = rd8(r);
-    switch (b % 32) {
-    case 0: case 1: case 2: case 3: case 4: q->heuristic = (astar_heuristic)(b % 32); break;
-    case 5: case 6: case 7: case 8: case 9:
-        q->heuristic = ASTAR_H_CUSTOM;
-        q->heuristic_fn = heuristic_cb;
-        break;
-    case 10: q->heuristic = ASTAR_H_CUSTOM; break; /* without a function: EINVAL */
-    case 11: q->heuristic = (astar_heuristic)(b & 32 ? -2 : 6); break;
-    default: q->heuristic = ASTAR_H_DEFAULT; break;
-    }
-    q->heuristic_ud = &CB;
-    CB.h_kind = (b >> 5) % H_KINDS;
-    q->weight = rd_weight(r);
-
+/* Layers, claims and callbacks of a query (the part of a find that a field reads too). */
+static void rd_costs(reader *r, astar_query *q) {
+    uint8_t b;
     b = rd8(r);
     int n = b == 255 ? ASTAR_MAX_LAYERS + 1 : b == 254 ? -1 : b % 4;
     bool any_layer = false;
@@ -1132,6 +1350,85 @@ static void op_find(reader *r) {
         q->edge_cost = edge_cb;
         q->edge_cost_ud = &CB;
     }
+}
+
+static double rd_noise(reader *r) {
+    static const double valid[] = {1.0, 1.0, 0.5, 3.0, 10.0, 1e-9, 0.0, -0.0, 1e300};
+    static const double invalid[] = {-1.0, NAN, INFINITY, -INFINITY};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 4] : valid[b % 9];
+}
+
+static double rd_turn_penalty(reader *r) {
+    static const double valid[] = {1.0, 1.0, 0.5, 2.0, 10.0, 0.0, 1e-9, 1e300};
+    static const double invalid[] = {-1.0, NAN, INFINITY, -0.5};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 4] : valid[b % 8];
+}
+
+
+static int32_t rd_claim_window(reader *r) {
+    static const int32_t valid[] = {0, 1, 2, 3, 5, 0, 1, 12, WINDOW_HUGE, INT32_MAX, -1};
+    static const int32_t invalid[] = {-2, INT32_MIN};
+    uint8_t b = rd8(r);
+    return b % 32 == 31 ? invalid[(b >> 5) % 2] : valid[b % 11];
+}
+
+/* The options that make a step's cost depend on the way in, and noise. */
+static void rd_ways(reader *r, astar_query *q) {
+    uint8_t b = rd8(r);
+    if (b & 1) {
+        q->noise = rd_noise(r);
+        q->seed = rd16(r) | (uint32_t)rd16(r) << 16;
+    }
+    if (b & 2) q->turn_penalty = rd_turn_penalty(r);
+    if (b & 4) q->claim_window = rd_claim_window(r);
+}
+
+/* exact_optimum to the query's goal or walkable targets. */
+static double exact_to_goals(void) {
+    static bool goal[MAX_CELLS];
+    const astar_query *q = &M.q;
+    bool dummy = false;
+    for (int32_t i = 0; i < W.cells; i++) goal[i] = false;
+    if (q->ntargets) {
+        for (int32_t i = 0; i < q->ntargets; i++)
+            goal[q->targets[i]] = model_walkable(q->targets[i] % W.w, q->targets[i] / W.w, &dummy);
+    } else {
+        goal[q->gy * W.w + q->gx] = true;
+    }
+    return exact_optimum(goal);
+}
+
+static void op_find(reader *r) {
+    astar_query *q = &M.q;
+    astar_query_init(q);
+    uint8_t flags = rd8(r);
+    q->sx = rd_coord(r, W.w);
+    q->sy = rd_coord(r, W.h);
+    q->gx = rd_coord(r, W.w);
+    q->gy = rd_coord(r, W.h);
+
+    uint8_t b = rd8(r);
+    q->diagonal = b % 16 >= 8 && b % 16 < 13 ? (astar_diagonal)(b % 16 - 8)
+                  : b % 32 == 31              ? (astar_diagonal)(b & 32 ? -2 : 5)
+                                              : ASTAR_DIAG_DEFAULT;
+    b = rd8(r);
+    switch (b % 32) {
+    case 0: case 1: case 2: case 3: case 4: q->heuristic = (astar_heuristic)(b % 32); break;
+    case 5: case 6: case 7: case 8: case 9:
+        q->heuristic = ASTAR_H_CUSTOM;
+        q->heuristic_fn = heuristic_cb;
+        break;
+    case 10: q->heuristic = ASTAR_H_CUSTOM; break; /* without a function: EINVAL */
+    case 11: q->heuristic = (astar_heuristic)(b & 32 ? -2 : 8); break;
+    case 12: q->heuristic = ASTAR_H_HEX; break;
+    default: q->heuristic = ASTAR_H_DEFAULT; break;
+    }
+    q->heuristic_ud = &CB;
+    CB.h_kind = (b >> 5) % H_KINDS;
+    q->weight = rd_weight(r);
+    rd_costs(r, q);
     b = rd8(r);
     if (b % 8 == 0) q->max_expansions = b / 8;
     q->max_cost = rd_max_cost(r);
@@ -1146,6 +1443,7 @@ static void op_find(reader *r) {
     }
     bool cold_check = flags & 2;
     bool wrong_search = (flags & 0x3c) == 0x3c;
+    if ((flags & 0x04) && !wrong_search) rd_ways(r, q);
 
     astar_search *s = W.search;
     if (!s) s = W.search = astar_search_new(W.w, W.h, W.palloc);
@@ -1169,12 +1467,13 @@ static void op_find(reader *r) {
         fprintf(stderr,
                 "find %dx%d (%d,%d)->(%d,%d) diag %d/%d h %d kind %d w %g layers %d claims %s unit %d "
                 "pen %g radius %d node %d edge %d seed %u maxexp %llu maxcost %g partial %d"
-                " => %s reason %d cost %.17g len %d exp %llu\n",
+                " noise %g/%u turn %g window %d => %s reason %d cost %.17g len %d exp %llu\n",
                 (int)W.w, (int)W.h, (int)q->sx, (int)q->sy, (int)q->gx, (int)q->gy, (int)q->diagonal,
                 (int)W.diagonal, (int)q->heuristic, CB.h_kind, q->weight, q->nlayers,
                 q->claims ? "yes" : "no", (int)q->unit, q->claim_penalty, (int)q->claim_radius,
                 CB.node_kind, CB.edge_kind, (unsigned)CB.node_seed,
-                (unsigned long long)q->max_expansions, q->max_cost, q->partial,
+                (unsigned long long)q->max_expansions, q->max_cost, q->partial, q->noise,
+                (unsigned)q->seed, q->turn_penalty, (int)q->claim_window,
                 astar_status_name(o.st), (int)o.res.reason, o.res.cost, (int)o.len,
                 (unsigned long long)o.res.expansions);
     if (invalid) {
@@ -1188,18 +1487,23 @@ static void op_find(reader *r) {
             "EABORT without a callback asking for it, or a callback's abort ignored");
     if (o.st == ASTAR_EABORT) return;
 
-    /* The query's view of the world. */
-    M.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? W.diagonal : q->diagonal;
-    M.penalties = q->nlayers > 0 || q->claims || q->node_cost;
-    if (q->claims)
-        shadow_counts(M.claimed, q->unit, q->claim_radius >= 0, q->claim_radius, q->sx, q->sy);
-    model_penalties();
+    model_query();
+    /* A step's cost depends on the way in: the search keeps one way per node, so its
+     * cost is only bounded below by the optimum (see astar.h). */
+    bool approx = q->turn_penalty > 0 || (M.windowed && !M.window_all);
 
     astar_heuristic hh = q->heuristic;
-    if (hh == ASTAR_H_DEFAULT) hh = M.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
+    bool hex = M.diagonal == ASTAR_DIAG_HEX;
+    if (hh == ASTAR_H_DEFAULT)
+        hh = hex ? ASTAR_H_HEX : M.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN : ASTAR_H_OCTILE;
     bool eight = M.diagonal != ASTAR_DIAG_NEVER;
     bool custom = hh == ASTAR_H_CUSTOM;
-    bool admissible = custom ? CB.h_kind <= 1 : !(hh == ASTAR_H_MANHATTAN && eight);
+    /* A hex step has length 1 and moves x and y by at most 1 each: Chebyshev (custom kind 0)
+     * stays below it, octile, Euclidean and Manhattan do not. Hex steps on squares are taken
+     * for inadmissible, like Manhattan on 8 neighbours. */
+    bool admissible = custom ? CB.h_kind == 0 || (CB.h_kind == 1 && !hex)
+                      : hex  ? hh == ASTAR_H_HEX || hh == ASTAR_H_ZERO || hh == ASTAR_H_CHEBYSHEV
+                             : !(hh == ASTAR_H_MANHATTAN && eight) && hh != ASTAR_H_HEX;
     bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 ||
                      CB.edge_kind == 4 || (custom && CB.h_kind == 3);
     bool limits = q->max_expansions != UINT64_MAX || q->max_cost != INFINITY;
@@ -1264,8 +1568,19 @@ static void op_find(reader *r) {
             opt = dist[q->gy * W.w + q->gx];
         }
         double tol = REL_TOL * (isfinite(opt) && fabs(opt) > 1.0 ? fabs(opt) : 1.0);
+        if (tracing()) fprintf(stderr, "  oracle %.17g%s\n", opt, approx ? " (lower bound)" : "");
         if (opt == INFINITY) {
             fail_if(o.st == ASTAR_OK, "found a path where the oracle has none");
+        } else if (o.st == ASTAR_OK && approx) {
+            /* Turns and windowed claims only add: the plain optimum bounds it below. */
+            fail_if(res->cost < opt - tol, "found a path cheaper than the oracle's lower bound");
+            double exact = exact_to_goals();
+            if (tracing()) fprintf(stderr, "  exact optimum over (cell, heading, depth) %.17g\n", exact);
+            if (!isnan(exact)) {
+                double etol = REL_TOL * (fabs(exact) > 1.0 ? fabs(exact) : 1.0);
+                fail_if(exact == INFINITY, "found a path where the exact oracle has none");
+                fail_if(res->cost < exact - etol, "found a path cheaper than the exact optimum");
+            }
         } else if (o.st == ASTAR_OK) {
             fail_if(res->cost < opt - tol, "found a path cheaper than the oracle's optimum");
             if (q->weight == 1.0 && admissible)
@@ -1274,8 +1589,13 @@ static void op_find(reader *r) {
                 fail_if(res->cost > q->weight * opt + q->weight * tol,
                         "weighted search broke its bound");
         } else {
-            fail_if(why != ASTAR_LIMIT, "the oracle reaches the goal but the search gave up");
-            if (q->weight == 1.0 && admissible && q->max_expansions == UINT64_MAX)
+            /* Turns and windowed claims, which the plain oracle leaves out, may take every way
+             * past DBL_MAX; when the exact oracle is out of reach, that cannot be told. */
+            double exact = approx && why != ASTAR_LIMIT ? exact_to_goals() : 0.0;
+            if (tracing() && approx) fprintf(stderr, "  exact optimum %.17g\n", exact);
+            fail_if(why != ASTAR_LIMIT && !(approx && !(exact < INFINITY)),
+                    "the oracle reaches the goal but the search gave up");
+            if (q->weight == 1.0 && admissible && !approx && q->max_expansions == UINT64_MAX)
                 fail_if(opt < q->max_cost - tol, "an optimal path within max_cost was not found");
         }
     }
@@ -1286,8 +1606,8 @@ static void op_find(reader *r) {
         find_out warm = o;
         if (o.len) memcpy(path, o.path, (size_t)o.len * sizeof *path);
         astar_search *fresh = astar_search_new(W.w, W.h, W.palloc);
-        if (!fresh) return;
-        find_out cold = run_find(fresh);
+        find_out cold = {0};
+        if (fresh) cold = run_find(fresh);
         if (tracing())
             fprintf(stderr, "  fresh workspace => %s reason %d cost %.17g len %d exp %llu\n",
                     astar_status_name(cold.st), (int)cold.res.reason, cold.res.cost, (int)cold.len,
@@ -1296,7 +1616,7 @@ static void op_find(reader *r) {
          * islands (search.c counts such waste), so the cold one can stop at once. */
         bool islands_rebuilt = warm.st == ASTAR_UNREACHABLE && cold.st == ASTAR_UNREACHABLE &&
                                cold.res.expansions == 0;
-        if (!cold.oom) {
+        if (fresh && !cold.oom) {
             fail_if(cold.st != warm.st || cold.res.reason != warm.res.reason ||
                         cold.res.target != warm.res.target ||
                         (cold.res.expansions != warm.res.expansions && !islands_rebuilt) ||
@@ -1309,6 +1629,367 @@ static void op_find(reader *r) {
         }
         astar_search_free(fresh);
     }
+
+    if (M.window_all && q->turn_penalty == 0 && !may_abort && !limits && !q->partial) {
+        /* A window wider than any path must change nothing (but the loop that runs). */
+        find_out warm = o;
+        int32_t window = q->claim_window;
+        q->claim_window = -1;
+        find_out plain = run_find(s);
+        q->claim_window = window;
+        if (tracing())
+            fprintf(stderr, "  without the window => %s cost %.17g\n", astar_status_name(plain.st),
+                    plain.res.cost);
+        if (!plain.oom) {
+            fail_if(plain.st != warm.st, "a window wider than any path changed the status");
+            double tol = REL_TOL * (fabs(warm.res.cost) > 1.0 ? fabs(warm.res.cost) : 1.0);
+            if (warm.st == ASTAR_OK && q->weight == 1.0 && admissible)
+                fail_if(fabs(plain.res.cost - warm.res.cost) > tol,
+                        "a window wider than any path changed the cost");
+        }
+    }
+}
+
+/* ----------------------------------------------------------------- fields */
+
+static astar_field *field, *other_field; /* other_field: another size, so EINVAL */
+static double field_seen[MAX_CELLS];      /* the field before a build, to see it unchanged */
+
+static void field_snapshot(const astar_field *f, int32_t *reached) {
+    *reached = astar_field_reached(f);
+    for (int32_t i = 0; i < W.cells; i++) field_seen[i] = astar_field_distance(f, i % W.w, i / W.w);
+}
+
+static bool field_unchanged(const astar_field *f, int32_t reached) {
+    if (astar_field_reached(f) != reached) return false;
+    for (int32_t i = 0; i < W.cells; i++) {
+        double d = astar_field_distance(f, i % W.w, i / W.w);
+        if (memcmp(&d, &field_seen[i], sizeof d) != 0) return false;
+    }
+    return true;
+}
+
+/* Field options each make the build EINVAL (astar.h: only some query fields are read). */
+enum {
+    SPOIL_HEURISTIC, SPOIL_WEIGHT, SPOIL_PARTIAL, SPOIL_TARGETS, SPOIL_TURN, SPOIL_WINDOW,
+    SPOIL_FIELD_SIZE, SPOIL_SEARCH_SIZE, SPOIL_CELL, SPOIL_NCELLS, SPOIL_NO_CELLS, SPOIL_KIND,
+    SPOIL_DIAGONAL, SPOILS
+};
+
+/*
+ * The open list orders keys to 2^-40 of their value only (heap.h), so a field
+ * may settle a cell from a neighbour that is dearer by that much than the best
+ * one: each step of a chain can add that error once.
+ */
+static double field_tol(double d) {
+    return ldexp(1.0, -40) * W.cells * (fabs(d) > 1.0 ? fabs(d) : 1.0);
+}
+
+/*
+ * Builds a distance field and checks it against the model: FROM against the
+ * forward Dijkstra from the start(s), TO against a backward one to the goals,
+ * every cell's distance (to the open list's precision), and each reached
+ * cell's next step: legal, leading to a cell whose distance plus that step
+ * (summed from the sources' end, as a walk is costed) is the cell's own bit
+ * for bit, and, followed, to a source without a cycle.
+ */
+static void op_field(reader *r) {
+    astar_query *q = &M.q;
+    astar_query_init(q);
+    uint8_t b = rd8(r);
+    uint8_t spoil = rd8(r) % 64; /* < SPOILS: one invalid option; most builds are valid */
+    astar_field_kind kind = b & 1 ? ASTAR_FIELD_FROM : ASTAR_FIELD_TO;
+    int32_t ncells = kind == ASTAR_FIELD_TO ? 1 + (b >> 1) % 4 : 1 + ((b >> 1) % 4 == 3);
+    int32_t cells[4];
+    for (int32_t i = 0; i < ncells; i++) {
+        int32_t x = rd8(r) % W.w, y = rd8(r) % W.h;
+        cells[i] = y * W.w + x;
+    }
+    /* claim_radius is measured from (sx, sy); the goal is ignored, so it may be anything. */
+    q->sx = kind == ASTAR_FIELD_FROM ? cells[0] % W.w : rd8(r) % W.w;
+    q->sy = kind == ASTAR_FIELD_FROM ? cells[0] / W.w : rd8(r) % W.h;
+    q->gx = rd_coord(r, W.w);
+    q->gy = rd_coord(r, W.h);
+    uint8_t d = rd8(r) % 8;
+    q->diagonal = d < 5 ? (astar_diagonal)d : ASTAR_DIAG_DEFAULT;
+    rd_costs(r, q);
+    uint8_t e = rd8(r);
+    if (e % 8 == 0) q->max_expansions = e / 8;
+    q->max_cost = rd_max_cost(r);
+    q->known = b & 0x40 ? W.mask : NULL;
+    M.fog = q->known != NULL;
+    if (b & 0x20) {
+        q->noise = rd_noise(r);
+        q->seed = rd16(r) | (uint32_t)rd16(r) << 16;
+    }
+
+    astar_search *s = W.search;
+    if (!s) s = W.search = astar_search_new(W.w, W.h, W.palloc);
+    uint64_t failures = W.heap.failures;
+    if (!field) field = astar_field_new(W.w, W.h, W.palloc);
+    fail_if(!field && W.heap.failures == failures, "field_new returned NULL without an allocation failure");
+    if (!s || !field) return;
+    astar_field *f = field;
+    const int32_t *list = cells;
+    astar_field_kind k = kind;
+    switch (spoil) {
+    case SPOIL_HEURISTIC: q->heuristic = (astar_heuristic)(b >> 5); break; /* 0..7: every kind */
+    case SPOIL_WEIGHT: q->weight = b & 0x80 ? 1.5 : NAN; break;
+    case SPOIL_PARTIAL: q->partial = 1; break;
+    case SPOIL_TARGETS: q->targets = cells, q->ntargets = 1; break;
+    case SPOIL_TURN: q->turn_penalty = b & 0x80 ? 1.0 : -1.0; break;
+    case SPOIL_WINDOW: q->claim_window = b & 0x80 ? 0 : -2; break;
+    case SPOIL_FIELD_SIZE:
+        if (!other_field) other_field = astar_field_new(W.w, W.h + 1, W.palloc);
+        if (!other_field) return;
+        f = other_field;
+        break;
+    case SPOIL_SEARCH_SIZE:
+        if (!other_search) other_search = astar_search_new(W.w + 1, W.h, W.palloc);
+        if (!other_search) return;
+        s = other_search;
+        break;
+    case SPOIL_CELL: cells[ncells - 1] = b & 0x80 ? -1 : W.cells; break;
+    case SPOIL_NCELLS: ncells = b & 0x80 ? 0 : -1; break;
+    case SPOIL_NO_CELLS: list = NULL; break;
+    case SPOIL_KIND: k = (astar_field_kind)(b & 0x80 ? 2 : -1); break;
+    case SPOIL_DIAGONAL: q->diagonal = (astar_diagonal)(b & 0x80 ? 5 : -2); break;
+    default: break;
+    }
+    /* The rest must pass astar_find's checks, the goal aside. */
+    astar_query checked = *q;
+    checked.gx = checked.sx;
+    checked.gy = checked.sy;
+    astar_query saved = *q;
+    *q = checked;
+    bool invalid = spoil < SPOILS || query_invalid(q, false);
+    *q = saved;
+
+    int32_t before;
+    field_snapshot(f, &before);
+    astar_field_kind kind_before = astar_field_get_kind(f);
+    if (++CB.stamp == 0) {
+        memset(CB.node_seen, 0, sizeof CB.node_seen);
+        CB.stamp = 1;
+    }
+    CB.abort_signalled = false;
+    uint64_t requests = W.heap.requests;
+    failures = W.heap.failures;
+    astar_result res;
+    astar_status st = astar_field_build(f, s, W.grid, q, list, ncells, k, &res);
+    bool oom = W.heap.failures != failures;
+    if (tracing()) {
+        fprintf(stderr, "field %s %dx%d cells", kind == ASTAR_FIELD_TO ? "to" : "from", (int)W.w, (int)W.h);
+        for (int32_t i = 0; i < ncells && i < 4; i++) fprintf(stderr, " (%d,%d)", (int)(cells[i] % W.w), (int)(cells[i] / W.w));
+        fprintf(stderr,
+                " from (%d,%d) goal (%d,%d) spoil %d diag %d/%d layers %d claims %s unit %d pen %g radius %d node %d edge %d"
+                " maxexp %llu maxcost %g fog %d noise %g/%u => %s exp %llu reached %d\n",
+                (int)q->sx, (int)q->sy, (int)q->gx, (int)q->gy, spoil, (int)q->diagonal,
+                (int)W.diagonal, q->nlayers, q->claims ? "yes" : "no",
+                (int)q->unit, q->claim_penalty, (int)q->claim_radius, CB.node_kind, CB.edge_kind,
+                (unsigned long long)q->max_expansions, q->max_cost, M.fog, q->noise, (unsigned)q->seed,
+                astar_status_name(st), (unsigned long long)res.expansions, (int)astar_field_reached(f));
+    }
+    fail_if(st != res.status, "field_build returned a status other than res.status");
+    if (invalid) {
+        fail_if(st != ASTAR_EINVAL, "field_build accepted an invalid query");
+        fail_if(W.heap.requests != requests, "field_build allocated for an invalid query");
+        fail_if(!field_unchanged(f, before) || astar_field_get_kind(f) != kind_before,
+                "a rejected field_build changed the field");
+        return;
+    }
+    fail_if(st == ASTAR_EINVAL, "field_build rejected a valid query");
+    fail_if((st == ASTAR_ENOMEM) != oom, "field_build: ENOMEM without an allocation failure, or the reverse");
+    if (oom) {
+        fail_if(!field_unchanged(f, before) || astar_field_get_kind(f) != kind_before,
+                "field_build changed the field although it ran out of memory");
+        return;
+    }
+    fail_if((st == ASTAR_EABORT) != CB.abort_signalled,
+            "field_build: EABORT without a callback asking for it, or a callback's abort ignored");
+    if (st == ASTAR_EABORT) return;
+    fail_if(st != ASTAR_OK && st != ASTAR_LIMIT, "field_build: unexpected status");
+    fail_if(st == ASTAR_LIMIT && q->max_expansions == UINT64_MAX, "field LIMIT without max_expansions");
+    fail_if(res.expansions > q->max_expansions, "field: more expansions than max_expansions");
+    fail_if(astar_field_get_kind(f) != kind, "field kind differs");
+
+    int32_t reached = 0;
+    for (int32_t i = 0; i < W.cells; i++) reached += astar_field_distance(f, i % W.w, i / W.w) != INFINITY;
+    fail_if(astar_field_reached(f) != reached, "field_reached differs from the cells with a distance");
+    int32_t nx = 0, ny = 0;
+    fail_if(!isnan(astar_field_distance(f, -1, 0)) || !isnan(astar_field_distance(f, 0, W.h)),
+            "field_distance outside is not NaN");
+    fail_if(astar_field_next(f, W.w, 0, &nx, &ny) != -1 || astar_field_next(f, 0, -1, &nx, &ny) != -1,
+            "field_next outside is not -1");
+
+    bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 || CB.edge_kind == 4;
+    if (may_abort) return;
+    model_query();
+    bool to = kind == ASTAR_FIELD_TO;
+    dijkstra_multi(cells, ncells, to, q->max_cost);
+
+    static bool source[MAX_CELLS];
+    bool dummy = false;
+    /* TO fields give a cell a unit may only leave (blocked for the query) its distance without
+     * queueing it: every other reached cell was one expansion. */
+    int32_t stand_only = 0;
+    for (int32_t i = 0; i < W.cells; i++)
+        stand_only += to && astar_field_distance(f, i % W.w, i / W.w) != INFINITY &&
+                      !model_walkable(i % W.w, i / W.w, &dummy);
+    fail_if((uint64_t)(reached - stand_only) != res.expansions, "a field settles one queued cell per expansion");
+    for (int32_t i = 0; i < W.cells; i++) source[i] = false;
+    for (int32_t i = 0; i < ncells; i++)
+        source[cells[i]] = !to || model_walkable(cells[i] % W.w, cells[i] / W.w, &dummy);
+    double settled_max = -INFINITY;
+    int32_t model_reached = 0;
+    for (int32_t i = 0; i < W.cells; i++) {
+        double got = astar_field_distance(f, i % W.w, i / W.w);
+        model_reached += dist[i] != INFINITY;
+        if (got == INFINITY) {
+            /* Just within the budget for the oracle, maybe just beyond for the core. */
+            bool edge = dist[i] + field_tol(dist[i]) >= q->max_cost;
+            fail_if(st == ASTAR_OK && dist[i] != INFINITY && !edge, "a cell the oracle reaches is unreached");
+            continue;
+        }
+        if (tracing() && got != dist[i])
+            fprintf(stderr, "  (%d,%d): field %.17g oracle %.17g\n", (int)(i % W.w), (int)(i / W.w), got, dist[i]);
+        fail_if(dist[i] == INFINITY, "a field reaches a cell the oracle does not");
+        fail_if(got < dist[i] || got - dist[i] > field_tol(dist[i]), "field distance differs from the oracle's");
+        if (got > settled_max) settled_max = got;
+    }
+    if (st == ASTAR_LIMIT) {
+        fail_if(reached >= model_reached, "LIMIT, yet every cell the oracle reaches is reached");
+        /* Dijkstra settles in order of distance. */
+        for (int32_t i = 0; i < W.cells; i++)
+            fail_if(dist[i] + field_tol(settled_max) < settled_max &&
+                        astar_field_distance(f, i % W.w, i / W.w) == INFINITY,
+                    "a field left a nearer cell unsettled than one it settled");
+    }
+
+    /* Next steps: one step each, checked locally; then followed, with marks, for cycles. */
+    static uint8_t mark[MAX_CELLS];
+    for (int32_t i = 0; i < W.cells; i++) {
+        mark[i] = 0;
+        int32_t x = i % W.w, y = i / W.w;
+        double di = astar_field_distance(f, x, y);
+        int got = astar_field_next(f, x, y, &nx, &ny);
+        fail_if(got < 0, "field_next inside is -1");
+        if (di == INFINITY) {
+            fail_if(got != 0, "field_next from an unreached cell");
+            continue;
+        }
+        if (got == 0) {
+            fail_if(!source[i] || di != 0.0, "field_next ends where no source is");
+            continue;
+        }
+        fail_if(!inside(nx, ny), "field_next leads outside");
+        double dn = astar_field_distance(f, nx, ny), g;
+        fail_if(dn == INFINITY, "field_next leads to an unreached cell");
+        int k2 = to ? model_step(x, y, nx, ny, dn, -1, -1, &g) : model_step(nx, ny, x, y, dn, -1, -1, &g);
+        fail_if(k2 != STEP_OK, "field_next takes a step that is not allowed");
+        fail_if(g != di, "a field's next step does not account for its distance");
+    }
+    for (int32_t i = 0; i < W.cells; i++) {
+        int32_t at = i;
+        while (mark[at] == 0) {
+            mark[at] = 1; /* on the current walk */
+            if (astar_field_next(f, at % W.w, at / W.w, &nx, &ny) != 1) break;
+            at = ny * W.w + nx;
+            fail_if(mark[at] == 1, "field_next walks in a cycle");
+        }
+        for (at = i; mark[at] == 1;) { /* done: later walks may stop here */
+            mark[at] = 2;
+            if (astar_field_next(f, at % W.w, at / W.w, &nx, &ny) != 1) break;
+            at = ny * W.w + nx;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- islands */
+
+/*
+ * Islands against the model: cells joined by the steps the grid's own mode
+ * allows on the bare terrain (astar.h: 4-connected unless corners may be cut,
+ * hexes their own way) must share an id and no others may.
+ */
+static void op_islands(reader *r) {
+    static int32_t label[MAX_CELLS], queue[MAX_CELLS], id_of[MAX_CELLS], label_of[MAX_CELLS];
+    astar_query_init(&M.q);
+    M.fog = false;
+    CB.node_kind = CB.edge_kind = 0;
+    model_query();
+    M.diagonal = W.diagonal;
+    for (int32_t i = 0; i < W.cells; i++) label[i] = id_of[i] = label_of[i] = -1;
+    int32_t labels = 0;
+    for (int32_t i = 0; i < W.cells; i++) {
+        if (label[i] >= 0 || W.cost[i] == INFINITY) continue;
+        int32_t head = 0, tail = 0;
+        label[i] = labels;
+        queue[tail++] = i;
+        while (head < tail) {
+            int32_t a = queue[head++], ax = a % W.w, ay = a / W.w;
+            for (int32_t dy = -1; dy <= 1; dy++)
+                for (int32_t dx = -1; dx <= 1; dx++) {
+                    double g;
+                    if (model_step(ax, ay, ax + dx, ay + dy, 0.0, -1, -1, &g) != STEP_OK) continue;
+                    int32_t b = (ay + dy) * W.w + ax + dx;
+                    if (label[b] < 0) {
+                        label[b] = labels;
+                        queue[tail++] = b;
+                    }
+                }
+        }
+        labels++;
+    }
+    for (int32_t i = 0; i < W.cells; i++) {
+        int32_t id = -7;
+        uint64_t failures = W.heap.failures;
+        astar_status st = astar_grid_component(W.grid, i % W.w, i / W.w, &id);
+        if (W.heap.failures != failures) {
+            fail_if(st != ASTAR_ENOMEM, "grid_component ignored an allocation failure");
+            return;
+        }
+        fail_if(st != ASTAR_OK, "grid_component failed");
+        if (label[i] < 0) {
+            fail_if(id != -1, "a blocked cell has an island");
+            continue;
+        }
+        fail_if(id < 0 || id >= W.cells, "an island id is not a node id");
+        if (id_of[label[i]] < 0) id_of[label[i]] = id;
+        if (label_of[id] < 0) label_of[id] = label[i];
+        fail_if(id_of[label[i]] != id || label_of[id] != label[i], "islands differ from the model's");
+    }
+    int32_t id;
+    fail_if(astar_grid_component(W.grid, W.w, 0, &id) != ASTAR_EINVAL, "grid_component accepted a cell outside");
+
+    int32_t sx = rd_coord(r, W.w), sy = rd_coord(r, W.h), gx = rd_coord(r, W.w), gy = rd_coord(r, W.h);
+    int yes = -1;
+    uint64_t failures = W.heap.failures;
+    astar_status st = astar_grid_reachable(W.grid, sx, sy, gx, gy, &yes);
+    if (tracing())
+        fprintf(stderr, "islands %dx%d diag %d: %d of them; reachable (%d,%d)->(%d,%d) => %s %d\n", (int)W.w,
+                (int)W.h, (int)W.diagonal, (int)labels, (int)sx, (int)sy, (int)gx, (int)gy,
+                astar_status_name(st), yes);
+    if (!inside(sx, sy) || !inside(gx, gy)) {
+        fail_if(st != ASTAR_EINVAL, "grid_reachable accepted a cell outside");
+        return;
+    }
+    fail_if(W.heap.failures != failures, "grid_reachable allocated with the labels built");
+    fail_if(st != ASTAR_OK, "grid_reachable failed");
+    int32_t goal = label[gy * W.w + gx];
+    bool want = false;
+    if (goal >= 0 && label[sy * W.w + sx] >= 0) {
+        want = label[sy * W.w + sx] == goal;
+    } else if (goal >= 0) { /* a blocked start is left by the steps its mode allows */
+        for (int32_t dy = -1; dy <= 1; dy++)
+            for (int32_t dx = -1; dx <= 1; dx++) {
+                double g;
+                if (model_step(sx, sy, sx + dx, sy + dy, 0.0, -1, -1, &g) == STEP_OK &&
+                    label[(sy + dy) * W.w + sx + dx] == goal)
+                    want = true;
+            }
+    }
+    fail_if(yes != want, "grid_reachable differs from the model's islands");
 }
 
 /* ------------------------------------------------------------------- run */
@@ -1319,13 +2000,14 @@ static void check_bad_constructors(void) {
     fail_if(astar_grid_new(0, 1, ASTAR_DIAG_NEVER, W.palloc) != NULL, "grid_new accepted width 0");
     fail_if(astar_grid_new(1, ASTAR_MAX_SIDE + 1, ASTAR_DIAG_NEVER, W.palloc) != NULL,
             "grid_new accepted a height above ASTAR_MAX_SIDE");
-    fail_if(astar_grid_new(1, 1, (astar_diagonal)4, W.palloc) != NULL, "grid_new accepted diagonal 4");
+    fail_if(astar_grid_new(1, 1, (astar_diagonal)5, W.palloc) != NULL, "grid_new accepted diagonal 5");
     fail_if(astar_grid_new(1, 1, ASTAR_DIAG_DEFAULT, W.palloc) != NULL,
             "grid_new accepted ASTAR_DIAG_DEFAULT");
     fail_if(astar_layer_new(-1, 1, 0.0, W.palloc) != NULL, "layer_new accepted width -1");
     fail_if(astar_layer_new(1, 1, NAN, W.palloc) != NULL, "layer_new accepted NaN");
     fail_if(astar_claims_new(1, 0, W.palloc) != NULL, "claims_new accepted height 0");
     fail_if(astar_search_new(INT32_MIN, 1, W.palloc) != NULL, "search_new accepted a negative width");
+    fail_if(astar_field_new(1, 0, W.palloc) != NULL, "field_new accepted height 0");
     fail_if(W.heap.requests != requests, "a rejected constructor allocated");
     fail_if(strcmp(astar_status_name((astar_status)99), "unknown status") != 0,
             "an unknown status has a name");
@@ -1336,7 +2018,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     W.w = 1 + rd8(&r) % MAX_W;
     W.h = 1 + rd8(&r) % MAX_W;
     W.cells = W.w * W.h;
-    W.diagonal = (astar_diagonal)(rd8(&r) % 4);
+    W.diagonal = (astar_diagonal)(rd8(&r) % 5);
     uint8_t mode = rd8(&r) % 4, index = rd8(&r);
     W.eager_min = rd8(&r) & 1;
     fuzz_heap_reset(&W.heap, mode == 1 || mode == 2 ? (uint64_t)index + 1 : 0, mode == 2);
@@ -1359,6 +2041,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail_if(!W.mask && W.heap.failures == failures, "mask_new returned NULL without an allocation failure");
     memset(W.known, 0, sizeof W.known);
     other_search = NULL;
+    field = other_field = NULL;
     for (int s = 0; s < LAYER_SLOTS; s++) W.layer[s] = NULL;
     W.claims = W.claims_other = NULL;
     W.nunits = 0;
@@ -1366,7 +2049,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_grid();
 
     for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
-        switch (rd8(&r) % 20) {
+        uint8_t op = rd8(&r);
+        if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
+            if ((op - 232) % 3 < 2) op_field(&r);
+            else op_islands(&r);
+            continue;
+        }
+        switch (op % 20) {
         case 0: op_set_cost(&r); break;
         case 1: op_mask_reveal(&r); break;
         case 2: op_fill(&r); break;
@@ -1391,6 +2080,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     drop_claims();
     astar_search_free(W.search);
     astar_search_free(other_search);
+    astar_field_free(field);
+    astar_field_free(other_field);
+    field = other_field = NULL;
     astar_mask_free(W.mask);
     W.mask = NULL;
     astar_grid_free(W.grid);

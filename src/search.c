@@ -993,6 +993,8 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
         if (cells[i] < 0 || cells[i] / g->width >= g->height) return finish(res, ASTAR_EINVAL);
     astar_query fq = *q;
     fq.heuristic = ASTAR_H_ZERO;
+    fq.gx = q->sx; /* astar.h: the goal is ignored, so it must not be checked either */
+    fq.gy = q->sy;
     query_ctx c;
     bool callbacks;
     astar_status st = begin_query(&c, s, g, &fq, true, &callbacks);
@@ -1017,14 +1019,18 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
     st = s->heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;
 
-    /* Settled nodes only: with a limit, the ones still open may improve. */
+    /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
+     * that only took offers (a blocked one, TO) dearer than the cheapest still open. */
+    double open_min = s->heap.len > 0 ? s->nodes[s->heap.items[0].cell].g : INFINITY;
+    open_min += open_min * 0x1p-30; /* the heap orders keys to 2^-40: popped may exceed it a hair */
     f->kind = kind;
     f->reached = 0;
     for (int32_t y = 0; y < g->height; y++) {
         for (int32_t x = 0; x < g->width; x++) {
             const astar_node *n = &s->nodes[astar_cell(g->stride, x, y)];
             int32_t id = y * g->width + x;
-            bool settled = n->gen == s->gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN;
+            bool settled = n->gen == s->gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN &&
+                           n->g <= open_min;
             f->dist[id] = settled ? n->g : INFINITY;
             f->next[id] = -1;
             if (!settled) continue;
