@@ -167,6 +167,34 @@ describe("turn_penalty", function()
     assert.are.equal(9, #line)
   end)
 
+  it("keeps info.cost the cost of the path under an inconsistent heuristic too", function()
+    -- A custom heuristic may be inconsistent, which makes the search reopen nodes; a node
+    -- reopened with a new heading would leave what was reached through it costed for the
+    -- old one.
+    local rng = oracle.rng(555)
+    for n = 1, 200 do
+      local w, h = rng.int(3, 9), rng.int(3, 9)
+      local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)], turn_penalty = rng.next() * 4 }
+      for y = 1, h do
+        world.cost[y] = {}
+        for x = 1, w do world.cost[y][x] = rng.next() < 0.2 and false or rng.int(1, 4) end
+      end
+      local grid = oracle.grid(astar, world)
+      local salt = rng.int(1, 100)
+      local function wobble(x, y, gx, gy)
+        return ((x * 31 + y * 17 + salt) % 7) / 7 * math.max(math.abs(x - gx), math.abs(y - gy))
+      end
+      local sx, sy, gx, gy = rng.int(1, w), rng.int(1, h), rng.int(1, w), rng.int(1, h)
+      local path, info = grid:find(sx, sy, gx, gy, { heuristic = wobble, turn_penalty = world.turn_penalty })
+      if path then
+        assert(oracle.near(oracle.path_cost(world, path), info.cost), "world " .. n)
+        assert(info.cost >= oracle.exact_cost(world, sx, sy, gx, gy) - 1e-9, "world " .. n)
+      else
+        assert.is_nil(oracle.exact_cost(world, sx, sy, gx, gy))
+      end
+    end
+  end)
+
   it("rejects bad values", function()
     local g = astar.grid(3, 3)
     for _, bad in ipairs({ -1, math.huge, 0 / 0, "1" }) do

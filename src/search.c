@@ -759,7 +759,10 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
         c.layer_value[i] = q->layers[i].layer->value;
         c.layer_weight[i] = q->layers[i].weight;
     }
-    c.reopen = c.heuristic == ASTAR_H_CUSTOM;
+    /* A reopened node would take a new heading and step count while what was reached through
+     * it keeps costs of the old ones: with turns or windows, closed stays closed (the answer is
+     * approximate there anyway, and its cost stays that of its path). */
+    c.reopen = c.heuristic == ASTAR_H_CUSTOM && !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
     /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
