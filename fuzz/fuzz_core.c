@@ -425,7 +425,8 @@ static void model_spread(int s, double decay, double momentum, bool with_grid) {
     static const int dx[8] = {0, 1, 0, -1, 1, 1, -1, -1}, dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
     int32_t lw = W.lw[s], lh = W.lh[s];
     const double *v = W.lval[s];
-    double straight = exp(-decay), diagonal = exp(-decay * sqrt(2.0));
+    bool hex = with_grid && W.diagonal == ASTAR_DIAG_HEX; /* six neighbours, one step each */
+    double straight = exp(-decay), diagonal = hex ? straight : exp(-decay * sqrt(2.0));
     for (int32_t y = 0; y < lh; y++)
         for (int32_t x = 0; x < lw; x++) {
             if (with_grid && W.cost[y * lw + x] == INFINITY) {
@@ -437,6 +438,7 @@ static void model_spread(int s, double decay, double momentum, bool with_grid) {
                 int32_t nx = x + dx[d], ny = y + dy[d];
                 if (nx < 0 || ny < 0 || nx >= lw || ny >= lh) continue;
                 if (with_grid && W.cost[ny * lw + nx] == INFINITY) continue;
+                if (hex && d >= 4 && (dx[d] > 0) != (y % 2 == 1)) continue; /* odd rows lean right */
                 double c = v[ny * lw + nx] * (d < 4 ? straight : diagonal);
                 if (fabs(c) > fabs(best)) best = c;
             }

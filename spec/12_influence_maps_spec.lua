@@ -75,9 +75,9 @@ describe("influence maps", function()
     assert.are.equal(6, a:get(2, 2))
   end)
 
-  it("spread: many steps on random layers, with and without a grid, against the oracle", function()
+  it("spread: many steps on random layers, with and without a grid (square or hex), against the oracle", function()
     local rng = seeded(11)
-    for world = 1, 30 do
+    for world = 1, 45 do
       local w, h = rng(2, 9), rng(2, 8)
       local inf, v = astar.influence(w, h), oracle.new(w, h)
       for y = 1, h do
@@ -88,8 +88,9 @@ describe("influence maps", function()
         end
       end
       local grid, walkable
-      if world % 2 == 0 then
-        grid = astar.grid(w, h)
+      local hex = world % 3 == 1
+      if world % 3 ~= 0 then
+        grid = astar.grid(w, h, { topology = hex and "hex" or "square" })
         for y = 1, h do
           for x = 1, w do
             if rng(4) == 1 then grid:set_blocked(x, y, true) end
@@ -100,7 +101,7 @@ describe("influence maps", function()
       for step = 1, 5 do
         local decay, momentum = rng(0, 20) / 10, rng(0, 10) / 10
         inf:spread(decay, momentum, grid)
-        oracle.spread(v, decay, momentum, walkable)
+        oracle.spread(v, decay, momentum, walkable, hex)
         assert_same(inf, v, string.format("world %d (%dx%d) step %d", world, w, h, step))
       end
     end

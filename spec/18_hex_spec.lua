@@ -211,6 +211,15 @@ describe("hex grids", function()
       end
     end
     assert.is_true(shortened > 20, "smooth shortened only " .. shortened)
+    -- the leg (2,1) -> (2,3) runs exactly along the edge between (1,2) and (2,2): it is
+    -- taken only while both are clear, and a path that comes back on itself is fine
+    local g = astar.grid(4, 4, { topology = "hex" })
+    local path = { { x = 2, y = 1 }, { x = 2, y = 2 }, { x = 2, y = 3 } }
+    assert.are.same({ path[1], path[3] }, astar.smooth(g, path))
+    g:set_cost(1, 2, false)
+    assert.are.same(path, astar.smooth(g, path))
+    local back = { { x = 1, y = 1 }, { x = 2, y = 1 }, { x = 1, y = 1 } }
+    assert.are.same({ back[1], back[3] }, astar.smooth(g, back)) -- it may as well stay
     assert.has_error(function() astar.smooth(astar.grid(3, 3, { topology = "hex" }), {}, { diagonal = "never" }) end)
   end)
 end)

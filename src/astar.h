@@ -73,7 +73,9 @@ typedef enum astar_heuristic {
     ASTAR_H_EUCLIDEAN,
     ASTAR_H_CHEBYSHEV,
     ASTAR_H_ZERO,
-    ASTAR_H_HEX,            /* hex steps (the default on hexes; not admissible on squares) */
+    ASTAR_H_HEX,            /* hex steps (the default on hexes; not admissible on squares, where
+                               a diagonal step may be 2 hex steps; octile, manhattan and
+                               euclidean are not admissible on hexes: the Lua API refuses both) */
     ASTAR_H_CUSTOM          /* astar_query.heuristic_fn, used as given (not scaled) */
 } astar_heuristic;
 
@@ -484,8 +486,11 @@ typedef struct astar_graph astar_graph;
 astar_graph *astar_graph_new(const astar_alloc *alloc);
 void astar_graph_free(astar_graph *g);
 
-/* Adds a node at (x, y, z) (finite numbers; use z = 0 on a plane); *id gets its id.
- * ASTAR_EINVAL for a non-finite coordinate or a full graph, ASTAR_ENOMEM. */
+/* The largest coordinate magnitude: the distance between any two nodes stays finite. */
+#define ASTAR_GRAPH_MAX_COORD 1e150
+
+/* Adds a node at (x, y, z) (|each| <= ASTAR_GRAPH_MAX_COORD; use z = 0 on a plane); *id gets
+ * its id. ASTAR_EINVAL for a coordinate beyond that (or NaN) or a full graph, ASTAR_ENOMEM. */
 astar_status astar_graph_add_node(astar_graph *g, double x, double y, double z, int32_t *id);
 int32_t astar_graph_node_count(const astar_graph *g);
 /* Arcs now in the graph (an edge counts two). */

@@ -101,7 +101,8 @@ static bool grow_nodes(astar_graph *g) {
 }
 
 astar_status astar_graph_add_node(astar_graph *g, double x, double y, double z, int32_t *id) {
-    if (!isfinite(x) || !isfinite(y) || !isfinite(z) || g->nodes >= ASTAR_GRAPH_MAX_NODES)
+    if (!(fabs(x) <= ASTAR_GRAPH_MAX_COORD) || !(fabs(y) <= ASTAR_GRAPH_MAX_COORD) ||
+        !(fabs(z) <= ASTAR_GRAPH_MAX_COORD) || g->nodes >= ASTAR_GRAPH_MAX_NODES)
         return ASTAR_EINVAL;
     if (!grow_nodes(g)) return ASTAR_ENOMEM;
     int32_t n = g->nodes++;

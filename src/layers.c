@@ -153,7 +153,9 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
     if (walk && (walk->width != l->width || walk->height != l->height)) return ASTAR_EINVAL;
     if (!l->scratch && !(l->scratch = astar_mem(&l->alloc, NULL, 0, scratch_size(l) * sizeof(double))))
         return ASTAR_ENOMEM;
-    const double straight = exp(-decay), diagonal = exp(-decay * sqrt(2.0));
+    /* Over a hex grid, influence flows to the six hex neighbours, each one step away. */
+    const bool hex = walk && walk->diagonal == ASTAR_DIAG_HEX;
+    const double straight = exp(-decay), diagonal = hex ? straight : exp(-decay * sqrt(2.0));
     const double keep = momentum, take = 1.0 - momentum;
     const int32_t stride = l->stride;
     double *v = l->value;
@@ -171,6 +173,7 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
             }
             double best = 0.0;
             unsigned open = walk ? walk->open[row + x] : 0xFFu; /* the border holds 0 */
+            if (hex) open = astar_hex_moves(open, y);
             for (int d = 0; d < 8; d++) {
                 if (!(open >> d & 1u)) continue;
                 double c = rows[1 + ASTAR_DY[d]][x + ASTAR_DX[d]] * (d < 4 ? straight : diagonal);

@@ -92,7 +92,7 @@ local function hex_trace(x0, y0, x1, y1, visit)
   local ax, ay = hex_centre(x0, y0)
   local bx, by = hex_centre(x1, y1)
   local dx, dy = bx - ax, by - ay
-  local samples = math.ceil(math.sqrt(dx * dx + dy * dy))
+  local samples = math.max(1, math.ceil(math.sqrt(dx * dx + dy * dy))) -- a leg back to its start: 1
   local seen = { [y0 * 65536 + x0] = true }
   for i = 0, samples do
     local hx, hy = hex_of(ax + dx * i / samples, ay + dy * i / samples)

@@ -133,6 +133,8 @@ end
 
 -- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).
 function M.distances(world, sx, sy)
+  -- costs that depend on the way in need the state-space search (exact_cost)
+  assert(not world.turn_penalty and not world.claim_window, "use exact_cost with turns or windows")
   local dist, done = {}, {}
   for y = 1, world.h do
     dist[y], done[y] = {}, {}
@@ -199,7 +201,7 @@ function M.exact_cost(world, sx, sy, gx, gy)
   end
   local heap, best = {}, {}
   local function push(d, x, y, hd, depth)
-    local key = ((y * 1024 + x) * 32 + hd + 4) * 4096 + depth
+    local key = x .. ":" .. y .. ":" .. hd .. ":" .. depth
     if best[key] and best[key] <= d then return end
     best[key] = d
     heap[#heap + 1] = { d, x, y, hd, depth }

@@ -28,7 +28,9 @@ function M.stamp(v, x, y, radius, strength, falloff)
 end
 
 -- walkable(x, y) or nil: blocked cells neither give nor take, and keep their values.
-function M.spread(v, decay, momentum, walkable)
+-- hex: the cells are odd-r hexes (rows 2, 4, ... half a cell right): six neighbours,
+-- each one step away.
+function M.spread(v, decay, momentum, walkable, hex)
   local open = function(x, y)
     return x >= 1 and y >= 1 and x <= v.w and y <= v.h and (not walkable or walkable(x, y))
   end
@@ -43,8 +45,10 @@ function M.spread(v, decay, momentum, walkable)
         -- the order of astar.h's directions: N, E, S, W, NE, SE, SW, NW (first wins a tie)
         for _, d in ipairs({ { 0, -1 }, { 1, 0 }, { 0, 1 }, { -1, 0 }, { 1, -1 }, { 1, 1 }, { -1, 1 }, { -1, -1 } }) do
           local nx, ny = x + d[1], y + d[2]
-          if open(nx, ny) then
-            local c = v[ny][nx] * math.exp(-decay * math.sqrt(d[1] * d[1] + d[2] * d[2]))
+          local neighbour = not hex or d[2] == 0 or d[1] == 0 or (d[1] == 1) == (y % 2 == 0)
+          if neighbour and open(nx, ny) then
+            local len = hex and 1 or math.sqrt(d[1] * d[1] + d[2] * d[2])
+            local c = v[ny][nx] * math.exp(-decay * len)
             if math.abs(c) > math.abs(best) then best = c end
           end
         end

@@ -1120,6 +1120,9 @@ static int grid_distance_field(lua_State *L) {
     lua_settop(L, 3);
     if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     reject_search_options(L, 3, "distance_field");
+    /* claim_radius counts the units near where a unit starts; a field has no one start. */
+    if (lua_istable(L, 3) && get_option(L, 3, "claim_radius"))
+        arg_error_fmt(L, 3, "option 'claim_radius' does not apply to distance_field (it has no start)");
     check_stack(L, 8);
     int32_t *ids = lua_newuserdatauv(L, (size_t)n * sizeof *ids, 0);
     for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 2, i, g, "goal");
@@ -1172,8 +1175,8 @@ static int grid_range(lua_State *L) {
     find_ctx ctx;
     find_ctx *c = &ctx;
     start_query(L, c);
-    lua_Number budget = luaL_checknumber(L, 4);
-    if (!(budget >= 0)) arg_error_fmt(L, 4, "budget must be a number >= 0, got %s", value_str(L, 4));
+    lua_Number budget = lua_tonumber(L, 4);
+    if (lua_type(L, 4) != LUA_TNUMBER || !(budget >= 0)) arg_error_fmt(L, 4, "budget must be a number >= 0, got %s", value_str(L, 4));
     lua_settop(L, 5);
     if (!lua_isnoneornil(L, 5)) {
         luaL_checktype(L, 5, LUA_TTABLE);
@@ -1838,6 +1841,9 @@ static int graph_add_node(lua_State *L) {
     lgraph *g = check_graph(L, 1);
     double x = check_finite(L, 2, "x"), y = check_finite(L, 3, "y");
     double z = lua_isnoneornil(L, 4) ? 0.0 : check_finite(L, 4, "z");
+    for (int arg = 2; arg <= 4; arg++) /* distances between nodes must stay finite */
+        if (fabs(arg == 2 ? x : arg == 3 ? y : z) > ASTAR_GRAPH_MAX_COORD)
+            arg_error_fmt(L, arg, "coordinate out of range -1e150..1e150, got %s", value_str(L, arg));
     check_writable(L, &g->base, "graph");
     int32_t id;
     astar_status st = astar_graph_add_node(g->graph, x, y, z, &id);
