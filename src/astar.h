@@ -38,7 +38,8 @@ typedef enum astar_status {
     ASTAR_PARTIAL,         /* not found; the path leads to the closest node */
     ASTAR_EINVAL,          /* an argument is out of range or malformed */
     ASTAR_ENOMEM,          /* the allocator failed; nothing was changed */
-    ASTAR_EABORT           /* a callback asked to stop, or returned a bad value */
+    ASTAR_EABORT,          /* a callback asked to stop, or returned a bad value */
+    ASTAR_RUNNING          /* astar_search_step: not finished yet, step again */
 } astar_status;
 
 /* Returns a static, human-readable name for a status ("found", "unreachable", ...). */
@@ -334,6 +335,8 @@ typedef struct astar_result {
     uint64_t expansions;     /* nodes taken off the open list */
     int32_t length;          /* nodes in the path (0 when none) */
     int32_t target;          /* with targets, found: the index of the one reached; else -1 */
+    uint32_t restarts;       /* astar_search_step: times the search started over because the
+                                terrain changed while it was suspended */
 } astar_result;
 
 /* ---------------------------------------------------------------- search */
@@ -358,6 +361,25 @@ void astar_search_free(astar_search *s);
  */
 astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
                         astar_result *res);
+
+/*
+ * The same search in slices, for a frame budget: astar_search_start checks and
+ * sets up the query (expanding nothing) and returns ASTAR_RUNNING, or at once
+ * the final status when there is nothing to search (a blocked goal, another
+ * island, start == goal, an error). Each astar_search_step then expands at most
+ * n more nodes and returns ASTAR_RUNNING until the search ends with the status,
+ * result and path astar_find would have given (expansions counted over all
+ * steps). Stepping a finished search returns its result again. q, the grid and
+ * whatever q points to must stay alive until the search ends; between steps the
+ * host may change layers, claims and masks (a node's values are read when the
+ * search first reaches it), and if the grid's terrain changes the next step
+ * starts the search over (res->restarts counts it). An error (ENOMEM, EABORT)
+ * ends the search; start it again to retry. One live search per workspace:
+ * astar_find and astar_field_build on the same workspace end it.
+ */
+astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
+                                astar_result *res);
+astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res);
 
 /* The last path as node ids, start first; *length gets its size. Owned by s. */
 const int32_t *astar_search_path(const astar_search *s, int32_t *length);

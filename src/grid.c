@@ -43,6 +43,7 @@ const char *astar_status_name(astar_status s) {
     case ASTAR_EINVAL: return "invalid argument";
     case ASTAR_ENOMEM: return "not enough memory";
     case ASTAR_EABORT: return "aborted by a callback";
+    case ASTAR_RUNNING: return "running";
     }
     return "unknown status";
 }

@@ -8,6 +8,63 @@
 /* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
 #define ASTAR_HEURISTIC_TARGETS 64
 
+/*
+ * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
+ * through the query_ctx pointer the compiler would reload every field after
+ * each store to a node record.
+ */
+typedef struct penalty_view {
+    int nlayers;
+    const double *value0;    /* the first layer's values and weight: no loop for one layer */
+    double weight0;
+    bool claims;
+    double claim_penalty;
+    const int32_t *count;    /* claims->count: every unit's claims */
+    bool overlay;            /* this query counts fewer: claimed[] where claim_gen == gen, */
+    bool only_overlay;       /* and elsewhere count[] or, with a radius, nothing */
+    const int32_t *claimed;
+    const uint16_t *claim_gen;
+    uint16_t gen;
+} penalty_view;
+
+/* Everything one query needs in the loop, resolved once before it starts. */
+typedef struct query_ctx {
+    astar_search *s;
+    astar_grid *g;
+    const astar_query *q;
+    const double *cost;
+    int32_t stride;
+    int32_t offset[8];       /* cell index step of each direction */
+    uint64_t row_magic;      /* cell / stride as a multiply and a shift (see row_of) */
+    int row_shift;
+    int32_t goal, gx, gy;
+    bool goal_open;          /* with targets: some target is walkable */
+    int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
+    int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
+    bool target_h;           /* the heuristic is the distance to the nearest target */
+    astar_diagonal diagonal;
+    astar_heuristic heuristic;
+    double h_scale;          /* min terrain cost: keeps the heuristic admissible */
+    double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
+                                the loop then reads no cost[] (one cache line less per row) */
+    double weight;
+    bool penalties;          /* penalty[] is in use (the loop with callbacks) */
+    bool windowed;           /* claims count by time (claim_window): not part of penalty[] */
+    bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
+    penalty_view pv;
+    const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
+    double layer_weight[ASTAR_MAX_LAYERS];
+    bool aborted;
+    /* Where the loop stands between the steps of a resumable search. */
+    int32_t start;
+    uint64_t expansions;
+    int32_t best;            /* partial: the best node so far, its h and g */
+    double best_h, best_g;
+    bool pruned;             /* max_cost left something out */
+    bool callbacks, layered; /* which loop runs it */
+    astar_islands *islands;  /* the labels that let it start, if any */
+} query_ctx;
+
 /* Another unit on a node from step lo to step hi of its remaining path. */
 typedef struct window_claim {
     int32_t unit, lo, hi;
@@ -33,6 +90,12 @@ struct astar_search {
     int32_t *path;          /* node ids of the last path */
     int32_t path_len, path_cap;
     astar_alloc alloc;
+    /* The search started by astar_search_start, between its steps. */
+    query_ctx job;
+    bool job_live;          /* started and not finished: astar_search_step continues it */
+    uint32_t job_version;   /* the grid's terrain version when it started */
+    uint32_t job_restarts;
+    astar_result job_result; /* the final result, once there is one */
 };
 
 astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc) {
@@ -113,55 +176,6 @@ static bool grow_heap(astar_search *s) {
     hp->cap = cap;
     return true;
 }
-
-/*
- * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
- * through the query_ctx pointer the compiler would reload every field after
- * each store to a node record.
- */
-typedef struct penalty_view {
-    int nlayers;
-    const double *value0;    /* the first layer's values and weight: no loop for one layer */
-    double weight0;
-    bool claims;
-    double claim_penalty;
-    const int32_t *count;    /* claims->count: every unit's claims */
-    bool overlay;            /* this query counts fewer: claimed[] where claim_gen == gen, */
-    bool only_overlay;       /* and elsewhere count[] or, with a radius, nothing */
-    const int32_t *claimed;
-    const uint16_t *claim_gen;
-    uint16_t gen;
-} penalty_view;
-
-/* Everything one query needs in the loop, resolved once before it starts. */
-typedef struct query_ctx {
-    astar_search *s;
-    astar_grid *g;
-    const astar_query *q;
-    const double *cost;
-    int32_t stride;
-    int32_t offset[8];       /* cell index step of each direction */
-    uint64_t row_magic;      /* cell / stride as a multiply and a shift (see row_of) */
-    int row_shift;
-    int32_t goal, gx, gy;
-    bool goal_open;          /* with targets: some target is walkable */
-    int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
-    int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
-    bool target_h;           /* the heuristic is the distance to the nearest target */
-    astar_diagonal diagonal;
-    astar_heuristic heuristic;
-    double h_scale;          /* min terrain cost: keeps the heuristic admissible */
-    double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
-                                the loop then reads no cost[] (one cache line less per row) */
-    double weight;
-    bool penalties;          /* penalty[] is in use (the loop with callbacks) */
-    bool windowed;           /* claims count by time (claim_window): not part of penalty[] */
-    bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
-    penalty_view pv;
-    const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
-    double layer_weight[ASTAR_MAX_LAYERS];
-    bool aborted;
-} query_ctx;
 
 /* The `from` of the start: no direction, and (FROM_START ^ 2) masks no move. */
 #define FROM_START 8
@@ -446,9 +460,10 @@ static inline astar_status done(astar_result *res, uint64_t expansions, astar_st
     return st;
 }
 
-static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result *res,
+static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_result *res,
                                       const bool general, const bool layered, const bool octile,
                                       const bool uniform) {
+    const int32_t start = c->start;
     astar_search *s = c->s;
     const astar_query *q = c->q;
     const double *cost = c->cost;
@@ -474,16 +489,27 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
     const double weight = c->weight, max_cost = q->max_cost;
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
-    bool pruned = false;
-    int32_t best = start;
-    double best_h = INFINITY, best_g = 0.0;
+    /* Where an earlier step left off (all zero at the start). */
+    bool pruned = c->pruned;
+    int32_t best = c->best;
+    double best_h = c->best_h, best_g = c->best_g;
     astar_status outcome = ASTAR_UNREACHABLE;
-    uint64_t expansions = 0; /* a local: res could alias what the loop stores */
+    uint64_t expansions = c->expansions; /* a local: res could alias what the loop stores */
+    /* One test per expansion serves both the query's limit and this step's budget. */
+    const uint64_t stop = budget < q->max_expansions - expansions ? expansions + budget : q->max_expansions;
 
     while (s->heap.len > 0) {
-        if (expansions >= q->max_expansions) {
-            outcome = ASTAR_LIMIT;
-            break;
+        if (expansions >= stop) {
+            if (expansions >= q->max_expansions) {
+                outcome = ASTAR_LIMIT;
+                break;
+            }
+            c->expansions = expansions;
+            c->pruned = pruned;
+            c->best = best;
+            c->best_h = best_h;
+            c->best_g = best_g;
+            return done(res, expansions, ASTAR_RUNNING);
         }
         astar_heap_entry top = astar_heap_pop(&s->heap, nodes);
         int32_t a = top.cell;
@@ -587,23 +613,23 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
 }
 
 /* Terrain and a built-in heuristic. */
-static astar_status run_plain(query_ctx *c, int32_t start, astar_result *res) {
+static astar_status run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
-        return run(c, start, res, false, false, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, false, true, false);
-    return run(c, start, res, false, false, false, false);
+        return run(c, budget, res, false, false, true, true);
+    if (c->heuristic == ASTAR_H_OCTILE) return run(c, budget, res, false, false, true, false);
+    return run(c, budget, res, false, false, false, false);
 }
 
 /* Plus influence layers and claims, but no callbacks. */
-static astar_status run_layered(query_ctx *c, int32_t start, astar_result *res) {
+static astar_status run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
-        return run(c, start, res, false, true, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, true, true, false);
-    return run(c, start, res, false, true, false, false);
+        return run(c, budget, res, false, true, true, true);
+    if (c->heuristic == ASTAR_H_OCTILE) return run(c, budget, res, false, true, true, false);
+    return run(c, budget, res, false, true, false, false);
 }
 
-static astar_status run_general(query_ctx *c, int32_t start, astar_result *res) {
-    return run(c, start, res, true, false, false, false);
+static astar_status run_general(query_ctx *c, uint64_t budget, astar_result *res) {
+    return run(c, budget, res, true, false, false, false);
 }
 
 /* Counts the claims this query sees where they differ from claims->count. */
@@ -820,17 +846,27 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
     return ASTAR_OK;
 }
 
-astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
+/*
+ * Sets up the search of q on s up to its first push. Returns ASTAR_RUNNING when
+ * there is a search to run, else its final status (found at once, unreachable at
+ * once, or an error).
+ */
+static astar_status start_search(astar_search *s, astar_grid *g, const astar_query *q,
+                                 astar_result *res) {
     memset(res, 0, sizeof *res);
     res->target = -1;
     s->path_len = 0;
     query_ctx c;
     bool callbacks;
     astar_status st = begin_query(&c, s, g, q, false, &callbacks);
-    if (st != ASTAR_OK) return finish(res, st);
-    bool layered = q->nlayers > 0 || q->claims;
+    if (st != ASTAR_OK) return st;
+    c.callbacks = callbacks;
+    c.layered = q->nlayers > 0 || q->claims;
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
+    c.start = start;
+    c.best = start;
+    c.best_h = INFINITY;
     c.ntargets = q->ntargets;
     c.target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS;
     if (q->ntargets) { /* mark the walkable targets; the first of duplicates names the cell */
@@ -850,26 +886,25 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     } else {
         c.goal_open = walkable(&c, c.goal, q->gx, q->gy);
     }
-    if (c.aborted) return finish(res, ASTAR_EABORT);
-    if (!c.goal_open && !q->partial) return finish(res, ASTAR_UNREACHABLE);
+    if (c.aborted) return ASTAR_EABORT;
+    if (!c.goal_open && !q->partial) return ASTAR_UNREACHABLE;
 
     /* Another island: no search. */
-    astar_islands *islands = NULL;
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c.goal)) {
-        islands = astar_islands_get(g, astar_island_kind(c.diagonal), false);
-        if (!islands) return finish(res, ASTAR_ENOMEM);
+        c.islands = astar_islands_get(g, astar_island_kind(c.diagonal), false);
+        if (!c.islands) return ASTAR_ENOMEM;
         bool same = false;
-        int32_t home = astar_islands_root(islands, start);
+        int32_t home = astar_islands_root(c.islands, start);
         if (q->ntargets) {
             for (int32_t i = 0; i < q->ntargets && !same; i++) {
                 int32_t cell = astar_cell(g->stride, q->targets[i] % g->width, q->targets[i] / g->width);
-                same = s->target_gen[cell] == s->gen && astar_islands_root(islands, cell) == home;
+                same = s->target_gen[cell] == s->gen && astar_islands_root(c.islands, cell) == home;
             }
         } else {
-            same = home == astar_islands_root(islands, c.goal);
+            same = home == astar_islands_root(c.islands, c.goal);
         }
-        if (!same) return finish(res, ASTAR_UNREACHABLE);
+        if (!same) return ASTAR_UNREACHABLE;
     }
 
     astar_node *sn = touch(&c, start);
@@ -877,15 +912,66 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     sn->from = FROM_START;
     if (c.windowed) s->depth[start] = 0;
     double h0 = heuristic(&c, start, q->sx, q->sy);
-    if (c.aborted) return finish(res, ASTAR_EABORT);
-    if (!push(s, start, c.weight * h0, h0)) return finish(res, ASTAR_ENOMEM);
+    if (c.aborted) return ASTAR_EABORT;
+    if (!push(s, start, c.weight * h0, h0)) return ASTAR_ENOMEM;
+    s->job = c;
+    return ASTAR_RUNNING;
+}
 
-    st = callbacks ? run_general(&c, start, res)
-         : layered ? run_layered(&c, start, res)
-                   : run_plain(&c, start, res);
-    if (st == ASTAR_UNREACHABLE && islands && islands->state == ASTAR_ISLANDS_OVER)
-        islands->wasted += res->expansions; /* a fresh build might have spared this search */
-    return finish(res, st);
+/* Runs the live search of s for up to `budget` expansions. */
+static astar_status continue_search(astar_search *s, uint64_t budget, astar_result *res) {
+    query_ctx *c = &s->job;
+    astar_status st = c->callbacks ? run_general(c, budget, res)
+                      : c->layered ? run_layered(c, budget, res)
+                                   : run_plain(c, budget, res);
+    if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
+        c->islands->wasted += res->expansions; /* a fresh build might have spared this search */
+    return st;
+}
+
+/* Records a step's outcome: a final one ends the search and is kept for later steps. */
+static astar_status settle(astar_search *s, astar_result *res, astar_status st) {
+    res->status = st;
+    res->restarts = s->job_restarts;
+    if (st != ASTAR_RUNNING) {
+        s->job_live = false;
+        s->job_result = *res;
+    }
+    return st;
+}
+
+astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
+                                 astar_result *res) {
+    s->job_live = false;
+    s->job_restarts = 0;
+    astar_status st = start_search(s, g, q, res);
+    s->job_live = st == ASTAR_RUNNING;
+    s->job_version = g->version;
+    return settle(s, res, st);
+}
+
+astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
+    if (!s->job_live) { /* finished (or never started): the same answer again */
+        *res = s->job_result;
+        return res->status;
+    }
+    query_ctx *c = &s->job;
+    memset(res, 0, sizeof *res);
+    res->target = -1;
+    if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
+        uint32_t restarts = s->job_restarts + 1;
+        astar_status st = start_search(s, c->g, c->q, res);
+        s->job_restarts = restarts;
+        s->job_version = c->g->version;
+        if (st != ASTAR_RUNNING) return settle(s, res, st);
+    }
+    return settle(s, res, continue_search(s, n, res));
+}
+
+astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
+    astar_status st = astar_search_start(s, g, q, res);
+    if (st != ASTAR_RUNNING) return st;
+    return astar_search_step(s, UINT64_MAX, res);
 }
 
 /* ------------------------------------------------------------ fields */
@@ -988,6 +1074,7 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     memset(res, 0, sizeof *res);
     res->target = -1;
     s->path_len = 0;
+    s->job_live = false; /* the workspace is this build's now */
     if (f->width != g->width || f->height != g->height || ncells < 1 || !cells ||
         (kind != ASTAR_FIELD_TO && kind != ASTAR_FIELD_FROM) || q->heuristic != ASTAR_H_DEFAULT ||
         q->weight != 1.0 || q->partial || q->ntargets || q->turn_penalty > 0 || q->claim_window >= 0)
@@ -1017,7 +1104,9 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     }
     if (c.aborted) return finish(res, ASTAR_EABORT);
     int32_t first = astar_cell(g->stride, cells[0] % g->width, cells[0] / g->width);
-    st = kind == ASTAR_FIELD_TO ? run_toward(&c, res) : run_general(&c, first, res);
+    c.start = c.best = first;
+    c.best_h = INFINITY;
+    st = kind == ASTAR_FIELD_TO ? run_toward(&c, res) : run_general(&c, UINT64_MAX, res);
     if (st != ASTAR_OK && st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return finish(res, st);
     /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
     st = s->heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;

@@ -258,6 +258,16 @@ static void test_random_worlds(void) {
         } else {
             st = astar_find(s, g, &q, &res);
         }
+        { /* The same query in slices of 1..7 expansions: the same answer, path and count. */
+            astar_result sliced, again;
+            astar_status ss = astar_search_start(s, g, &q, &sliced);
+            while (ss == ASTAR_RUNNING) ss = astar_search_step(s, 1 + rnd() % 7, &sliced);
+            CHECK(ss == st);
+            CHECK(sliced.expansions == res.expansions && sliced.restarts == 0);
+            if (st == ASTAR_OK) CHECK(sliced.cost == res.cost && sliced.length == res.length);
+            CHECK(astar_search_step(s, 5, &again) == st); /* finished: harmless */
+            CHECK(again.expansions == sliced.expansions);
+        }
         double want = oracle_cost(&w, q.sx, q.sy, q.gx, q.gy);
         compared++;
         if (want == INFINITY) {
@@ -477,6 +487,32 @@ static void test_interrupted_search(void) {
     q.node_cost = negative_node_cost;
     CHECK(astar_find(s, g, &q, &res) == ASTAR_EABORT);
     CHECK(astar_find(s, g, &plain, &res) == ASTAR_OK);
+    astar_search_free(s);
+    astar_grid_free(g);
+}
+
+/* A search suspended while the terrain changes starts over and answers for the new terrain. */
+static void test_resumable_restart(void) {
+    astar_grid *g = astar_grid_new(60, 40, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_search *s = astar_search_new(60, 40, NULL);
+    astar_search *fresh = astar_search_new(60, 40, NULL);
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 0, q.sy = 20, q.gx = 59, q.gy = 20;
+    astar_result res, want;
+    CHECK(astar_search_start(s, g, &q, &res) == ASTAR_RUNNING && res.expansions == 0);
+    CHECK(astar_search_step(s, 10, &res) == ASTAR_RUNNING && res.expansions == 10);
+    for (int y = 1; y < 40; y++) astar_grid_set_cost(g, 30, y, INFINITY); /* a wall, open at y 0 */
+    astar_status st = ASTAR_RUNNING;
+    while (st == ASTAR_RUNNING) st = astar_search_step(s, 100, &res);
+    CHECK(st == ASTAR_OK && res.restarts == 1);
+    CHECK(astar_find(fresh, g, &q, &want) == ASTAR_OK);
+    CHECK(res.cost == want.cost && res.expansions == want.expansions);
+    /* Starting over on the same workspace forgets the old search. */
+    CHECK(astar_search_start(s, g, &q, &res) == ASTAR_RUNNING && res.restarts == 0);
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+    CHECK(astar_search_step(s, 1, &res) == ASTAR_OK); /* find ended it: its result again */
+    astar_search_free(fresh);
     astar_search_free(s);
     astar_grid_free(g);
 }
@@ -932,6 +968,7 @@ int main(void) {
     test_memory_per_cell();
     test_interrupted_search();
     test_bad_queries();
+    test_resumable_restart();
     test_stamps_wrap();
     test_uniform_terrain();
     test_graph_basics();
