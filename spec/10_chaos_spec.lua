@@ -142,13 +142,18 @@ describe("chaos in callbacks", function()
       local g = astar.grid(12, 12)
       local claims = astar.claims(g)
       claims:claim("other", { { x = 6, y = 6 }, { x = 7, y = 7 } })
+      -- the three ways to pass layers: a list, one layer with a weight, one layer alone
       local opts = { influence = { { astar.influence(12, 12, 0.5), 2 } }, claims = claims,
                      claim_penalty = 0.1 }
+      local form = math.floor(round / 3) % 3 -- every form meets every collection mode
+      if form == 1 then opts.influence, opts.influence_weight = astar.influence(12, 12, 0.5), 2 end
+      if form == 2 then opts.influence = astar.influence(12, 12, 1) end
+      if round % 2 == 0 then opts.known = astar.mask(12, 12) end
       local dropped = false
       opts.edge_cost = function()
         if not dropped then
           dropped = true
-          opts.influence, opts.claims, claims = nil, nil, nil
+          opts.influence, opts.claims, opts.known, claims = nil, nil, nil, nil
           g = nil -- the grid too: only the running query holds it now
         end
         collectgarbage(modes[round % 3 + 1])

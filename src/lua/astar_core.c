@@ -30,6 +30,7 @@
 #define CLAIMS_MT "astar.Claims"
 #define MASK_MT "astar.Mask"
 #define FIELD_MT "astar.Field"
+#define JOB_MT "astar.Search"
 #define GRAPH_MT "astar.Graph"
 #define GRAPH_CLAIMS_MT "astar.GraphClaims"
 
@@ -37,6 +38,7 @@
 typedef struct lobject {
     int32_t width, height;
     int readers; /* queries running now that read this object */
+    bool freed;  /* closed (__close or an explicit __gc): a suspended search must not read it */
 } lobject;
 
 typedef struct workspace {
@@ -334,6 +336,7 @@ static int grid_gc(lua_State *L) {
     }
     astar_grid_free(g->grid);
     g->grid = NULL;
+    g->base.freed = true;
     return 0;
 }
 
@@ -731,9 +734,9 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
         if (lua_type(L, inf) == LUA_TTABLE) { /* stack: [weight] list L1 .. Ln */
             lua_remove(L, inf);
             if (have_weight) lua_remove(L, top + 1);
-        } else { /* stack: [weight] layer */
+        } else if (have_weight) { /* stack: weight layer; without a weight the layer is
+                                    already where it stays */
             lua_replace(L, top + 1);
-            lua_settop(L, top + 1);
         }
         top += q->nlayers;
     } else if (have_weight) {
@@ -888,18 +891,13 @@ static void push_point(lua_State *L, int32_t id, int32_t width) {
     lua_setfield(L, -2, "y");
 }
 
-/* Runs inside lua_pcall: the search, then the result tables. */
-static int find_run(lua_State *L) {
-    find_ctx *c = lua_touserdata(L, RUN_CTX);
-    c->L = L;
-    astar_result res;
-    astar_status st = astar_find(c->ws->search, c->grid->grid, &c->q, &res);
-    if (st == ASTAR_ENOMEM) return no_memory(L);
-    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
-        return luaL_error(L, "find failed: %s", astar_status_name(st));
+/* The path (or nil) and info tables of a finished search, as find returns them. */
+static void push_result(lua_State *L, astar_search *search, const astar_result *r,
+                        astar_status st, int32_t width) {
+    astar_result res = *r;
     if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
-        int32_t n = 0, width = c->grid->base.width;
-        const int32_t *ids = astar_search_path(c->ws->search, &n);
+        int32_t n = 0;
+        const int32_t *ids = astar_search_path(search, &n);
         lua_createtable(L, n, 0);
         for (int32_t i = 0; i < n; i++) {
             push_point(L, ids[i], width);
@@ -927,6 +925,18 @@ static int find_run(lua_State *L) {
         lua_pushinteger(L, res.target + 1);
         lua_setfield(L, -2, "target");
     }
+}
+
+/* Runs inside lua_pcall: the search, then the result tables. */
+static int find_run(lua_State *L) {
+    find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->L = L;
+    astar_result res;
+    astar_status st = astar_find(c->ws->search, c->grid->grid, &c->q, &res);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
+        return luaL_error(L, "find failed: %s", astar_status_name(st));
+    push_result(L, c->ws->search, &res, st, c->grid->base.width);
     return 2;
 }
 
@@ -1032,6 +1042,179 @@ static int grid_find_nearest(lua_State *L) {
         lua_pop(L, 1);
     }
     return run_query(L, c, 5);
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+/*
+ * A resumable search. Its uservalue table keeps alive what the search reads:
+ * [1..3] the callbacks (node_cost, edge_cost, heuristic; false when absent),
+ * [4] the grid, [5...] the layers, claims and mask of its options; and, once it
+ * is finished, .path and .info (its workspace is then given back).
+ */
+typedef struct ljob {
+    lobject base;
+    find_ctx ctx;        /* the query, its layers and the objects a step marks in use */
+    astar_search *search;
+    bool started;        /* astar_search_start ran (false again after an error) */
+    bool stepping;       /* a step is running: a callback may not step this job */
+    astar_status status;
+} ljob;
+
+enum { JOB_CALLBACKS = 1, JOB_GRID = 4, JOB_PINNED = 5 };
+
+static ljob *check_job(lua_State *L, int arg) {
+    return check_object(L, arg, JOB_MT, "astar.Search");
+}
+
+static int job_gc(lua_State *L) {
+    ljob *j = luaL_checkudata(L, 1, JOB_MT);
+    if (j->stepping) return luaL_error(L, "astar.Search is in use by its own step");
+    astar_search_free(j->search);
+    j->search = NULL;
+    return 0;
+}
+
+static int job_tostring(lua_State *L) {
+    ljob *j = luaL_checkudata(L, 1, JOB_MT);
+    lua_pushfstring(L, "astar.Search(%s)", astar_status_name(j->status));
+    return 1;
+}
+
+static void push_result(lua_State *L, astar_search *search, const astar_result *res,
+                        astar_status st, int32_t width);
+
+/* Runs inside lua_pcall: start if needed, one step, and the result tables once finished. */
+static int job_run(lua_State *L) {
+    ljob *j = lua_touserdata(L, RUN_CTX);
+    find_ctx *c = &j->ctx;
+    c->L = L;
+    lua_Integer n = lua_tointeger(L, RUN_NARGS + 1);
+    astar_result res;
+    astar_status st;
+    if (!j->started) {
+        st = astar_search_start(j->search, c->grid->grid, &c->q, &res);
+        j->started = true;
+        if (st == ASTAR_RUNNING) st = astar_search_step(j->search, (uint64_t)n, &res);
+    } else {
+        st = astar_search_step(j->search, (uint64_t)n, &res);
+    }
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
+        return luaL_error(L, "search failed: %s", astar_status_name(st));
+    j->status = st;
+    if (st == ASTAR_RUNNING) return 0;
+    push_result(L, j->search, &res, st, c->grid->base.width);
+    lua_pushinteger(L, res.restarts);
+    lua_setfield(L, -2, "restarts");
+    return 2;
+}
+
+/* grid:search(sx, sy, gx, gy [, opts]) -> a resumable search of what find would answer */
+static int grid_search(lua_State *L) {
+    lua_settop(L, 6);
+    lgrid *g = check_grid(L, 1);
+    int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
+    int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
+    check_stack(L, ASTAR_MAX_LAYERS + 24);
+    ljob *j = new_object(L, sizeof *j, JOB_MT);
+    int job = lua_gettop(L);
+    find_ctx *c = &j->ctx;
+    c->grid = g;
+    astar_query_init(&c->q);
+    c->q.sx = sx, c->q.sy = sy, c->q.gx = gx, c->q.gy = gy;
+    j->base.width = g->base.width;
+    j->base.height = g->base.height;
+    j->status = ASTAR_RUNNING;
+    int mark = lua_gettop(L);
+    int cb[3];
+    for (int i = 0; i < 3; i++) {
+        lua_pushboolean(L, 0);
+        cb[i] = lua_gettop(L);
+    }
+    lua_pushvalue(L, 1);
+    if (!lua_isnil(L, 6)) read_find_options(L, 6, c, cb);
+    /* Everything read_find_options left above the mark goes to the uservalue table. */
+    int top = lua_gettop(L);
+    lua_createtable(L, top - mark, 2);
+    for (int i = mark + 1; i <= top; i++) {
+        lua_pushvalue(L, i);
+        lua_rawseti(L, -2, i - mark);
+    }
+    astar_setuservalue(L, job);
+    lua_settop(L, job);
+    mark_read(c, &g->base);
+    astar_alloc a = lua_allocator(L);
+    j->search = astar_search_new(g->base.width, g->base.height, &a);
+    if (!j->search) return no_memory(L);
+    return 1;
+}
+
+/* job:step([n]) -> "running" | "found" | "unreachable" | "limit" | "partial" */
+static int job_step(lua_State *L) {
+    ljob *j = check_job(L, 1);
+    lua_Integer n = luaL_opt(L, luaL_checkinteger, 2, LUA_MAXINTEGER);
+    if (n < 1) arg_error_fmt(L, 2, "n must be a positive integer, got %s", value_str(L, 2));
+    if (j->stepping) return luaL_error(L, "astar.Search is in use: a callback of this search stepped it");
+    if (!j->search) { /* finished: its result is kept */
+        lua_pushstring(L, astar_status_name(j->status));
+        return 1;
+    }
+    find_ctx *c = &j->ctx;
+    for (int i = 0; i < c->nread; i++)
+        if (c->read[i]->freed) return luaL_error(L, "astar.Search: an object it reads has been freed");
+    check_stack(L, RUN_NARGS + 8);
+    astar_getuservalue(L, 1);
+    int uv = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1)); /* job_run */
+    lua_pushlightuserdata(L, j);
+    for (int i = 0; i < 3; i++) {
+        lua_rawgeti(L, uv, JOB_CALLBACKS + i);
+        if (lua_toboolean(L, -1) == 0) {
+            lua_pop(L, 1);
+            lua_pushnil(L);
+        }
+    }
+    lua_pushinteger(L, n);
+    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
+    j->stepping = true;
+    int rc = lua_pcall(L, RUN_NARGS + 1, 2, 0);
+    j->stepping = false;
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    if (rc != LUA_OK) {
+        j->started = false; /* the search stopped mid-expansion: the next step starts over */
+        return lua_error(L);
+    }
+    if (j->status != ASTAR_RUNNING) { /* keep the result, give the workspace back */
+        lua_setfield(L, uv, "info");
+        lua_setfield(L, uv, "path");
+        astar_search_free(j->search);
+        j->search = NULL;
+    }
+    lua_pushstring(L, astar_status_name(j->status));
+    return 1;
+}
+
+/* job:result() -> path, info as find gives them once finished; nil, {status = "running"} before */
+static int job_result(lua_State *L) {
+    ljob *j = check_job(L, 1);
+    if (j->search) {
+        lua_pushnil(L);
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "running");
+        lua_setfield(L, -2, "status");
+        return 2;
+    }
+    astar_getuservalue(L, 1);
+    lua_getfield(L, -1, "path");
+    lua_getfield(L, -2, "info");
+    return 2;
+}
+
+static int job_status(lua_State *L) {
+    lua_pushstring(L, astar_status_name(check_job(L, 1)->status));
+    return 1;
 }
 
 /* -------------------------------------------------------------- fields */
@@ -1253,6 +1436,7 @@ static int layer_gc(lua_State *L) {
     check_writable(L, &l->base, "influence layer");
     astar_layer_free(l->layer);
     l->layer = NULL;
+    l->base.freed = true;
     return 0;
 }
 
@@ -1394,6 +1578,7 @@ static int mask_gc(lua_State *L) {
     check_writable(L, &m->base, "mask");
     astar_mask_free(m->mask);
     m->mask = NULL;
+    m->base.freed = true;
     return 0;
 }
 
@@ -1444,6 +1629,7 @@ static int claims_gc(lua_State *L) {
     check_writable(L, &c->base, "claims");
     astar_claims_free(c->claims);
     c->claims = NULL;
+    c->base.freed = true;
     return 0;
 }
 
@@ -2535,6 +2721,9 @@ static const luaL_Reg LAYER_METHODS[] = {
     {"spread", layer_spread}, {"max_abs", layer_max_abs}, {"add_layer", layer_add_layer},
     {NULL, NULL}};
 
+static const luaL_Reg JOB_METHODS[] = {
+    {"result", job_result}, {"status", job_status}, {NULL, NULL}};
+
 static const luaL_Reg FIELD_METHODS[] = {
     {"distance", field_distance}, {"next", field_next}, {"path", field_path},
     {"cells", field_cells},       {NULL, NULL}};
@@ -2566,8 +2755,18 @@ int luaopen_astar_core(lua_State *L) {
     lua_pushcfunction(L, field_run);
     lua_pushcclosure(L, grid_range, 1);
     lua_setfield(L, -2, "range");
+    lua_pushcfunction(L, grid_search);
+    lua_setfield(L, -2, "search");
     lua_pop(L, 3);
     new_class(L, FIELD_MT, FIELD_METHODS, field_gc, field_tostring);
+    new_class(L, JOB_MT, JOB_METHODS, job_gc, job_tostring);
+    luaL_getmetatable(L, JOB_MT);
+    lua_getfield(L, -1, "__index");
+    lua_getupvalue(L, -1, 1);
+    lua_pushcfunction(L, job_run);
+    lua_pushcclosure(L, job_step, 1);
+    lua_setfield(L, -2, "step");
+    lua_pop(L, 3);
     new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
     new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
     new_class(L, MASK_MT, MASK_METHODS, mask_gc, mask_tostring);
