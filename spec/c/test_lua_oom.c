@@ -399,6 +399,25 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* A job allocates its workspace at creation and its result tables when it ends. */
+    {"grid:search stepped to the end",
+     "local G = world()\n"
+     "local L = astar.influence(16, 12, 0.5)\n"
+     "local function run()\n"
+     "  local job = G:search(1, 1, 16, 12, {influence = L})\n"
+     "  local s1 = job:step(5)\n"
+     "  local s2 = job:step()\n"
+     "  local p, i = job:result()\n"
+     "  return s1, s2, p, i, job:status(), tostring(job)\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  local job = G:search(1, 1, 16, 12)\n"
+     "  job:step()\n"
+     "  return job:result()\n"
+     "end\n"
+     "return run, check\n"},
+
     {"find with partial, max_expansions, max_cost",
      "local G = world()\n"
      "local function run()\n"
