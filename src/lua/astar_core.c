@@ -1054,11 +1054,16 @@ static int grid_find_nearest(lua_State *L) {
  */
 typedef struct ljob {
     lobject base;
-    find_ctx ctx;        /* the query, its layers and the objects a step marks in use */
-    astar_search *search;
+    find_ctx ctx;        /* the query, its layers and the objects a step marks in use;
+                            ctx.ws: a workspace of the grid's pool, held from the first step
+                            to the end */
+    bool finished;
     bool started;        /* astar_search_start ran (false again after an error) */
     bool stepping;       /* a step is running: a callback may not step this job */
     astar_status status;
+    uint64_t expansions; /* so far, since the last (re)start */
+    uint32_t restarts;
+    uint64_t step_expansions; /* what the last step expanded */
 } ljob;
 
 enum { JOB_CALLBACKS = 1, JOB_GRID = 4, JOB_PINNED = 5 };
@@ -1067,11 +1072,16 @@ static ljob *check_job(lua_State *L, int arg) {
     return check_object(L, arg, JOB_MT, "astar.Search");
 }
 
+/* Gives the workspace back to the grid's pool (unless the grid, and so the pool, is gone). */
+static void job_release(ljob *j) {
+    if (j->ctx.ws && !j->ctx.grid->base.freed) j->ctx.ws->busy = false;
+    j->ctx.ws = NULL;
+}
+
 static int job_gc(lua_State *L) {
     ljob *j = luaL_checkudata(L, 1, JOB_MT);
     if (j->stepping) return luaL_error(L, "astar.Search is in use by its own step");
-    astar_search_free(j->search);
-    j->search = NULL;
+    job_release(j);
     return 0;
 }
 
@@ -1093,18 +1103,25 @@ static int job_run(lua_State *L) {
     astar_result res;
     astar_status st;
     if (!j->started) {
-        st = astar_search_start(j->search, c->grid->grid, &c->q, &res);
+        st = astar_search_start(c->ws->search, c->grid->grid, &c->q, &res);
         j->started = true;
-        if (st == ASTAR_RUNNING) st = astar_search_step(j->search, (uint64_t)n, &res);
+        j->expansions = 0;
+        j->restarts = 0;
+        if (st == ASTAR_RUNNING) st = astar_search_step(c->ws->search, (uint64_t)n, &res);
     } else {
-        st = astar_search_step(j->search, (uint64_t)n, &res);
+        st = astar_search_step(c->ws->search, (uint64_t)n, &res);
     }
     if (st == ASTAR_ENOMEM) return no_memory(L);
     if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
         return luaL_error(L, "search failed: %s", astar_status_name(st));
     j->status = st;
+    /* A restart counts from zero again: what this step did is all it has. */
+    bool restarted = res.restarts != j->restarts || res.expansions < j->expansions;
+    j->step_expansions = restarted ? res.expansions : res.expansions - j->expansions;
+    j->expansions = res.expansions;
+    j->restarts = res.restarts;
     if (st == ASTAR_RUNNING) return 0;
-    push_result(L, j->search, &res, st, c->grid->base.width);
+    push_result(L, c->ws->search, &res, st, c->grid->base.width);
     lua_pushinteger(L, res.restarts);
     lua_setfield(L, -2, "restarts");
     return 2;
@@ -1144,26 +1161,27 @@ static int grid_search(lua_State *L) {
     astar_setuservalue(L, job);
     lua_settop(L, job);
     mark_read(c, &g->base);
-    astar_alloc a = lua_allocator(L);
-    j->search = astar_search_new(g->base.width, g->base.height, &a);
-    if (!j->search) return no_memory(L);
     return 1;
 }
 
-/* job:step([n]) -> "running" | "found" | "unreachable" | "limit" | "partial" */
+/* job:step([n]) -> status ("running" | "found" | "unreachable" | "limit" | "partial"), and
+ * the expansions this step made (at most n) */
 static int job_step(lua_State *L) {
     ljob *j = check_job(L, 1);
     lua_Integer n = luaL_opt(L, luaL_checkinteger, 2, LUA_MAXINTEGER);
     if (n < 1) arg_error_fmt(L, 2, "n must be a positive integer, got %s", value_str(L, 2));
     if (j->stepping) return luaL_error(L, "astar.Search is in use: a callback of this search stepped it");
-    if (!j->search) { /* finished: its result is kept */
+    if (j->finished) { /* its result is kept */
         lua_pushstring(L, astar_status_name(j->status));
-        return 1;
+        lua_pushinteger(L, 0);
+        return 2;
     }
     find_ctx *c = &j->ctx;
     for (int i = 0; i < c->nread; i++)
         if (c->read[i]->freed) return luaL_error(L, "astar.Search: an object it reads has been freed");
     check_stack(L, RUN_NARGS + 8);
+    /* A workspace only while it runs: a game may queue far more searches than it runs. */
+    if (!c->ws) c->ws = acquire_workspace(L, c->grid);
     astar_getuservalue(L, 1);
     int uv = lua_gettop(L);
     lua_pushvalue(L, lua_upvalueindex(1)); /* job_run */
@@ -1189,17 +1207,18 @@ static int job_step(lua_State *L) {
     if (j->status != ASTAR_RUNNING) { /* keep the result, give the workspace back */
         lua_setfield(L, uv, "info");
         lua_setfield(L, uv, "path");
-        astar_search_free(j->search);
-        j->search = NULL;
+        j->finished = true;
+        job_release(j);
     }
     lua_pushstring(L, astar_status_name(j->status));
-    return 1;
+    lua_pushinteger(L, (lua_Integer)j->step_expansions);
+    return 2;
 }
 
 /* job:result() -> path, info as find gives them once finished; nil, {status = "running"} before */
 static int job_result(lua_State *L) {
     ljob *j = check_job(L, 1);
-    if (j->search) {
+    if (!j->finished) {
         lua_pushnil(L);
         lua_createtable(L, 0, 1);
         lua_pushliteral(L, "running");
