@@ -1253,7 +1253,21 @@ static find_out run_find(astar_search *s) {
     }
     CB.abort_signalled = false;
     uint64_t failures = W.heap.failures;
-    o.st = astar_find(s, W.grid, &M.q, &o.res);
+    /* Some queries run in slices (astar_search_start / _step): every check below must hold
+     * for them as for astar_find, whose loop they share. */
+    unsigned slicing = (CB.node_seed >> 9) % 4;
+    if (slicing == 0) {
+        o.st = astar_find(s, W.grid, &M.q, &o.res);
+    } else {
+        static const uint64_t SLICE[4] = {0, 1, 3, 17};
+        o.st = astar_search_start(s, W.grid, &M.q, &o.res);
+        for (uint64_t k = 0; o.st == ASTAR_RUNNING; k++)
+            o.st = astar_search_step(s, SLICE[slicing] + k % 2, &o.res);
+        fail_if(o.res.restarts != 0, "a search started over without a terrain change");
+        astar_result again;
+        fail_if(astar_search_step(s, 5, &again) != o.st || again.expansions != o.res.expansions,
+                "stepping a finished search changed its answer");
+    }
     o.oom = W.heap.failures != failures;
     o.path = astar_search_path(s, &o.len);
     fail_if(o.st != o.res.status, "astar_find returned a status other than res.status");
