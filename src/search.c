@@ -151,11 +151,6 @@ typedef struct query_ctx {
     astar_diagonal diagonal;
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
-    const float *lm;         /* the grid's landmark distances, when this query may use them */
-    int32_t lm_k;
-    double lm_shrink;
-    double lm_from[ASTAR_MAX_LANDMARKS]; /* d(L, goal), rounded down; -inf when unknown */
-    double lm_to[ASTAR_MAX_LANDMARKS];   /* d(goal, L), lifted above; +inf when unknown */
     double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
@@ -166,6 +161,11 @@ typedef struct query_ctx {
     const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
     double layer_weight[ASTAR_MAX_LAYERS];
     bool aborted;
+    const float *lm;         /* the grid's landmark distances, when this query may use them */
+    int32_t lm_k;
+    double lm_shrink;
+    double lm_from[ASTAR_MAX_LANDMARKS]; /* d(L, goal), rounded down; -inf when unknown */
+    double lm_to[ASTAR_MAX_LANDMARKS];   /* d(goal, L), lifted above; +inf when unknown */
 } query_ctx;
 
 /* The `from` of the start: no direction, and (FROM_START ^ 2) masks no move. */
@@ -617,21 +617,19 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, int32_t start, astar_result 
 
 /* Terrain and a built-in heuristic. */
 static astar_status run_plain(query_ctx *c, int32_t start, astar_result *res) {
-    if (c->lm) /* landmarks: heuristic() combines them with the built-in one */
-        return c->uniform_cost > 0 ? run(c, start, res, false, false, false, true)
-                                   : run(c, start, res, false, false, false, false);
-    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
+    /* With landmarks the loop that calls heuristic() (it combines them with the built-in one):
+     * no instantiation of its own, which would crowd the others out of inlining. */
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm)
         return run(c, start, res, false, false, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, false, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm) return run(c, start, res, false, false, true, false);
     return run(c, start, res, false, false, false, false);
 }
 
 /* Plus influence layers and claims, but no callbacks. */
 static astar_status run_layered(query_ctx *c, int32_t start, astar_result *res) {
-    if (c->lm) return run(c, start, res, false, true, false, false);
-    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm)
         return run(c, start, res, false, true, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, start, res, false, true, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm) return run(c, start, res, false, true, true, false);
     return run(c, start, res, false, true, false, false);
 }
 
