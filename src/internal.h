@@ -82,8 +82,9 @@ typedef struct astar_islands {
  * island, a blocked cell, the border, a value too large or too small for a float).
  */
 typedef struct astar_landmarks {
-    float *dist;
-    size_t bytes;               /* dist's allocation */
+    float *dist;                /* in block, at a cache line */
+    void *block;
+    size_t bytes;               /* block's size */
     int32_t k;
     int32_t cells[ASTAR_MAX_LANDMARKS];
     astar_diagonal mode;        /* the moves they were measured under */
