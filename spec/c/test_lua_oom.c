@@ -399,6 +399,20 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* A build allocates its distances, a workspace, a field and a scratch array. */
+    {"landmarks",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local n = G:landmarks(3)\n"
+     "  local p, i = G:find(1, 1, 16, 12)\n"
+     "  return n, p, i, G:landmarks()\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:landmarks(2), G:find(1, 1, 16, 12)\n"
+     "end\n"
+     "return run, check\n"},
+
     {"find with partial, max_expansions, max_cost",
      "local G = world()\n"
      "local function run()\n"
