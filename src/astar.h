@@ -155,7 +155,8 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
  *
  * Memory: 8 * k bytes per cell (floats, both directions): k = 8 on 1024x1024 is 64 MiB.
  * Distances are stored rounded toward zero and h is shrunk by a relative 2^-21 * (largest
- * distance / smallest cost) so that it stays consistent despite the rounding.
+ * distance / smallest cost) so that it stays consistent despite the rounding (where that
+ * ratio exceeds 2^21 they would be of no use, and the count says 0).
  */
 #define ASTAR_MAX_LANDMARKS 32
 
