@@ -249,15 +249,14 @@ static double distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx, in
 static double landmark_h(const query_ctx *c, int32_t cell) {
     const int32_t k = c->lm_k;
     const float *v = c->lm + (size_t)cell * 2 * (size_t)k;
-    double best = 0.0;
+    double best = 0.0, back = 0.0; /* two chains: the terms do not wait for each other */
     for (int32_t i = 0; i < k; i++) {
         double t = c->lm_from[i] - (double)v[i] * ASTAR_LANDMARK_UP;
+        double u = (double)v[k + i] - c->lm_to[i];
         if (t > best) best = t;
+        if (u > back) back = u;
     }
-    for (int32_t i = 0; i < k; i++) {
-        double t = (double)v[k + i] - c->lm_to[i];
-        if (t > best) best = t;
-    }
+    if (back > best) best = back;
     return best * c->lm_shrink;
 }
 
