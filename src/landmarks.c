@@ -159,7 +159,7 @@ astar_status astar_grid_landmarks(astar_grid *g, int32_t k) {
     if (st != ASTAR_OK) {
         astar_mem(&g->alloc, block, bytes, 0);
         astar_mem(&g->alloc, lm, sizeof *lm, 0);
-        return st == ASTAR_ENOMEM ? st : ASTAR_ENOMEM; /* terrain-only fields fail no other way */
+        return ASTAR_ENOMEM; /* the one way a field of the terrain alone fails */
     }
     if (placed == 0) { /* no walkable cell: nothing to measure from */
         astar_mem(&g->alloc, block, bytes, 0);
