@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
@@ -32,6 +32,10 @@
  *              heuristic is the Euclidean distance at scale 1. The plain
  *              problems, one workspace. Checked like plain. Also prints the
  *              time to build the graph and to pack it (the first query).
+ *   landmarks  the plain problems without, then with k landmarks (k = 8, or the
+ *              environment's ASTAR_BENCH_LANDMARKS), built on the map: rows
+ *              "no_landmarks" and "landmarks". Checked like plain, both times.
+ *              Also prints the build time and the landmarks' memory.
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -317,6 +321,31 @@ static void run_graph(astar_grid *grid, const astar_scen *sc, const char *map, s
     free(id);
 }
 
+static void run_landmarks(astar_grid *g, astar_search *s, const astar_scen *sc, const char *map,
+                          stats *without, stats *with) {
+    const char *env = getenv("ASTAR_BENCH_LANDMARKS");
+    int32_t k = env ? atoi(env) : 8;
+    run_plain(g, s, sc, without);
+    double t0 = now();
+    astar_status rc = astar_grid_landmarks(g, k);
+    double built = now() - t0;
+    if (rc != ASTAR_OK) {
+        fprintf(stderr, "bench_c: landmarks(%d) on %s: %s\n", (int)k, map, astar_status_name(rc));
+        with->mismatches++;
+        return;
+    }
+    int32_t placed = astar_grid_landmark_count(g);
+    double mib = (double)(astar_grid_width(g) + 2) * (astar_grid_height(g) + 2) * 8.0 * placed / (1 << 20);
+    run_plain(g, s, sc, with);
+    astar_grid_landmarks(g, 0);
+    printf("landmarks  %s: %d placed, built in %.1f ms, %.1f MiB, expansions %.2fx fewer\n", map,
+           (int)placed, built * 1e3, mib,
+           with->expansions ? (double)without->expansions / (double)with->expansions : 0.0);
+    printf("figure c landmarks %s k %d\n", map, (int)placed);
+    printf("figure c landmarks %s build_ms %.3f\n", map, built * 1e3);
+    printf("figure c landmarks %s memory_mib %.1f\n", map, mib);
+}
+
 /* The .map files named, directories expanded (sorted). */
 static void run_field(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
     astar_field *f = astar_field_new(astar_grid_width(g), astar_grid_height(g), NULL);
@@ -378,7 +407,7 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -387,7 +416,8 @@ int main(int argc, char **argv) {
          reference = strstr(workloads, "reference") != NULL,
          influence = strstr(workloads, "influence") != NULL,
          field = strstr(workloads, "field") != NULL,
-         graph = strstr(workloads, "graph") != NULL;
+         graph = strstr(workloads, "graph") != NULL,
+         landmarks = strstr(workloads, "landmarks") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -411,8 +441,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[7];
-        for (int k = 0; k < 7; k++) {
+        stats st[9];
+        for (int k = 0; k < 9; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -443,8 +473,13 @@ int main(int argc, char **argv) {
             run_graph(g, sc, base, &st[5]);
             report("graph", base, &st[5]);
         }
+        if (landmarks) {
+            run_landmarks(g, s, sc, base, &st[7], &st[8]);
+            report("no_landmarks", base, &st[7]);
+            report("landmarks", base, &st[8]);
+        }
         if (influence && m == 0) run_influence(g);
-        for (int k = 0; k < 7; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 9; k++) bad += st[k].mismatches;
         for (int k = 0; k < 4; k++) {
             stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k];
             all[k].total += from->total;
@@ -452,7 +487,7 @@ int main(int argc, char **argv) {
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 7; k++) free(st[k].times);
+        for (int k = 0; k < 9; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);

@@ -24,6 +24,7 @@ build = {
             "src/layers.c",
             "src/search.c",
             "src/islands.c",
+            "src/landmarks.c",
             "src/movingai.c",
             "src/graph.c",
             "src/lua/astar_core.c",

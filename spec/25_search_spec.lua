@@ -88,6 +88,20 @@ describe("grid:search", function()
     assert.are.equal(winfo.cost, info.cost)
   end)
 
+  it("starts over when landmarks are built or dropped while it was suspended", function()
+    local g = astar.grid(60, 60)
+    for y = 1, 50 do g:set_cost(30, y, false) end
+    local job = g:search(1, 1, 60, 1)
+    job:step(20)
+    g:landmarks(4) -- the suspended search must not keep reading the old (no) distances
+    job:step(30)
+    g:landmarks(0)
+    assert.are.equal("found", job:step())
+    local _, info = job:result()
+    assert.are.equal(2, info.restarts)
+    assert.are.equal(select(2, g:find(1, 1, 60, 1)).cost, info.cost)
+  end)
+
   it("survives an error in a callback: the next step starts over and finishes", function()
     local g = astar.grid(20, 20)
     local fail = true

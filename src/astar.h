@@ -117,7 +117,8 @@ astar_status astar_grid_fill(astar_grid *g, double cost);
 astar_status astar_grid_set_all(astar_grid *g, const double *costs);
 /* The smallest walkable terrain cost (INFINITY if no cell is walkable). */
 double astar_grid_min_cost(astar_grid *g);
-/* Bumped on every terrain change; lets caches know they are stale. */
+/* Bumped on every terrain change (and when landmarks are built or dropped); lets caches
+ * and suspended searches know they are stale. */
 uint32_t astar_grid_version(const astar_grid *g);
 
 /*
@@ -134,6 +135,44 @@ astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *
  * 0. A blocked goal is never reachable; a blocked start is left through its neighbours. */
 astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t gx, int32_t gy,
                                   int *yes);
+
+/*
+ * Landmarks: the differential (ALT) heuristic. k cells are chosen by farthest-point
+ * selection on the largest island, and every cell's terrain cost from and to each is
+ * stored (two Dijkstras per landmark on the terrain as it is now, under the grid's
+ * diagonal mode). A query then takes as h the larger of the built-in heuristic and
+ *     max over landmarks L of max(d(L, goal) - d(L, n), d(n, L) - d(goal, L)),
+ * a lower bound by the triangle inequality. Per-query costs only add to the terrain's
+ * (layers and claims clamped at 0, callbacks, noise, turns, windows) and per-query
+ * blocks only remove ways, so it stays admissible (and consistent) for every query,
+ * and queries use it on their own once built: those with the default heuristic, one
+ * goal (no targets), no fog of war (unknown cells cost 1, maybe less than the terrain)
+ * and a diagonal mode that allows no move the build's did not (the same mode, or on
+ * squares a stricter one: never < no_corner_cut < one_walkable < always).
+ *
+ * Raising a cost or blocking a cell keeps them valid (distances only grew); lowering a
+ * cost, opening a cell, astar_grid_fill or astar_grid_set_all makes them stale: queries
+ * ignore them until astar_grid_landmarks is called again (it is not rebuilt behind the
+ * caller's back: a build runs 2k + 1 Dijkstras over the whole grid).
+ *
+ * Memory: 8 * k bytes per cell (floats, both directions): k = 8 on 1024x1024 is 64 MiB.
+ * Distances are stored rounded toward zero and h is shrunk by a relative 2^-21 * (largest
+ * distance / smallest cost) so that it stays consistent despite the rounding (where that
+ * ratio exceeds 2^21 they would be of no use, and the count says 0).
+ */
+#define ASTAR_MAX_LANDMARKS 32
+
+/*
+ * Builds k landmarks (1..ASTAR_MAX_LANDMARKS), replacing any; k = 0 drops them. Fewer are
+ * placed when the largest island has fewer cells. ASTAR_EINVAL for k out of range,
+ * ASTAR_ENOMEM (the grid and its previous landmarks are left as they were). Not while
+ * another thread queries the grid.
+ */
+astar_status astar_grid_landmarks(astar_grid *g, int32_t k);
+/* How many landmarks queries may use now: 0 when none were built or they are stale. */
+int32_t astar_grid_landmark_count(const astar_grid *g);
+/* Where landmark i (0-based, below the count) stands; ASTAR_EINVAL otherwise. */
+astar_status astar_grid_landmark(const astar_grid *g, int32_t i, int32_t *x, int32_t *y);
 
 /* ------------------------------------------------------ influence layers */
 

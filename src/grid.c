@@ -89,6 +89,7 @@ void astar_grid_free(astar_grid *g) {
     if (!g) return;
     astar_alloc a = g->alloc;
     astar_islands_free(g);
+    astar_landmarks_free(g);
     astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
     astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g, sizeof *g, 0);
@@ -113,6 +114,8 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
     if (old == cost) return ASTAR_OK;
     g->cost[at] = cost;
     g->version++;
+    /* Dearer terrain leaves the landmarks a lower bound; a cheaper (or opened) cell does not. */
+    if (cost < old && g->landmarks) g->landmarks->valid = false;
     if ((old == INFINITY) != (cost == INFINITY)) {
         bool walkable = cost != INFINITY;
         for (int d = 0; d < 8; d++) { /* the neighbour in direction d sees this cell at d ^ 2 */
@@ -173,6 +176,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
         }
     }
     for (int k = 0; k < ASTAR_ISLAND_KINDS; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
+    if (g->landmarks) g->landmarks->valid = false; /* bulk writes: no telling which way */
     g->range_dirty = true;
     g->version++;
 }

@@ -76,6 +76,22 @@ typedef struct astar_islands {
 
 #define ASTAR_ISLAND_NONE INT32_MIN
 
+/*
+ * Landmarks (see landmarks.c). dist holds, per cell, k distances from the landmarks and
+ * then k distances to them, each rounded toward zero; NaN where nothing is known (another
+ * island, a blocked cell, the border, a value too large or too small for a float).
+ */
+typedef struct astar_landmarks {
+    float *dist;                /* in block, at a cache line */
+    void *block;
+    size_t bytes;               /* block's size */
+    int32_t k;
+    int32_t cells[ASTAR_MAX_LANDMARKS];
+    astar_diagonal mode;        /* the moves they were measured under */
+    double shrink;              /* < 1: undoes what rounding to floats may add to h's slope */
+    bool valid;                 /* false once a cost went down: the distances may overestimate */
+} astar_landmarks;
+
 struct astar_grid {
     int32_t width, height, stride;
     size_t cells;               /* (width + 2) * (height + 2) */
@@ -87,6 +103,7 @@ struct astar_grid {
     astar_diagonal diagonal;
     uint32_t version;
     astar_islands islands[3];
+    astar_landmarks *landmarks; /* NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */
     astar_alloc alloc;
@@ -117,6 +134,12 @@ astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact);
 /* The set a walkable cell belongs to. Reads only, so concurrent queries may share it. */
 int32_t astar_islands_root(const astar_islands *is, int32_t cell);
 void astar_islands_free(astar_grid *g);
+
+void astar_landmarks_free(astar_grid *g);
+/* Whether the landmarks may serve a query that moves under `mode` (the effective one). */
+const astar_landmarks *astar_landmarks_for(const astar_grid *g, astar_diagonal mode);
+/* What rounding a stored distance toward zero may have taken off: stored * this >= exact. */
+#define ASTAR_LANDMARK_UP (1.0 + 0x1p-22)
 
 struct astar_layer {
     int32_t width, height, stride;

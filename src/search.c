@@ -55,6 +55,11 @@ typedef struct query_ctx {
     const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
     double layer_weight[ASTAR_MAX_LAYERS];
     bool aborted;
+    const float *lm;         /* the grid's landmark distances, when this query may use them */
+    int32_t lm_k;
+    double lm_shrink;
+    double lm_from[ASTAR_MAX_LANDMARKS]; /* d(L, goal), rounded down; -inf when unknown */
+    double lm_to[ASTAR_MAX_LANDMARKS];   /* d(goal, L), lifted above; +inf when unknown */
     /* Where the loop stands between the steps of a resumable search. */
     int32_t start;
     uint64_t expansions;
@@ -253,10 +258,33 @@ static double distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx, in
     }
 }
 
+/* The landmarks' bound on the cost from a cell to the goal (see landmarks.c). A NaN
+ * (unknown) distance makes its term NaN, which loses every comparison. */
+static double landmark_h(const query_ctx *c, int32_t cell) {
+    const int32_t k = c->lm_k;
+    const float *v = c->lm + (size_t)cell * 2 * (size_t)k;
+    double best = 0.0, back = 0.0; /* two chains: the terms do not wait for each other */
+    for (int32_t i = 0; i < k; i++) {
+        double t = c->lm_from[i] - (double)v[i] * ASTAR_LANDMARK_UP;
+        double u = (double)v[k + i] - c->lm_to[i];
+        if (t > best) best = t;
+        if (u > back) back = u;
+    }
+    if (back > best) best = back;
+    return best * c->lm_shrink;
+}
+
 /* h of a touched cell. A custom heuristic is asked once per node per query. */
 static inline double heuristic(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (c->ntargets) return target_distance(c, c->heuristic, x, y) * c->h_scale;
-    if (c->heuristic != ASTAR_H_CUSTOM) return distance(c->heuristic, x, y, c->gx, c->gy) * c->h_scale;
+    if (c->heuristic != ASTAR_H_CUSTOM) {
+        double h = distance(c->heuristic, x, y, c->gx, c->gy) * c->h_scale;
+        if (c->lm) {
+            double alt = landmark_h(c, cell);
+            if (alt > h) h = alt;
+        }
+        return h;
+    }
     double *slot = &c->s->custom_h[cell];
     if (isnan(*slot)) {
         const astar_query *q = c->q;
@@ -614,17 +642,19 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
 
 /* Terrain and a built-in heuristic. */
 static astar_status run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
-    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
+    /* With landmarks the loop that calls heuristic() (it combines them with the built-in one):
+     * no instantiation of its own, which would crowd the others out of inlining. */
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm)
         return run(c, budget, res, false, false, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, budget, res, false, false, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm) return run(c, budget, res, false, false, true, false);
     return run(c, budget, res, false, false, false, false);
 }
 
 /* Plus influence layers and claims, but no callbacks. */
 static astar_status run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
-    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0)
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm)
         return run(c, budget, res, false, true, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE) return run(c, budget, res, false, true, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm) return run(c, budget, res, false, true, true, false);
     return run(c, budget, res, false, true, false, false);
 }
 
@@ -780,6 +810,21 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
     c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
     if (q->known) c.h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
     c.uniform_cost = min_cost == max_cost ? min_cost : 0.0;
+    /* Landmarks bound the terrain's distances under their moves. Fog of war may make a cell
+     * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
+     * used as given; many targets would need a bound per target. */
+    const astar_landmarks *lm = astar_landmarks_for(g, c.diagonal);
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0) {
+        const float *at = lm->dist + (size_t)c.goal * 2 * (size_t)lm->k;
+        c.lm = lm->dist;
+        c.lm_k = lm->k;
+        c.lm_shrink = lm->shrink;
+        for (int32_t i = 0; i < lm->k; i++) {
+            double from = at[i], to = at[lm->k + i];
+            c.lm_from[i] = isnan(from) ? -INFINITY : from;
+            c.lm_to[i] = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
+        }
+    }
     c.weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {
         c.layer_value[i] = q->layers[i].layer->value;

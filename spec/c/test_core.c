@@ -960,6 +960,111 @@ static void test_graph_allocations(void) {
     }
 }
 
+/* A 40x30 map with walls and dearer patches, for the landmark tests. */
+static astar_grid *landmark_map(const astar_alloc *a) {
+    astar_grid *g = astar_grid_new(40, 30, ASTAR_DIAG_NO_CORNER_CUT, a);
+    if (!g) return NULL;
+    for (int32_t y = 0; y < 30; y++)
+        for (int32_t x = 0; x < 40; x++) {
+            if ((x == 12 && y != 4) || (x == 27 && y != 25) || (y == 15 && x > 30)) {
+                astar_grid_set_cost(g, x, y, INFINITY);
+            } else if ((x * 7 + y * 3) % 5 == 0) {
+                astar_grid_set_cost(g, x, y, 2.5);
+            }
+        }
+    return g;
+}
+
+static void test_landmarks(void) {
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_grid *g = landmark_map(&a);
+    astar_search *s = astar_search_new(40, 30, &a);
+    CHECK(astar_grid_landmarks(g, -1) == ASTAR_EINVAL);
+    CHECK(astar_grid_landmarks(g, ASTAR_MAX_LANDMARKS + 1) == ASTAR_EINVAL);
+    CHECK(astar_grid_landmark_count(g) == 0);
+    enum { QUERIES = 40 };
+    double want[QUERIES];
+    uint64_t plain = 0, alt = 0;
+    astar_result res;
+    astar_query q;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1) {
+            long long before = cnt.bytes;
+            CHECK(astar_grid_landmarks(g, 6) == ASTAR_OK);
+            CHECK(astar_grid_landmark_count(g) == 6);
+            /* 8 bytes per landmark per cell (border included), plus the record */
+            CHECK(cnt.bytes - before >= 42LL * 32 * 8 * 6 && cnt.bytes - before < 42LL * 32 * 8 * 6 + 4096);
+            int32_t x, y;
+            CHECK(astar_grid_landmark(g, 5, &x, &y) == ASTAR_OK && astar_grid_get_cost(g, x, y) != INFINITY);
+            CHECK(astar_grid_landmark(g, 6, &x, &y) == ASTAR_EINVAL);
+        }
+        long allocs = cnt.allocs;
+        rng_state = 0x1234567ull;
+        for (int i = 0; i < QUERIES; i++) {
+            astar_query_init(&q);
+            do {
+                q.sx = (int32_t)(rnd() % 40), q.sy = (int32_t)(rnd() % 30);
+                q.gx = (int32_t)(rnd() % 40), q.gy = (int32_t)(rnd() % 30);
+            } while (astar_grid_get_cost(g, q.sx, q.sy) == INFINITY || astar_grid_get_cost(g, q.gx, q.gy) == INFINITY);
+            CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+            if (pass == 0) {
+                want[i] = res.cost;
+                plain += res.expansions;
+            } else {
+                CHECK_NEAR(res.cost, want[i]);
+                if (pass == 1) alt += res.expansions;
+            }
+        }
+        if (pass == 2) CHECK(cnt.allocs == allocs); /* warm queries allocate nothing */
+    }
+    CHECK(alt < plain);
+    CHECK(astar_grid_landmarks(g, 0) == ASTAR_OK && astar_grid_landmark_count(g) == 0);
+    astar_search_free(s);
+    astar_grid_free(g);
+    CHECK(cnt.live == 0 && cnt.bytes == 0);
+
+    /* Each allocation of a build failing in turn: ENOMEM, the landmarks as they were (none,
+     * or the 2 built before), and the grid answers right afterwards. */
+    astar_grid *ref = landmark_map(NULL);
+    astar_search *rs = astar_search_new(40, 30, NULL);
+    astar_query_init(&q);
+    q.sx = 0, q.sy = 0, q.gx = 39, q.gy = 29;
+    CHECK(astar_find(rs, ref, &q, &res) == ASTAR_OK);
+    double corner = res.cost;
+    astar_search_free(rs);
+    astar_grid_free(ref);
+    int failed = 0, built = 0;
+    for (int had = 0; had < 2; had++) {
+        for (long n = 1; n < 40; n++) {
+            counting f = {0};
+            astar_alloc fa = {count_alloc, &f};
+            astar_grid *fg = landmark_map(&fa);
+            astar_search *fs = astar_search_new(40, 30, &fa);
+            if (!fg || !fs) {
+                CHECK(!"setup");
+                break;
+            }
+            if (had) CHECK(astar_grid_landmarks(fg, 2) == ASTAR_OK);
+            f.fail_at = f.allocs + n;
+            astar_status st = astar_grid_landmarks(fg, 5);
+            f.fail_at = 0;
+            CHECK(st == ASTAR_OK || st == ASTAR_ENOMEM);
+            failed += st == ASTAR_ENOMEM;
+            built += st == ASTAR_OK;
+            CHECK(astar_grid_landmark_count(fg) == (st == ASTAR_OK ? 5 : had ? 2 : 0));
+            astar_query_init(&q);
+            q.sx = 0, q.sy = 0, q.gx = 39, q.gy = 29;
+            CHECK(astar_find(fs, fg, &q, &res) == ASTAR_OK);
+            CHECK_NEAR(res.cost, corner);
+            astar_search_free(fs);
+            astar_grid_free(fg);
+            CHECK(f.live == 0 && f.bytes == 0);
+        }
+    }
+    CHECK(failed >= 10 && built >= 2); /* every allocation of a build was made to fail */
+}
+
 int main(void) {
     test_grid_basics();
     test_claims();
@@ -974,6 +1079,7 @@ int main(void) {
     test_graph_basics();
     test_graph_random();
     test_graph_allocations();
+    test_landmarks();
     printf("%d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -399,7 +399,7 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
-    /* A job allocates its workspace at creation and its result tables when it ends. */
+    /* A job borrows a workspace at its first step and makes its result tables when it ends. */
     {"grid:search stepped to the end",
      "local G = world()\n"
      "local L = astar.influence(16, 12, 0.5)\n"
@@ -415,6 +415,20 @@ static const scenario SCENARIOS[] = {
      "  local job = G:search(1, 1, 16, 12)\n"
      "  job:step()\n"
      "  return job:result()\n"
+     "end\n"
+     "return run, check\n"},
+
+    /* A build allocates its distances, a workspace, a field and a scratch array. */
+    {"landmarks",
+     "local G = world()\n"
+     "local function run()\n"
+     "  local n = G:landmarks(3)\n"
+     "  local p, i = G:find(1, 1, 16, 12)\n"
+     "  return n, p, i, G:landmarks()\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:landmarks(2), G:find(1, 1, 16, 12)\n"
      "end\n"
      "return run, check\n"},
 

@@ -448,6 +448,21 @@ static int grid_reachable(lua_State *L) {
     return 1;
 }
 
+/*
+ * grid:landmarks(k): builds k landmarks (0 drops them; see astar_grid_landmarks), and
+ * grid:landmarks() asks; both return how many queries use now (0 once stale).
+ */
+static int grid_landmarks(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    if (!lua_isnoneornil(L, 2)) {
+        int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
+        check_writable(L, &g->base, "grid");
+        if (astar_grid_landmarks(g->grid, k) != ASTAR_OK) return no_memory(L);
+    }
+    lua_pushinteger(L, astar_grid_landmark_count(g->grid));
+    return 1;
+}
+
 static int grid_fill(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     double c = check_cost(L, 2);
@@ -2732,7 +2747,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost}, {"set_blocked", grid_set_blocked},
     {"is_walkable", grid_is_walkable}, {"fill", grid_fill}, {"load", grid_load},
     {"component", grid_component}, {"reachable", grid_reachable},
-    {NULL, NULL}};
+    {"landmarks", grid_landmarks}, {NULL, NULL}};
 
 static const luaL_Reg LAYER_METHODS[] = {
     {"set", layer_set},       {"get", layer_get},         {"add", layer_add},

@@ -1,0 +1,203 @@
+/*
+ * Landmarks: the differential (ALT) heuristic, built on the terrain alone.
+ *
+ * Each landmark L stores d(L, n) and d(n, L) for every cell n; steps cost
+ * L * cost(entered cell), so the two differ where costs do. The triangle
+ * inequality gives d(n, g) >= d(L, g) - d(L, n) and d(n, g) >= d(n, L) - d(g, L).
+ * A query's costs are the terrain's plus non-negative extras, so both stay
+ * lower bounds for it, and since each is consistent on the terrain (a step
+ * changes it by at most the step's terrain cost) so is their maximum.
+ *
+ * Floats halve the memory of doubles. Rounding toward zero keeps each stored
+ * value below the exact one, and the search multiplies a value it subtracts by
+ * ASTAR_LANDMARK_UP, which lifts it above; so every term stays a lower bound.
+ * What rounding may still add to one step's change of h is a relative 2^-22 of
+ * the largest distance; shrinking h by twice that over the smallest step cost
+ * pays it back, keeping h consistent (no reopened nodes, optimal paths).
+ */
+#include "internal.h"
+
+#include <string.h>
+
+void astar_landmarks_free(astar_grid *g) {
+    astar_landmarks *lm = g->landmarks;
+    if (!lm) return;
+    astar_mem(&g->alloc, lm->block, lm->bytes, 0);
+    astar_mem(&g->alloc, lm, sizeof *lm, 0);
+    g->landmarks = NULL;
+}
+
+/* Square modes by the moves they allow: each allows every move of the ones before it. */
+static int mode_rank(astar_diagonal m) {
+    switch (m) {
+    case ASTAR_DIAG_NEVER: return 0;
+    case ASTAR_DIAG_NO_CORNER_CUT: return 1;
+    case ASTAR_DIAG_ONE_WALKABLE: return 2;
+    case ASTAR_DIAG_ALWAYS: return 3;
+    default: return -1;
+    }
+}
+
+const astar_landmarks *astar_landmarks_for(const astar_grid *g, astar_diagonal mode) {
+    const astar_landmarks *lm = g->landmarks;
+    if (!lm || !lm->valid || lm->k == 0 || !(lm->shrink > 0)) return NULL;
+    if (mode == lm->mode) return lm;
+    /* Fewer moves only lengthen ways: the distances stay lower bounds. Hexes compare with
+     * nothing else. */
+    int q = mode_rank(mode), b = mode_rank(lm->mode);
+    return q >= 0 && b >= 0 && q <= b ? lm : NULL;
+}
+
+/* The float at or below d; NaN (no information) for d unreached, or outside what a
+ * normal float holds with the relative error ASTAR_LANDMARK_UP assumes. */
+static float down(double d) {
+    if (d == 0.0) return 0.0f;
+    if (!(d >= 0x1p-100 && d <= 0x1p100)) return NAN;
+    float f = (float)d;
+    if ((double)f > d) f = nextafterf(f, 0.0f);
+    return f;
+}
+
+/* The cell (bordered index) of node id `id`. */
+static int32_t cell_of(const astar_grid *g, int32_t id) {
+    return astar_cell(g->stride, id % g->width, id / g->width);
+}
+
+/* One Dijkstra from or to `cell`, into the field. */
+static astar_status measure(astar_grid *g, astar_search *s, astar_field *f, int32_t id,
+                            astar_field_kind kind) {
+    astar_query q;
+    astar_query_init(&q);
+    q.diagonal = g->diagonal;
+    q.sx = id % g->width;
+    q.sy = id / g->width;
+    astar_result res;
+    return astar_field_build(f, s, g, &q, &id, 1, kind, &res);
+}
+
+/* The node reached whose value in `far` is largest (ties: the first); -1 when none is > 0. */
+static int32_t farthest(const float *far, int32_t n) {
+    int32_t best = -1;
+    float top = 0.0f;
+    for (int32_t i = 0; i < n; i++)
+        if (far[i] > top) { /* NaN (unreached) never wins */
+            top = far[i];
+            best = i;
+        }
+    return best;
+}
+
+astar_status astar_grid_landmarks(astar_grid *g, int32_t k) {
+    if (k < 0 || k > ASTAR_MAX_LANDMARKS) return ASTAR_EINVAL;
+    if (k == 0) {
+        astar_landmarks_free(g);
+        g->version++; /* a suspended search may hold the old distances: it starts over */
+        return ASTAR_OK;
+    }
+    /* The largest island: landmarks elsewhere would serve only the queries there. */
+    astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
+    if (!is) return ASTAR_ENOMEM;
+    int32_t seed = -1, size = 0;
+    for (int32_t y = 0; y < g->height; y++)
+        for (int32_t x = 0; x < g->width; x++) {
+            int32_t at = astar_cell(g->stride, x, y);
+            if (is->link[at] < 0 && is->link[at] != ASTAR_ISLAND_NONE && -is->link[at] > size) {
+                size = -is->link[at];
+                seed = y * g->width + x;
+            }
+        }
+
+    int32_t n = g->width * g->height;
+    /* 64 bytes more, to start the cells on a cache line: with k = 8 a cell's 16 values then
+     * fill exactly one. */
+    size_t bytes = astar_array_size(g->cells, 2 * (size_t)k * sizeof(float));
+    bytes = bytes && bytes <= SIZE_MAX - 64 ? bytes + 64 : 0;
+    astar_landmarks *lm = astar_mem(&g->alloc, NULL, 0, sizeof *lm);
+    void *block = lm && bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
+    float *dist = block ? (float *)(((uintptr_t)block + 63) & ~(uintptr_t)63) : NULL;
+    float *near = dist ? astar_mem(&g->alloc, NULL, 0, (size_t)n * sizeof *near) : NULL;
+    astar_search *s = near ? astar_search_new(g->width, g->height, &g->alloc) : NULL;
+    astar_field *f = s ? astar_field_new(g->width, g->height, &g->alloc) : NULL;
+    astar_status st = f ? ASTAR_OK : ASTAR_ENOMEM;
+    if (st == ASTAR_OK) {
+        memset(lm, 0, sizeof *lm);
+        lm->dist = dist;
+        lm->block = block;
+        lm->mode = g->diagonal;
+        for (size_t i = 0; i < g->cells * 2 * (size_t)k; i++) dist[i] = NAN;
+    }
+    double largest = 0.0;
+    int32_t placed = 0, next = -1;
+    if (st == ASTAR_OK && seed >= 0) {
+        /* Farthest-point selection: the first landmark is the cell farthest from a cell of
+         * the island, each next one the cell farthest from all chosen so far. */
+        st = measure(g, s, f, seed, ASTAR_FIELD_FROM);
+        for (int32_t i = 0; st == ASTAR_OK && i < n; i++)
+            near[i] = down(astar_field_distance(f, i % g->width, i / g->width));
+        next = st == ASTAR_OK ? farthest(near, n) : -1;
+        if (next < 0) next = seed; /* a one-cell island */
+    }
+    while (st == ASTAR_OK && next >= 0 && placed < k) {
+        int32_t i = placed++;
+        lm->cells[i] = next;
+        for (int dir = 0; dir < 2 && st == ASTAR_OK; dir++) {
+            st = measure(g, s, f, next, dir == 0 ? ASTAR_FIELD_FROM : ASTAR_FIELD_TO);
+            if (st != ASTAR_OK) break;
+            for (int32_t id = 0; id < n; id++) {
+                double d = astar_field_distance(f, id % g->width, id / g->width);
+                float v = down(d);
+                dist[(size_t)cell_of(g, id) * 2 * (size_t)k + (size_t)(dir * k + i)] = v;
+                if (!isnan(v) && d > largest) largest = d;
+                if (dir == 0 && i == 0) near[id] = v;
+                else if (dir == 0 && v < near[id]) near[id] = v;
+            }
+        }
+        next = farthest(near, n);
+    }
+    astar_field_free(f);
+    astar_search_free(s);
+    astar_mem(&g->alloc, near, (size_t)n * sizeof *near, 0);
+    if (st != ASTAR_OK) {
+        astar_mem(&g->alloc, block, bytes, 0);
+        astar_mem(&g->alloc, lm, sizeof *lm, 0);
+        return ASTAR_ENOMEM; /* the one way a field of the terrain alone fails */
+    }
+    if (placed == 0) { /* no walkable cell: nothing to measure from */
+        astar_mem(&g->alloc, block, bytes, 0);
+        astar_mem(&g->alloc, lm, sizeof *lm, 0);
+        astar_landmarks_free(g);
+        return ASTAR_OK;
+    }
+    lm->bytes = bytes;
+    if (placed < k) { /* repack to `placed` per cell: the search strides by the count */
+        for (size_t c = 0; c < g->cells; c++)
+            for (int dir = 0; dir < 2; dir++)
+                for (int32_t i = 0; i < placed; i++)
+                    dist[c * 2 * (size_t)placed + (size_t)(dir * placed + i)] =
+                        dist[c * 2 * (size_t)k + (size_t)(dir * k + i)];
+        /* (the block keeps its size: a smaller one would lose the alignment) */
+    }
+    lm->k = placed;
+    double lo, hi;
+    astar_grid_cost_range(g, &lo, &hi);
+    double eps = largest > 0 && lo > 0 ? 0x1p-21 * largest / lo : 0.0;
+    lm->shrink = eps < 1.0 ? 1.0 - eps : 0.0;
+    lm->valid = true;
+    astar_landmarks_free(g);
+    g->landmarks = lm;
+    g->version++; /* a suspended search may hold the old distances: it starts over */
+    return ASTAR_OK;
+}
+
+int32_t astar_grid_landmark_count(const astar_grid *g) {
+    const astar_landmarks *lm = astar_landmarks_for(g, g->diagonal);
+    return lm ? lm->k : 0;
+}
+
+astar_status astar_grid_landmark(const astar_grid *g, int32_t i, int32_t *x, int32_t *y) {
+    if (i < 0 || i >= astar_grid_landmark_count(g)) return ASTAR_EINVAL;
+    int32_t id = g->landmarks->cells[i];
+    *x = id % g->width;
+    *y = id / g->width;
+    return ASTAR_OK;
+}
