@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,jps] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
@@ -32,6 +32,9 @@
  *              heuristic is the Euclidean distance at scale 1. The plain
  *              problems, one workspace. Checked like plain. Also prints the
  *              time to build the graph and to pack it (the first query).
+ *   jps        the plain problems with jump point search off (A*, "astar") and on
+ *              ("jps"), query by query; prints the speed-up of median and mean.
+ *              Checked like plain, both. "expansions" under JPS: jump points.
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -137,6 +140,28 @@ static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stat
         astar_status rc = astar_find(s, g, &q, &res);
         stats_add(st, now() - t0, res.expansions);
         if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st->mismatches++;
+    }
+}
+
+/*
+ * The plain problems twice, each query with JPS off (A*) and then on (auto), so the two
+ * share the machine's state problem by problem. Both checked like plain.
+ */
+static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, stats *off, stats *on) {
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        for (int k = 0; k < 2; k++) {
+            astar_query q;
+            query_for(&q, p);
+            q.jps = k == 0 ? ASTAR_JPS_OFF : ASTAR_JPS_AUTO;
+            astar_result res;
+            double t0 = now();
+            astar_status rc = astar_find(s, g, &q, &res);
+            stats *st = k == 0 ? off : on;
+            stats_add(st, now() - t0, res.expansions);
+            if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st->mismatches++;
+        }
     }
 }
 
@@ -378,7 +403,7 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,jps] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -387,7 +412,8 @@ int main(int argc, char **argv) {
          reference = strstr(workloads, "reference") != NULL,
          influence = strstr(workloads, "influence") != NULL,
          field = strstr(workloads, "field") != NULL,
-         graph = strstr(workloads, "graph") != NULL;
+         graph = strstr(workloads, "graph") != NULL,
+         jps = strstr(workloads, "jps") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -411,8 +437,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[7];
-        for (int k = 0; k < 7; k++) {
+        stats st[9];
+        for (int k = 0; k < 9; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -444,7 +470,17 @@ int main(int argc, char **argv) {
             report("graph", base, &st[5]);
         }
         if (influence && m == 0) run_influence(g);
-        for (int k = 0; k < 7; k++) bad += st[k].mismatches;
+        if (jps) {
+            run_jps(g, s, sc, &st[7], &st[8]);
+            report("astar", base, &st[7]);
+            report("jps", base, &st[8]);
+            double a = median(&st[7]), b = median(&st[8]);
+            double ma = st[7].n ? st[7].total / (double)st[7].n : 0, mb = st[8].n ? st[8].total / (double)st[8].n : 0;
+            printf("jps speed-up %-20s median %.2fx mean %.2fx\n", base, b > 0 ? a / b : 0, mb > 0 ? ma / mb : 0);
+            printf("figure c jps %s speedup_median %.3f\n", base, b > 0 ? a / b : 0);
+            printf("figure c jps %s speedup_mean %.3f\n", base, mb > 0 ? ma / mb : 0);
+        }
+        for (int k = 0; k < 9; k++) bad += st[k].mismatches;
         for (int k = 0; k < 4; k++) {
             stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k];
             all[k].total += from->total;
@@ -452,7 +488,7 @@ int main(int argc, char **argv) {
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 7; k++) free(st[k].times);
+        for (int k = 0; k < 9; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);

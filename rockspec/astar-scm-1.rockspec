@@ -26,6 +26,7 @@ build = {
             "src/islands.c",
             "src/movingai.c",
             "src/graph.c",
+            "src/jps.c",
             "src/lua/astar_core.c",
          },
          incdirs = { "src" },

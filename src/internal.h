@@ -3,6 +3,7 @@
 #define ASTAR_INTERNAL_H
 
 #include "astar.h"
+#include "heap.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -152,5 +153,47 @@ struct astar_claims {
     int32_t nunits, cap_units;
     astar_alloc alloc;
 };
+
+/* The search workspace (search.c; jps.c reuses its node records, open list and path). */
+/* Another unit on a node from step lo to step hi of its remaining path. */
+typedef struct window_claim {
+    int32_t unit, lo, hi;
+    int32_t next;           /* the next claim of the same cell, or -1 */
+} window_claim;
+
+struct astar_search {
+    int32_t width, height, stride;
+    size_t cells;
+    astar_node *nodes;
+    uint16_t gen;           /* this query's stamp: wraps after 65535 queries (see astar_find) */
+    astar_heap heap;
+    double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
+    double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
+    int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
+    uint16_t *claim_gen;
+    int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
+    uint16_t *target_gen;
+    int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
+    int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
+    struct window_claim *window;   /* claims with times, chained per cell (claim_window) */
+    int32_t window_len, window_cap;
+    int32_t *jps_parent;    /* per cell: the jump point a jump point was reached from (jps.c) */
+    int32_t *path;          /* node ids of the last path */
+    int32_t path_len, path_cap;
+    astar_alloc alloc;
+};
+
+/* Doubles the open list, up to one slot per cell; false on OOM. */
+bool astar_search_grow_heap(astar_search *s);
+
+/*
+ * Jump point search (jps.c) for a query astar_find has found eligible (see astar_jps):
+ * s has this query's stamp, an empty open list and jps_parent; start is walkable, goal
+ * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell. Fills
+ * res's cost, length, expansions and the path; returns the status.
+ */
+astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                            int32_t start, int32_t goal, double unit, uint64_t max_expansions,
+                            double max_cost, astar_result *res);
 
 #endif
