@@ -177,7 +177,6 @@ struct astar_search {
     int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
     struct window_claim *window;   /* claims with times, chained per cell (claim_window) */
     int32_t window_len, window_cap;
-    int32_t *jps_parent;    /* per cell: the jump point a jump point was reached from (jps.c) */
     int32_t *path;          /* node ids of the last path */
     int32_t path_len, path_cap;
     astar_alloc alloc;
@@ -188,7 +187,7 @@ bool astar_search_grow_heap(astar_search *s);
 
 /*
  * Jump point search (jps.c) for a query astar_find has found eligible (see astar_jps):
- * s has this query's stamp, an empty open list and jps_parent; start is walkable, goal
+ * s has this query's stamp and an empty open list; start is walkable, goal
  * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell. Fills
  * res's cost, length, expansions and the path; returns the status.
  */

@@ -15,12 +15,11 @@
  * neighbour). Every jump covers a straight line or a diagonal, so a node's
  * `from` direction and its parent jump point give the cells in between.
  *
- * The workspace's node records and open list are reused as they are; the
- * parent jump point lives in s->jps_parent.
+ * The workspace's node records and open list are reused as they are.
  */
 #include "internal.h"
 
-#include <string.h>
+#include <math.h>
 
 #define SQRT2 1.4142135623730951
 #define FROM_START 8
@@ -103,13 +102,35 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy) {
     return dx < dy ? dy + (SQRT2 - 1.0) * dx : dx + (SQRT2 - 1.0) * dy;
 }
 
-/* Lays out the path cell by cell: each jump's line walked back to its parent. */
-static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32_t start) {
+/*
+ * The jump point before c on its way from the start. Nodes keep no parent (a
+ * record stays 16 bytes): c was reached along a line in direction `from`, from a
+ * node on that line whose g plus the line's length is c's g. Any touched node
+ * on the line that adds up so serves as well: its own way is as cheap.
+ */
+static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int32_t start,
+                         double unit) {
     const astar_node *nodes = s->nodes;
-    const int32_t *parent = s->jps_parent;
+    int d = nodes[c].from;
+    const int32_t off = j->offset[d];
+    const double step = d < 4 ? unit : unit * SQRT2, gc = nodes[c].g, tol = 1e-9 * gc;
+    int32_t x = c - off;
+    for (int32_t k = 1; x != start; k++, x -= off) {
+        const astar_node *n = &nodes[x];
+        if (n->gen == s->gen && fabs(n->g + (double)k * step - gc) <= tol) break;
+    }
+    return x;
+}
+
+/* Lays out the path cell by cell: each jump's line walked back to its parent. */
+static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32_t start,
+                           double unit) {
+    const astar_node *nodes = s->nodes;
     int64_t len = 1;
-    for (int32_t c = end; c != start; c = parent[c])
-        for (int32_t x = c; x != parent[c]; x -= j->offset[nodes[c].from]) len++;
+    for (int32_t c = end, p; c != start; c = p) {
+        p = parent_of(s, j, c, start, unit);
+        for (int32_t x = c; x != p; x -= j->offset[nodes[c].from]) len++;
+    }
     if (len > INT32_MAX) return false;
     if (len > s->path_cap) {
         int32_t *p = astar_mem(&s->alloc, s->path, (size_t)s->path_cap * sizeof *p,
@@ -121,7 +142,7 @@ static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32
     s->path_len = (int32_t)len;
     int32_t i = (int32_t)len - 1, c = end;
     for (;;) {
-        int32_t x = c, stop = c == start ? c : parent[c];
+        int32_t x = c, stop = c == start ? c : parent_of(s, j, c, start, unit);
         do {
             int32_t row = x / s->stride;
             s->path[i--] = (row - 1) * s->width + (x - row * s->stride - 1);
@@ -129,7 +150,7 @@ static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32
             x -= j->offset[nodes[c].from];
         } while (x != stop);
         if (c == start) break;
-        c = parent[c];
+        c = stop;
     }
     return true;
 }
@@ -146,7 +167,6 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     const int32_t stride = g->stride;
     const int32_t gx = goal % stride, gy = goal / stride;
     astar_node *nodes = s->nodes;
-    int32_t *parent = s->jps_parent;
     const uint16_t gen = s->gen;
     double step[8];
     for (int d = 0; d < 8; d++) step[d] = d < 4 ? unit : unit * SQRT2;
@@ -156,7 +176,6 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     sn->g = 0.0;
     sn->heap = ASTAR_NOT_OPEN;
     sn->from = FROM_START;
-    parent[start] = start;
     if (s->heap.cap == 0 && !astar_search_grow_heap(s)) return ASTAR_ENOMEM;
     {
         double h = jps_h(j.four, start % stride - gx, start / stride - gy) * unit;
@@ -177,7 +196,7 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
         double gn = nodes[n].g;
         if (n == goal) {
             res->expansions = expansions;
-            if (!store_jps_path(s, &j, n, start)) return ASTAR_ENOMEM;
+            if (!store_jps_path(s, &j, n, start, unit)) return ASTAR_ENOMEM;
             res->cost = gn;
             res->length = s->path_len;
             return ASTAR_OK;
@@ -205,7 +224,6 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
             }
             r->g = ng;
             r->from = (uint8_t)d;
-            parent[m] = n;
             double h = jps_h(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy) * unit;
             uint64_t key = astar_heap_key(ng + h, h);
             if (r->heap != ASTAR_NOT_OPEN) {

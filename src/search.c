@@ -44,7 +44,6 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->window_head, s->cells * sizeof *s->window_head, 0);
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_mem(&a, s->path, (size_t)s->path_cap * sizeof *s->path, 0);
-    astar_mem(&a, s->jps_parent, s->cells * sizeof *s->jps_parent, 0);
     astar_mem(&a, s, sizeof *s, 0);
 }
 
@@ -854,8 +853,6 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
         !q->partial && g->cost[start] != INFINITY &&
         ((c.diagonal == ASTAR_DIAG_NO_CORNER_CUT && c.heuristic == ASTAR_H_OCTILE) ||
          (c.diagonal == ASTAR_DIAG_NEVER && c.heuristic == ASTAR_H_MANHATTAN))) {
-        if (!s->jps_parent && !(s->jps_parent = cell_array(s, sizeof *s->jps_parent, false)))
-            return finish(res, ASTAR_ENOMEM);
         st = astar_jps_find(s, g, c.diagonal, start, c.goal, c.uniform_cost, q->max_expansions,
                             q->max_cost, res);
         if (st == ASTAR_UNREACHABLE && islands && islands->state == ASTAR_ISLANDS_OVER)
