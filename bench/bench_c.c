@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,jps] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,jps,jps4] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only. Checked: every cost equals the optimum.
@@ -35,6 +35,7 @@
  *   jps        the plain problems with jump point search off (A*, "astar") and on
  *              ("jps"), query by query; prints the speed-up of median and mean.
  *              Checked like plain, both. "expansions" under JPS: jump points.
+ *   jps4       the same 4-connected ("astar4", "jps4"); JPS checked against A*.
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -145,24 +146,39 @@ static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stat
 
 /*
  * The plain problems twice, each query with JPS off (A*) and then on (auto), so the two
- * share the machine's state problem by problem. Both checked like plain.
+ * share the machine's state problem by problem. Both checked like plain. With `four`, the
+ * same problems 4-connected (ASTAR_DIAG_NEVER), where the scenarios give no optimum: JPS
+ * is checked against A*'s cost and status instead.
  */
-static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, stats *off, stats *on) {
+static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool four, stats *off,
+                    stats *on) {
     for (int32_t i = 0; i < sc->count; i++) {
         const astar_scenario *p = &sc->items[i];
         if (!endpoints_open(g, p)) continue;
+        astar_result res[2];
+        astar_status rc[2];
         for (int k = 0; k < 2; k++) {
             astar_query q;
             query_for(&q, p);
+            if (four) q.diagonal = ASTAR_DIAG_NEVER;
             q.jps = k == 0 ? ASTAR_JPS_OFF : ASTAR_JPS_AUTO;
-            astar_result res;
             double t0 = now();
-            astar_status rc = astar_find(s, g, &q, &res);
+            rc[k] = astar_find(s, g, &q, &res[k]);
             stats *st = k == 0 ? off : on;
-            stats_add(st, now() - t0, res.expansions);
-            if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st->mismatches++;
+            stats_add(st, now() - t0, res[k].expansions);
+            if (!four && (rc[k] != ASTAR_OK || !tolerant_equal(res[k].cost, p))) st->mismatches++;
         }
+        if (four && (rc[0] != rc[1] || fabs(res[0].cost - res[1].cost) > 1e-9 * res[0].cost))
+            on->mismatches++;
     }
+}
+
+/* Whether the comma-separated list names the workload (whole names: "jps" is not "jps4"). */
+static bool has_workload(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return true;
+    return false;
 }
 
 static void run_penalties(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
@@ -403,7 +419,7 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,jps] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,jps,jps4] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -413,7 +429,7 @@ int main(int argc, char **argv) {
          influence = strstr(workloads, "influence") != NULL,
          field = strstr(workloads, "field") != NULL,
          graph = strstr(workloads, "graph") != NULL,
-         jps = strstr(workloads, "jps") != NULL;
+         jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4");
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -470,15 +486,21 @@ int main(int argc, char **argv) {
             report("graph", base, &st[5]);
         }
         if (influence && m == 0) run_influence(g);
-        if (jps) {
-            run_jps(g, s, sc, &st[7], &st[8]);
-            report("astar", base, &st[7]);
-            report("jps", base, &st[8]);
-            double a = median(&st[7]), b = median(&st[8]);
-            double ma = st[7].n ? st[7].total / (double)st[7].n : 0, mb = st[8].n ? st[8].total / (double)st[8].n : 0;
-            printf("jps speed-up %-20s median %.2fx mean %.2fx\n", base, b > 0 ? a / b : 0, mb > 0 ? ma / mb : 0);
-            printf("figure c jps %s speedup_median %.3f\n", base, b > 0 ? a / b : 0);
-            printf("figure c jps %s speedup_mean %.3f\n", base, mb > 0 ? ma / mb : 0);
+        for (int four = 0; four < 2; four++) {
+            if (!(four ? jps4 : jps)) continue;
+            stats *a = &st[7], *b = &st[8];
+            a->n = b->n = 0, a->total = b->total = 0, a->expansions = b->expansions = 0;
+            run_jps(g, s, sc, four, a, b);
+            report(four ? "astar4" : "astar", base, a);
+            report(four ? "jps4" : "jps", base, b);
+            double ma = median(a), mb = median(b);
+            double ea = a->n ? a->total / (double)a->n : 0, eb = b->n ? b->total / (double)b->n : 0;
+            printf("%s speed-up %-20s median %.2fx mean %.2fx\n", four ? "jps4" : "jps", base,
+                   mb > 0 ? ma / mb : 0, eb > 0 ? ea / eb : 0);
+            printf("figure c %s %s speedup_median %.3f\n", four ? "jps4" : "jps", base, mb > 0 ? ma / mb : 0);
+            printf("figure c %s %s speedup_mean %.3f\n", four ? "jps4" : "jps", base, eb > 0 ? ea / eb : 0);
+            bad += a->mismatches + b->mismatches;
+            a->mismatches = b->mismatches = 0;
         }
         for (int k = 0; k < 9; k++) bad += st[k].mismatches;
         for (int k = 0; k < 4; k++) {
