@@ -90,6 +90,10 @@ struct astar_grid {
     astar_islands islands[3];
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */
+    uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point
+                                   search scans 64 cells of a line at once */
+    uint64_t *col_bits;         /* the same column by column (vertical lines) */
+    size_t row_words, col_words; /* words per row (per column), one zero word each side */
     astar_alloc alloc;
 };
 
@@ -103,6 +107,16 @@ static inline int astar_island_kind(astar_diagonal mode) {
 /* The legal-move table of row y (0-based) under a mode. */
 static inline const uint8_t *astar_legal_row(const astar_grid *g, astar_diagonal mode, int32_t y) {
     return g->legal[mode == ASTAR_DIAG_HEX ? 4 + (y & 1) : (int)mode];
+}
+
+/* Keeps row_bits and col_bits in step with one cell's walkability. */
+static inline void astar_grid_line_bits(astar_grid *g, int32_t cell, bool walkable) {
+    int32_t r = cell / g->stride, x = cell - r * g->stride;
+    uint64_t *rw = &g->row_bits[(size_t)r * g->row_words + 1 + (size_t)(x >> 6)];
+    uint64_t *cw = &g->col_bits[(size_t)x * g->col_words + 1 + (size_t)(r >> 6)];
+    uint64_t rb = UINT64_C(1) << (x & 63), cb = UINT64_C(1) << (r & 63);
+    *rw = walkable ? *rw | rb : *rw & ~rb;
+    *cw = walkable ? *cw | cb : *cw & ~cb;
 }
 
 /* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */

@@ -27,8 +27,10 @@
 typedef struct jps_ctx {
     const uint8_t *open;      /* the grid's neighbour bits */
     const uint8_t *legal;     /* moves allowed per neighbour byte under the query's mode */
+    const uint64_t *rows, *cols; /* the grid's line bits, at row (column) 0's first word */
+    size_t row_words, col_words;
     int32_t offset[8];
-    int32_t goal;
+    int32_t goal, gx, gy;     /* bordered coordinates */
     bool four;                /* ASTAR_DIAG_NEVER */
 } jps_ctx;
 
@@ -37,42 +39,121 @@ static inline unsigned sides_of(int d) {
     return (1u << ((d + 1) & 3)) | (1u << ((d + 3) & 3));
 }
 
+#if defined(__GNUC__)
+static inline int first_up(uint64_t m) { return __builtin_ctzll(m); }
+static inline int first_down(uint64_t m) { return __builtin_clzll(m); }
+#else
+static inline int first_up(uint64_t m) {
+    int i = 0;
+    while (!(m >> i & 1u)) i++;
+    return i;
+}
+static inline int first_down(uint64_t m) {
+    int i = 0;
+    while (!(m >> (63 - i) & 1u)) i++;
+    return i;
+}
+#endif
+
+/* 64 cells of a line from p on: bit i is cell p + i. */
+static inline uint64_t ahead(const uint64_t *line, int32_t p) {
+    int32_t w = p >> 6, o = p & 63;
+    uint64_t v = line[w] >> o;
+    if (o) v |= line[w + 1] << (64 - o);
+    return v;
+}
+
+/* 64 cells of a line from p back: bit 63 - i is cell p - i. */
+static inline uint64_t behind(const uint64_t *line, int32_t p) {
+    int32_t w = p >> 6, o = p & 63;
+    uint64_t v = line[w] << (63 - o);
+    if (o != 63) v |= line[w - 1] >> (o + 1);
+    return v;
+}
+
 /*
- * Scans from cell a along straight direction d: the number of steps to the
- * first jump point, 0 when the line ends in a wall first. A cell is one when it
- * is the goal, or when a side cell is walkable whose neighbour behind is not
- * (the side cell could not be reached as cheaply around this line). Going
- * vertically on a 4-connected grid, a cell from which a horizontal scan finds
- * one is one too: horizontal runs branch off vertical ones anywhere.
+ * Scans a line from position p0 toward higher (up) or lower positions: the
+ * number of steps to the first jump point, 0 when the line ends in a wall
+ * first. A cell is one when it is the goal (goal_p, or -1), or when a side cell
+ * is walkable whose neighbour behind is not: the side cell could not be reached
+ * as cheaply around this line. 64 cells per round: the walls, the sides and the
+ * goal as bit masks, the first stop found by counting zeros.
  */
-static int32_t jump_straight(const jps_ctx *j, int32_t a, int d) {
+static int32_t scan_line(const uint64_t *line, const uint64_t *s1, const uint64_t *s2, int32_t p0,
+                         int32_t goal_p, bool up) {
+    if (up) {
+        for (int32_t p = p0 + 1;; p += 64) {
+            uint64_t open = ahead(line, p);
+            uint64_t stop = ~open | (ahead(s1, p) & ~ahead(s1, p - 1)) | (ahead(s2, p) & ~ahead(s2, p - 1));
+            if ((uint32_t)(goal_p - p) < 64u) stop |= UINT64_C(1) << (goal_p - p);
+            if (stop) {
+                int i = first_up(stop);
+                return open >> i & 1u ? p + i - p0 : 0;
+            }
+        }
+    }
+    for (int32_t p = p0 - 1;; p -= 64) {
+        uint64_t open = behind(line, p);
+        uint64_t stop = ~open | (behind(s1, p) & ~behind(s1, p + 1)) | (behind(s2, p) & ~behind(s2, p + 1));
+        if ((uint32_t)(p - goal_p) < 64u) stop |= UINT64_C(1) << (63 - (p - goal_p));
+        if (stop) {
+            int i = first_down(stop);
+            return open >> (63 - i) & 1u ? p0 - (p - i) : 0;
+        }
+    }
+}
+
+/* A row or column as scan_line reads it. */
+static inline const uint64_t *row_line(const jps_ctx *j, int32_t y) {
+    return j->rows + (size_t)y * j->row_words;
+}
+static inline const uint64_t *col_line(const jps_ctx *j, int32_t x) {
+    return j->cols + (size_t)x * j->col_words;
+}
+
+/*
+ * Scans from cell a = (x, y) (bordered coordinates) along straight direction d
+ * (see scan_line). Going vertically on a 4-connected grid, a cell from which a
+ * horizontal scan finds a jump point is one too: horizontal runs branch off
+ * vertical ones anywhere.
+ */
+static int32_t jump_straight(const jps_ctx *j, int32_t a, int32_t x, int32_t y, int d) {
+    if (d & 1) /* east or west: along the row */
+        return scan_line(row_line(j, y), row_line(j, y - 1), row_line(j, y + 1), x,
+                         y == j->gy ? j->gx : -1, d == 1);
+    if (!j->four)
+        return scan_line(col_line(j, x), col_line(j, x - 1), col_line(j, x + 1), y,
+                         x == j->gx ? j->gy : -1, d == 2);
     const uint8_t *open = j->open;
     const unsigned sides = sides_of(d);
-    const int32_t off = j->offset[d], goal = j->goal;
-    const bool branch = j->four && !(d & 1);
+    const int32_t off = j->offset[d], dy = ASTAR_DY[d];
     unsigned prev = open[a];
     for (int32_t k = 1; prev >> d & 1u; k++) {
         a += off;
+        y += dy;
         unsigned here = open[a];
-        if (a == goal || (here & ~prev & sides)) return k;
-        if (branch && (jump_straight(j, a, 1) || jump_straight(j, a, 3))) return k;
+        if (a == j->goal || (here & ~prev & sides)) return k;
+        if (jump_straight(j, a, x, y, 1) || jump_straight(j, a, x, y, 3)) return k;
         prev = here;
     }
     return 0;
 }
 
 /*
- * Scans from a along diagonal 4 + i. Without corner cutting a diagonal step has
- * both side cells walkable, so nothing is forced on a diagonal: a cell on it is
- * a jump point when it is the goal or a straight scan along either side's
- * direction finds one.
+ * Scans from a = (x, y) along diagonal 4 + i. Without corner cutting a diagonal
+ * step has both side cells walkable, so nothing is forced on a diagonal: a cell
+ * on it is a jump point when it is the goal or a straight scan along either
+ * side's direction finds one.
  */
-static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int dir) {
+static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int32_t x, int32_t y, int dir) {
     const int i = dir - 4;
-    const int32_t off = j->offset[dir], goal = j->goal;
+    const int32_t off = j->offset[dir], goal = j->goal, dx = ASTAR_DX[dir], dy = ASTAR_DY[dir];
     for (int32_t k = 1; j->legal[j->open[a]] >> dir & 1u; k++) {
         a += off;
-        if (a == goal || jump_straight(j, a, i) || jump_straight(j, a, (i + 1) & 3)) return k;
+        x += dx;
+        y += dy;
+        if (a == goal || jump_straight(j, a, x, y, i) || jump_straight(j, a, x, y, (i + 1) & 3))
+            return k;
     }
     return 0;
 }
@@ -166,6 +247,12 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     j.four = mode == ASTAR_DIAG_NEVER;
     const int32_t stride = g->stride;
     const int32_t gx = goal % stride, gy = goal / stride;
+    j.gx = gx;
+    j.gy = gy;
+    j.rows = g->row_bits + 1;
+    j.cols = g->col_bits + 1;
+    j.row_words = g->row_words;
+    j.col_words = g->col_words;
     astar_node *nodes = s->nodes;
     const uint16_t gen = s->gen;
     double step[8];
@@ -205,7 +292,7 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
         for (unsigned dirs = successors(&j, n, nodes[n].from); dirs; dirs &= dirs - 1) {
             int d = 0;
             while (!(dirs >> d & 1u)) d++;
-            int32_t k = d < 4 ? jump_straight(&j, n, d) : jump_diagonal(&j, n, d);
+            int32_t k = d < 4 ? jump_straight(&j, n, nx, ny, d) : jump_diagonal(&j, n, nx, ny, d);
             if (!k) continue;
             int32_t m = n + k * j.offset[d];
             double ng = gn + (double)k * step[d];
