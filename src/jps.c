@@ -13,7 +13,8 @@
  * line can be skipped unless a wall beside it ends there: then the cell just
  * past the wall's end is reachable optimally only through this one (a "forced"
  * neighbour). Every jump covers a straight line or a diagonal, so a node's
- * `from` direction and its parent jump point give the cells in between.
+ * `from` direction and the node it jumped from (found again by g, see
+ * parent_of) give the cells in between.
  *
  * The workspace's node records and open list are reused as they are.
  */
@@ -95,7 +96,7 @@ static int32_t scan_line(const uint64_t *line, const uint64_t *s1, const uint64_
     for (int32_t p = p0 - 1;; p -= 64) {
         uint64_t open = behind(line, p);
         uint64_t stop = ~open | (behind(s1, p) & ~behind(s1, p + 1)) | (behind(s2, p) & ~behind(s2, p + 1));
-        if ((uint32_t)(p - goal_p) < 64u) stop |= UINT64_C(1) << (63 - (p - goal_p));
+        if (goal_p >= 0 && (uint32_t)(p - goal_p) < 64u) stop |= UINT64_C(1) << (63 - (p - goal_p));
         if (stop) {
             int i = first_down(stop);
             return open >> (63 - i) & 1u ? p0 - (p - i) : 0;
@@ -187,14 +188,16 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy) {
  * The jump point before c on its way from the start. Nodes keep no parent (a
  * record stays 16 bytes): c was reached along a line in direction `from`, from a
  * node on that line whose g plus the line's length is c's g. Any touched node
- * on the line that adds up so serves as well: its own way is as cheap.
+ * on the line that adds up so serves as well: its own way is as cheap. The
+ * true parent adds up exactly (the same sum made c's g); the tolerance only lets
+ * an equal-cost node met first pass despite rounding.
  */
 static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int32_t start,
                          double unit) {
     const astar_node *nodes = s->nodes;
     int d = nodes[c].from;
     const int32_t off = j->offset[d];
-    const double step = d < 4 ? unit : unit * SQRT2, gc = nodes[c].g, tol = 1e-9 * gc;
+    const double step = d < 4 ? unit : unit * SQRT2, gc = nodes[c].g, tol = 1e-12 * gc;
     int32_t x = c - off;
     for (int32_t k = 1; x != start; k++, x -= off) {
         const astar_node *n = &nodes[x];
