@@ -3,10 +3,11 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4] DIR-or-MAP.map ...
  *
  * Workloads:
- *   plain      terrain only. Checked: every cost equals the optimum.
+ *   plain      terrain only, A* (JPS off, as in every workload but jps and jps4).
+ *              Checked: every cost equals the optimum.
  *   penalties  one influence layer (a fixed pattern over a quarter of the cells)
  *              and claims from 8 units (the paths of the first 8 problems).
  *              Checked: found, and no cost below the optimum.
@@ -36,6 +37,11 @@
  *              environment's ASTAR_BENCH_LANDMARKS), built on the map: rows
  *              "no_landmarks" and "landmarks". Checked like plain, both times.
  *              Also prints the build time and the landmarks' memory.
+ *   jps        the plain problems with jump point search off (A*, "astar") and on
+ *              ("jps"), query by query; prints the speed-up of median and mean, and
+ *              the median over problems of each one's A* time / JPS time.
+ *              Checked like plain, both. "expansions" under JPS: jump points.
+ *   jps4       the same 4-connected ("astar4", "jps4"); JPS checked against A*.
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -125,9 +131,12 @@ static bool endpoints_open(astar_grid *g, const astar_scenario *p) {
            astar_grid_get_cost(g, p->gx, p->gy) != INFINITY;
 }
 
+/* A* unless a workload asks for JPS: plain stays the A* engine the yardstick, the callgrind
+ * count and the README's table measure, and the claims of penalties stay A*'s paths. */
 static void query_for(astar_query *q, const astar_scenario *p) {
     astar_query_init(q);
     q->sx = p->sx, q->sy = p->sy, q->gx = p->gx, q->gy = p->gy;
+    q->jps = ASTAR_JPS_OFF;
 }
 
 static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
@@ -142,6 +151,48 @@ static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stat
         stats_add(st, now() - t0, res.expansions);
         if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st->mismatches++;
     }
+}
+
+/*
+ * The plain problems twice, each query with JPS off (A*) and then on (auto), so the two
+ * share the machine's state problem by problem. Both checked like plain. With `four`, the
+ * same problems 4-connected (ASTAR_DIAG_NEVER), where the scenarios give no optimum: JPS
+ * is checked against A*'s cost and status instead.
+ */
+static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool four, stats *off,
+                    stats *on, stats *ratio) {
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_result res[2];
+        astar_status rc[2];
+        double took[2];
+        for (int k = 0; k < 2; k++) {
+            astar_query q;
+            query_for(&q, p);
+            if (four) q.diagonal = ASTAR_DIAG_NEVER;
+            q.jps = k == 0 ? ASTAR_JPS_OFF : ASTAR_JPS_AUTO;
+            double t0 = now();
+            rc[k] = astar_find(s, g, &q, &res[k]);
+            took[k] = now() - t0;
+            stats *st = k == 0 ? off : on;
+            stats_add(st, took[k], res[k].expansions);
+            if (!four && (rc[k] != ASTAR_OK || !tolerant_equal(res[k].cost, p))) st->mismatches++;
+        }
+        /* The two ran back to back: their ratio shrugs off the load of a shared machine
+         * that the medians of each feel at different moments. */
+        ratio->times[ratio->n++] = took[1] > 0 ? took[0] / took[1] : 0;
+        if (four && (rc[0] != rc[1] || fabs(res[0].cost - res[1].cost) > 1e-9 * res[0].cost))
+            on->mismatches++;
+    }
+}
+
+/* Whether the comma-separated list names the workload (whole names: "jps" is not "jps4"). */
+static bool has_workload(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return true;
+    return false;
 }
 
 static void run_penalties(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
@@ -407,7 +458,7 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -417,7 +468,8 @@ int main(int argc, char **argv) {
          influence = strstr(workloads, "influence") != NULL,
          field = strstr(workloads, "field") != NULL,
          graph = strstr(workloads, "graph") != NULL,
-         landmarks = strstr(workloads, "landmarks") != NULL;
+         landmarks = strstr(workloads, "landmarks") != NULL,
+         jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4");
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -441,8 +493,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[9];
-        for (int k = 0; k < 9; k++) {
+        stats st[11];
+        for (int k = 0; k < 11; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -479,7 +531,28 @@ int main(int argc, char **argv) {
             report("landmarks", base, &st[8]);
         }
         if (influence && m == 0) run_influence(g);
-        for (int k = 0; k < 9; k++) bad += st[k].mismatches;
+        for (int four = 0; four < 2; four++) {
+            if (!(four ? jps4 : jps)) continue;
+            stats *a = &st[9], *b = &st[10];
+            a->n = b->n = 0, a->total = b->total = 0, a->expansions = b->expansions = 0;
+            stats r = {0};
+            r.times = malloc(((size_t)sc->count + 1) * sizeof(double));
+            run_jps(g, s, sc, four, a, b, &r);
+            report(four ? "astar4" : "astar", base, a);
+            report(four ? "jps4" : "jps", base, b);
+            double ma = median(a), mb = median(b);
+            double ea = a->n ? a->total / (double)a->n : 0, eb = b->n ? b->total / (double)b->n : 0;
+            double pr = median(&r);
+            free(r.times);
+            printf("%s speed-up %-20s median %.2fx mean %.2fx, per problem (median) %.2fx\n",
+                   four ? "jps4" : "jps", base, mb > 0 ? ma / mb : 0, eb > 0 ? ea / eb : 0, pr);
+            printf("figure c %s %s speedup_per_problem %.3f\n", four ? "jps4" : "jps", base, pr);
+            printf("figure c %s %s speedup_median %.3f\n", four ? "jps4" : "jps", base, mb > 0 ? ma / mb : 0);
+            printf("figure c %s %s speedup_mean %.3f\n", four ? "jps4" : "jps", base, eb > 0 ? ea / eb : 0);
+            bad += a->mismatches + b->mismatches;
+            a->mismatches = b->mismatches = 0;
+        }
+        for (int k = 0; k < 11; k++) bad += st[k].mismatches;
         for (int k = 0; k < 4; k++) {
             stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k];
             all[k].total += from->total;
@@ -487,7 +560,7 @@ int main(int argc, char **argv) {
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 9; k++) free(st[k].times);
+        for (int k = 0; k < 11; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);

@@ -27,6 +27,7 @@ build = {
             "src/landmarks.c",
             "src/movingai.c",
             "src/graph.c",
+            "src/jps.c",
             "src/lua/astar_core.c",
          },
          incdirs = { "src" },

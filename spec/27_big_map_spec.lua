@@ -21,9 +21,11 @@ describe("a 2048x2048 grid", function()
 
   it("crosses an open one corner to corner, and knows the islands", function()
     local open = astar.grid(N, N)
-    local _, plain = open:find(1, 1, N, N)
+    local _, plain = open:find(1, 1, N, N, { jump = false })
     assert(oracle.near(plain.cost, (N - 1) * math.sqrt(2)))
     assert.are.equal(N, plain.expansions) -- octile is exact here: straight down the diagonal
+    local _, jumped = open:find(1, 1, N, N)
+    assert(oracle.near(plain.cost, jumped.cost))
     assert.is_true(grid:reachable(1, 1, N, 1))
     local closed = astar.grid(N, N)
     for y = 1, N do closed:set_cost(N / 2, y, false) end

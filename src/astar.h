@@ -299,6 +299,22 @@ typedef struct astar_layer_ref {
 #define ASTAR_MAX_LAYERS 32
 
 /*
+ * Jump point search (Harabor and Grastien): on a uniform-cost query, A* over
+ * "jump points" only -- the cells where an optimal path may have to turn -- found
+ * by scanning straight lines and diagonals cell by cell without queueing them.
+ * The cost is the same as plain A*'s; the path may be another of equal cost, still
+ * listed cell by cell. ASTAR_JPS_AUTO takes it when the query qualifies: every
+ * walkable cell of the grid one cost, diagonal mode NO_CORNER_CUT or NEVER, the
+ * default heuristic (octile, or manhattan for NEVER) at weight 1, a walkable start,
+ * and nothing else set: no layers, claims, callbacks, fog mask, noise, targets,
+ * turn_penalty, claim_window or partial. Under JPS, astar_result.expansions counts
+ * jump points taken off the open list (far fewer than A*'s cells; max_expansions
+ * limits that count), and max_cost cuts jump points dearer than it, so found /
+ * ASTAR_LIMIT answer as under A*. ASTAR_JPS_OFF always runs plain A*.
+ */
+typedef enum astar_jps { ASTAR_JPS_AUTO = 0, ASTAR_JPS_OFF = 1 } astar_jps;
+
+/*
  * One query. Fill it with astar_query_init, then set what you need.
  *
  * The step cost from a to an adjacent b is
@@ -347,6 +363,7 @@ typedef struct astar_query {
                                          node at a step s with |s - t| <= w; a unit's last node
                                          counts for every s >= t - w (it stays there). Approximate
                                          in the same way as turn_penalty. */
+    astar_jps jps;                    /* ASTAR_JPS_AUTO (the default) or ASTAR_JPS_OFF */
 } astar_query;
 
 void astar_query_init(astar_query *q);
@@ -371,7 +388,7 @@ typedef struct astar_result {
     astar_status status;     /* ASTAR_OK, _UNREACHABLE, _LIMIT, _PARTIAL or an error */
     astar_status reason;     /* with ASTAR_PARTIAL: _UNREACHABLE or _LIMIT */
     double cost;             /* path cost (found or partial) */
-    uint64_t expansions;     /* nodes taken off the open list */
+    uint64_t expansions;     /* nodes taken off the open list (under JPS: jump points) */
     int32_t length;          /* nodes in the path (0 when none) */
     int32_t target;          /* with targets, found: the index of the one reached; else -1 */
     uint32_t restarts;       /* astar_search_step: times the search started over because the

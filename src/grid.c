@@ -52,6 +52,12 @@ static bool valid_cost(double c) {
     return c > 0 && !isnan(c); /* +inf (blocked) passes, -inf and NaN do not */
 }
 
+/* Bytes of row_bits (rows) or col_bits. */
+static size_t line_bytes(const astar_grid *g, bool rows) {
+    return rows ? (size_t)(g->height + 2) * g->row_words * sizeof(uint64_t)
+                : (size_t)g->stride * g->col_words * sizeof(uint64_t);
+}
+
 astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagonal,
                            const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
@@ -75,7 +81,13 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
     size_t bytes = astar_array_size(g->cells, sizeof(double));
     g->cost = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     g->open = g->cost ? astar_mem(&a, NULL, 0, g->cells) : NULL;
-    if (!g->open) {
+    g->row_words = ((size_t)g->stride + 63) / 64 + 2;
+    g->col_words = ((size_t)height + 2 + 63) / 64 + 2;
+    g->row_bits = g->open ? astar_mem(&a, NULL, 0, line_bytes(g, true)) : NULL;
+    g->col_bits = g->row_bits ? astar_mem(&a, NULL, 0, line_bytes(g, false)) : NULL;
+    if (!g->col_bits) {
+        astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
+        astar_mem(&a, g->open, g->open ? g->cells : 0, 0);
         astar_mem(&a, g->cost, bytes, 0);
         astar_mem(&a, g, sizeof *g, 0);
         return NULL;
@@ -92,6 +104,8 @@ void astar_grid_free(astar_grid *g) {
     astar_landmarks_free(g);
     astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
     astar_mem(&a, g->open, g->cells, 0);
+    astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
+    astar_mem(&a, g->col_bits, line_bytes(g, false), 0);
     astar_mem(&a, g, sizeof *g, 0);
 }
 
@@ -122,6 +136,7 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
             uint8_t *bits = &g->open[at + ASTAR_DY[d] * g->stride + ASTAR_DX[d]];
             *bits = (uint8_t)(walkable ? *bits | 1u << (d ^ 2) : *bits & ~(1u << (d ^ 2)));
         }
+        astar_grid_line_bits(g, at, walkable);
         astar_islands_cell_changed(g, at, walkable);
     }
     if (!g->range_dirty) {
@@ -167,9 +182,12 @@ void astar_grid_terrain_reset(astar_grid *g) {
     int32_t offset[8];
     for (int d = 0; d < 8; d++) offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
     memset(g->open, 0, g->cells);
+    memset(g->row_bits, 0, line_bytes(g, true));
+    memset(g->col_bits, 0, line_bytes(g, false));
     for (int32_t y = 0; y < g->height; y++) {
         int32_t row = astar_cell(g->stride, 0, y);
         for (int32_t at = row; at < row + g->width; at++) {
+            if (g->cost[at] != INFINITY) astar_grid_line_bits(g, at, true);
             unsigned bits = 0;
             for (int d = 0; d < 8; d++) bits |= (unsigned)(g->cost[at + offset[d]] != INFINITY) << d;
             g->open[at] = (uint8_t)bits;

@@ -3,6 +3,7 @@
 #define ASTAR_INTERNAL_H
 
 #include "astar.h"
+#include "heap.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -106,6 +107,10 @@ struct astar_grid {
     astar_landmarks *landmarks; /* NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */
+    uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point
+                                   search scans 64 cells of a line at once */
+    uint64_t *col_bits;         /* the same column by column (vertical lines) */
+    size_t row_words, col_words; /* words per row (per column), one zero word each side */
     astar_alloc alloc;
 };
 
@@ -119,6 +124,16 @@ static inline int astar_island_kind(astar_diagonal mode) {
 /* The legal-move table of row y (0-based) under a mode. */
 static inline const uint8_t *astar_legal_row(const astar_grid *g, astar_diagonal mode, int32_t y) {
     return g->legal[mode == ASTAR_DIAG_HEX ? 4 + (y & 1) : (int)mode];
+}
+
+/* Keeps row_bits and col_bits in step with one cell's walkability. */
+static inline void astar_grid_line_bits(astar_grid *g, int32_t cell, bool walkable) {
+    int32_t r = cell / g->stride, x = cell - r * g->stride;
+    uint64_t *rw = &g->row_bits[(size_t)r * g->row_words + 1 + (size_t)(x >> 6)];
+    uint64_t *cw = &g->col_bits[(size_t)x * g->col_words + 1 + (size_t)(r >> 6)];
+    uint64_t rb = UINT64_C(1) << (x & 63), cb = UINT64_C(1) << (r & 63);
+    *rw = walkable ? *rw | rb : *rw & ~rb;
+    *cw = walkable ? *cw | cb : *cw & ~cb;
 }
 
 /* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
@@ -175,5 +190,117 @@ struct astar_claims {
     int32_t nunits, cap_units;
     astar_alloc alloc;
 };
+
+/* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
+#define ASTAR_HEURISTIC_TARGETS 64
+
+/*
+ * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
+ * through the query_ctx pointer the compiler would reload every field after
+ * each store to a node record.
+ */
+typedef struct penalty_view {
+    int nlayers;
+    const double *value0;    /* the first layer's values and weight: no loop for one layer */
+    double weight0;
+    bool claims;
+    double claim_penalty;
+    const int32_t *count;    /* claims->count: every unit's claims */
+    bool overlay;            /* this query counts fewer: claimed[] where claim_gen == gen, */
+    bool only_overlay;       /* and elsewhere count[] or, with a radius, nothing */
+    const int32_t *claimed;
+    const uint16_t *claim_gen;
+    uint16_t gen;
+} penalty_view;
+
+/* Everything one query needs in the loop, resolved once before it starts. */
+typedef struct query_ctx {
+    astar_search *s;
+    astar_grid *g;
+    const astar_query *q;
+    const double *cost;
+    int32_t stride;
+    int32_t offset[8];       /* cell index step of each direction */
+    uint64_t row_magic;      /* cell / stride as a multiply and a shift (see row_of) */
+    int row_shift;
+    int32_t goal, gx, gy;
+    bool goal_open;          /* with targets: some target is walkable */
+    int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
+    int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
+    bool target_h;           /* the heuristic is the distance to the nearest target */
+    astar_diagonal diagonal;
+    astar_heuristic heuristic;
+    double h_scale;          /* min terrain cost: keeps the heuristic admissible */
+    double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
+                                the loop then reads no cost[] (one cache line less per row) */
+    double weight;
+    bool penalties;          /* penalty[] is in use (the loop with callbacks) */
+    bool windowed;           /* claims count by time (claim_window): not part of penalty[] */
+    bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
+    penalty_view pv;
+    const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
+    double layer_weight[ASTAR_MAX_LAYERS];
+    bool aborted;
+    const float *lm;         /* the grid's landmark distances, when this query may use them */
+    int32_t lm_k;
+    double lm_shrink;
+    double lm_from[ASTAR_MAX_LANDMARKS]; /* d(L, goal), rounded down; -inf when unknown */
+    double lm_to[ASTAR_MAX_LANDMARKS];   /* d(goal, L), lifted above; +inf when unknown */
+    /* Where the loop stands between the steps of a resumable search. */
+    int32_t start;
+    uint64_t expansions;
+    int32_t best;            /* partial: the best node so far, its h and g */
+    double best_h, best_g;
+    bool pruned;             /* max_cost left something out */
+    bool callbacks, layered; /* which loop runs it */
+    astar_islands *islands;  /* the labels that let it start, if any */
+} query_ctx;
+
+/* The search workspace (search.c; jps.c reuses its node records, open list and path). */
+/* Another unit on a node from step lo to step hi of its remaining path. */
+typedef struct window_claim {
+    int32_t unit, lo, hi;
+    int32_t next;           /* the next claim of the same cell, or -1 */
+} window_claim;
+
+struct astar_search {
+    int32_t width, height, stride;
+    size_t cells;
+    astar_node *nodes;
+    uint16_t gen;           /* this query's stamp: wraps after 65535 queries (see astar_find) */
+    astar_heap heap;
+    double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
+    double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
+    int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
+    uint16_t *claim_gen;
+    int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
+    uint16_t *target_gen;
+    int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
+    int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
+    struct window_claim *window;   /* claims with times, chained per cell (claim_window) */
+    int32_t window_len, window_cap;
+    int32_t *path;          /* node ids of the last path */
+    int32_t path_len, path_cap;
+    astar_alloc alloc;
+    /* The search started by astar_search_start, between its steps. */
+    query_ctx job;
+    bool job_live;          /* started and not finished: astar_search_step continues it */
+    uint32_t job_version;   /* the grid's terrain version when it started */
+    uint32_t job_restarts;
+    astar_result job_result; /* the final result, once there is one */
+};
+
+/* Doubles the open list, up to one slot per cell; false on OOM. */
+bool astar_search_grow_heap(astar_search *s);
+
+/*
+ * Jump point search (jps.c) for a query astar_find has found eligible (see astar_jps):
+ * s has this query's stamp and an empty open list; start is walkable, goal
+ * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell. Fills
+ * res's cost, length, expansions and the path; returns the status.
+ */
+astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                            int32_t start, int32_t goal, double unit, uint64_t max_expansions,
+                            double max_cost, astar_result *res);
 
 #endif

@@ -5,103 +5,6 @@
 #include <string.h>
 
 #define SQRT2 1.4142135623730951
-/* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
-#define ASTAR_HEURISTIC_TARGETS 64
-
-/*
- * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
- * through the query_ctx pointer the compiler would reload every field after
- * each store to a node record.
- */
-typedef struct penalty_view {
-    int nlayers;
-    const double *value0;    /* the first layer's values and weight: no loop for one layer */
-    double weight0;
-    bool claims;
-    double claim_penalty;
-    const int32_t *count;    /* claims->count: every unit's claims */
-    bool overlay;            /* this query counts fewer: claimed[] where claim_gen == gen, */
-    bool only_overlay;       /* and elsewhere count[] or, with a radius, nothing */
-    const int32_t *claimed;
-    const uint16_t *claim_gen;
-    uint16_t gen;
-} penalty_view;
-
-/* Everything one query needs in the loop, resolved once before it starts. */
-typedef struct query_ctx {
-    astar_search *s;
-    astar_grid *g;
-    const astar_query *q;
-    const double *cost;
-    int32_t stride;
-    int32_t offset[8];       /* cell index step of each direction */
-    uint64_t row_magic;      /* cell / stride as a multiply and a shift (see row_of) */
-    int row_shift;
-    int32_t goal, gx, gy;
-    bool goal_open;          /* with targets: some target is walkable */
-    int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
-    int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
-    bool target_h;           /* the heuristic is the distance to the nearest target */
-    astar_diagonal diagonal;
-    astar_heuristic heuristic;
-    double h_scale;          /* min terrain cost: keeps the heuristic admissible */
-    double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
-                                the loop then reads no cost[] (one cache line less per row) */
-    double weight;
-    bool penalties;          /* penalty[] is in use (the loop with callbacks) */
-    bool windowed;           /* claims count by time (claim_window): not part of penalty[] */
-    bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
-    penalty_view pv;
-    const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
-    double layer_weight[ASTAR_MAX_LAYERS];
-    bool aborted;
-    const float *lm;         /* the grid's landmark distances, when this query may use them */
-    int32_t lm_k;
-    double lm_shrink;
-    double lm_from[ASTAR_MAX_LANDMARKS]; /* d(L, goal), rounded down; -inf when unknown */
-    double lm_to[ASTAR_MAX_LANDMARKS];   /* d(goal, L), lifted above; +inf when unknown */
-    /* Where the loop stands between the steps of a resumable search. */
-    int32_t start;
-    uint64_t expansions;
-    int32_t best;            /* partial: the best node so far, its h and g */
-    double best_h, best_g;
-    bool pruned;             /* max_cost left something out */
-    bool callbacks, layered; /* which loop runs it */
-    astar_islands *islands;  /* the labels that let it start, if any */
-} query_ctx;
-
-/* Another unit on a node from step lo to step hi of its remaining path. */
-typedef struct window_claim {
-    int32_t unit, lo, hi;
-    int32_t next;           /* the next claim of the same cell, or -1 */
-} window_claim;
-
-struct astar_search {
-    int32_t width, height, stride;
-    size_t cells;
-    astar_node *nodes;
-    uint16_t gen;           /* this query's stamp: wraps after 65535 queries (see astar_find) */
-    astar_heap heap;
-    double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
-    double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
-    int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
-    uint16_t *claim_gen;
-    int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
-    uint16_t *target_gen;
-    int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
-    int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
-    struct window_claim *window;   /* claims with times, chained per cell (claim_window) */
-    int32_t window_len, window_cap;
-    int32_t *path;          /* node ids of the last path */
-    int32_t path_len, path_cap;
-    astar_alloc alloc;
-    /* The search started by astar_search_start, between its steps. */
-    query_ctx job;
-    bool job_live;          /* started and not finished: astar_search_step continues it */
-    uint32_t job_version;   /* the grid's terrain version when it started */
-    uint32_t job_restarts;
-    astar_result job_result; /* the final result, once there is one */
-};
 
 astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
@@ -169,7 +72,7 @@ static void *cell_array(astar_search *s, size_t elem, bool zeroed) {
 }
 
 /* Doubles the open list, up to one slot per cell (a cell is in it at most once). */
-static bool grow_heap(astar_search *s) {
+bool astar_search_grow_heap(astar_search *s) {
     astar_heap *hp = &s->heap;
     int32_t cap = hp->cap ? hp->cap * 2 : 256;
     if ((size_t)cap > s->cells) cap = (int32_t)s->cells;
@@ -449,7 +352,7 @@ static double step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_
 }
 
 static ALWAYS_INLINE bool push(astar_search *s, int32_t cell, double f, double h) {
-    if (s->heap.len == s->heap.cap && !grow_heap(s)) return false;
+    if (s->heap.len == s->heap.cap && !astar_search_grow_heap(s)) return false;
     int32_t i = s->heap.len++;
     s->heap.items[i] = (astar_heap_entry){astar_heap_key(f, h), cell};
     astar_heap_up(&s->heap, i, s->nodes);
@@ -767,6 +670,7 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     if (!(q->noise >= 0) || q->noise == INFINITY) return ASTAR_EINVAL;
     if (!(q->turn_penalty >= 0) || q->turn_penalty == INFINITY || q->claim_window < -1)
         return ASTAR_EINVAL;
+    if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF) return ASTAR_EINVAL;
     if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
         return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ntargets; i++)
@@ -897,7 +801,7 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
  * once, or an error).
  */
 static astar_status start_search(astar_search *s, astar_grid *g, const astar_query *q,
-                                 astar_result *res) {
+                                 bool jps_ok, astar_result *res) {
     memset(res, 0, sizeof *res);
     res->target = -1;
     s->path_len = 0;
@@ -952,6 +856,21 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
         if (!same) return ASTAR_UNREACHABLE;
     }
 
+    /* Uniform terrain and nothing on top: jump point search gives the same cost for far fewer
+     * expansions (README, Performance). Partial answers would need every cell ranked, and a
+     * blocked start no island check, so those stay with A*; so do searches in slices (a jump
+     * has no budget to stop at). */
+    if (jps_ok && q->jps == ASTAR_JPS_AUTO && !callbacks && !c.layered && c.uniform_cost > 0 &&
+        q->weight == 1.0 && !q->partial && g->cost[start] != INFINITY &&
+        ((c.diagonal == ASTAR_DIAG_NO_CORNER_CUT && c.heuristic == ASTAR_H_OCTILE) ||
+         (c.diagonal == ASTAR_DIAG_NEVER && c.heuristic == ASTAR_H_MANHATTAN))) {
+        st = astar_jps_find(s, g, c.diagonal, start, c.goal, c.uniform_cost, q->max_expansions,
+                            q->max_cost, res);
+        if (st == ASTAR_UNREACHABLE && c.islands && c.islands->state == ASTAR_ISLANDS_OVER)
+            c.islands->wasted += res->expansions;
+        return st;
+    }
+
     astar_node *sn = touch(&c, start);
     sn->g = 0.0;
     sn->from = FROM_START;
@@ -985,14 +904,20 @@ static astar_status settle(astar_search *s, astar_result *res, astar_status st) 
     return st;
 }
 
-astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
+/* A new search on s; jps_ok lets a uniform query be answered at once by jump point search. */
+static astar_status begin_search(astar_search *s, astar_grid *g, const astar_query *q, bool jps_ok,
                                  astar_result *res) {
     s->job_live = false;
     s->job_restarts = 0;
-    astar_status st = start_search(s, g, q, res);
+    astar_status st = start_search(s, g, q, jps_ok, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;
     return settle(s, res, st);
+}
+
+astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
+                                 astar_result *res) {
+    return begin_search(s, g, q, false, res);
 }
 
 astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
@@ -1005,7 +930,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     res->target = -1;
     if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
         uint32_t restarts = s->job_restarts + 1;
-        astar_status st = start_search(s, c->g, c->q, res);
+        astar_status st = start_search(s, c->g, c->q, false, res);
         s->job_restarts = restarts;
         s->job_version = c->g->version;
         if (st != ASTAR_RUNNING) return settle(s, res, st);
@@ -1014,7 +939,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
 }
 
 astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
-    astar_status st = astar_search_start(s, g, q, res);
+    astar_status st = begin_search(s, g, q, true, res);
     if (st != ASTAR_RUNNING) return st;
     return astar_search_step(s, UINT64_MAX, res);
 }

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,7 +507,9 @@ static void test_resumable_restart(void) {
     astar_status st = ASTAR_RUNNING;
     while (st == ASTAR_RUNNING) st = astar_search_step(s, 100, &res);
     CHECK(st == ASTAR_OK && res.restarts == 1);
-    CHECK(astar_find(fresh, g, &q, &want) == ASTAR_OK);
+    astar_query plain = q; /* searches in slices are A*; find would jump on this uniform grid */
+    plain.jps = ASTAR_JPS_OFF;
+    CHECK(astar_find(fresh, g, &plain, &want) == ASTAR_OK);
     CHECK(res.cost == want.cost && res.expansions == want.expansions);
     /* Starting over on the same workspace forgets the old search. */
     CHECK(astar_search_start(s, g, &q, &res) == ASTAR_RUNNING && res.restarts == 0);
@@ -1065,6 +1068,91 @@ static void test_landmarks(void) {
     CHECK(failed >= 10 && built >= 2); /* every allocation of a build was made to fail */
 }
 
+/* Whether consecutive node ids of a path are neighbours the mode lets one step between. */
+static bool path_legal(const astar_grid *g, astar_diagonal mode, const int32_t *path, int32_t n) {
+    int32_t w = astar_grid_width(g);
+    for (int32_t i = 1; i < n; i++) {
+        int32_t ax = path[i - 1] % w, ay = path[i - 1] / w, bx = path[i] % w, by = path[i] / w;
+        int32_t dx = bx - ax, dy = by - ay;
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return false;
+        if (astar_grid_get_cost(g, bx, by) == INFINITY) return false;
+        if (dx != 0 && dy != 0) {
+            if (mode == ASTAR_DIAG_NEVER) return false;
+            if (astar_grid_get_cost(g, ax + dx, ay) == INFINITY ||
+                astar_grid_get_cost(g, ax, ay + dy) == INFINITY)
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Jump point search: A*'s costs, legal paths, and a warm workspace allocates nothing. */
+static void test_jps(void) {
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    enum { W = 96, H = 80 };
+    astar_grid *g = astar_grid_new(W, H, ASTAR_DIAG_NO_CORNER_CUT, &a);
+    astar_search *s = astar_search_new(W, H, &a);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (rnd() % 100 < 22 || (x == 40 && y > 5) || (y == 30 && x < 70)) astar_grid_set_cost(g, x, y, INFINITY);
+    astar_grid_set_cost(g, 0, 0, 1.0);
+    astar_query q;
+    astar_query_init(&q);
+    astar_result res, off;
+    int found = 0, fewer = 0, wrong = 0;
+    uint64_t seed = rng_state;
+    for (int round = 0; round < 2; round++) {
+        long before = cnt.allocs;
+        rng_state = seed; /* the same queries: a path or open list longer than any before may grow */
+        for (int i = 0; i < 300; i++) {
+            q.sx = (int32_t)(rnd() % W), q.sy = (int32_t)(rnd() % H);
+            q.gx = (int32_t)(rnd() % W), q.gy = (int32_t)(rnd() % H);
+            q.diagonal = i % 2 ? ASTAR_DIAG_NEVER : ASTAR_DIAG_NO_CORNER_CUT;
+            q.jps = ASTAR_JPS_OFF;
+            astar_status st_off = astar_find(s, g, &q, &off);
+            q.jps = ASTAR_JPS_AUTO;
+            astar_status st = astar_find(s, g, &q, &res);
+            if (st != st_off) wrong++;
+            if (st != ASTAR_OK) continue;
+            found++;
+            if (res.expansions < off.expansions) fewer++;
+            if (fabs(res.cost - off.cost) > 1e-9 * off.cost) wrong++;
+            int32_t n;
+            const int32_t *path = astar_search_path(s, &n);
+            if (n != res.length || path[0] != q.sy * W + q.sx || path[n - 1] != q.gy * W + q.gx ||
+                !path_legal(g, q.diagonal, path, n))
+                wrong++;
+        }
+        if (round == 1) CHECK(cnt.allocs == before); /* warm: nothing, in either mode */
+    }
+    CHECK(wrong == 0);
+    CHECK(found > 200 && fewer > found / 2);
+    q.jps = (astar_jps)7;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_EINVAL);
+    astar_search_free(s);
+    astar_grid_free(g);
+    CHECK(cnt.live == 0);
+
+    /* Past the 16-bit stamp's wrap: JPS finds its parents by stamp, so stale records must
+     * not pass for this query's. */
+    astar_grid *small = astar_grid_new(7, 5, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_search *ss = astar_search_new(7, 5, NULL);
+    for (int y = 0; y < 4; y++) astar_grid_set_cost(small, 3, y, INFINITY);
+    int bad = 0;
+    for (long i = 0; i < 70000; i++) {
+        astar_query k;
+        astar_query_init(&k);
+        k.sx = (int32_t)(i % 3), k.sy = 0, k.gx = 6, k.gy = (int32_t)(i % 5);
+        if (astar_find(ss, small, &k, &res) != ASTAR_OK) bad++;
+        k.jps = ASTAR_JPS_OFF;
+        if (astar_find(ss, small, &k, &off) != ASTAR_OK || fabs(res.cost - off.cost) > 1e-9) bad++;
+    }
+    CHECK(bad == 0);
+    astar_search_free(ss);
+    astar_grid_free(small);
+}
+
 int main(void) {
     test_grid_basics();
     test_claims();
@@ -1076,6 +1164,7 @@ int main(void) {
     test_resumable_restart();
     test_stamps_wrap();
     test_uniform_terrain();
+    test_jps();
     test_graph_basics();
     test_graph_random();
     test_graph_allocations();

@@ -614,7 +614,7 @@ static const char *const FIND_OPTIONS[] = {
     "heuristic", "weight",     "diagonal",      "influence",    "influence_weight",
     "claims",    "unit",       "claim_penalty", "claim_radius", "node_cost",
     "edge_cost", "max_expansions", "max_cost",  "partial",      "known",
-    "noise",     "seed",       "turn_penalty",  "claim_window", NULL};
+    "noise",     "seed",       "turn_penalty",  "claim_window", "jump",     NULL};
 
 static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
                                               "zero", "hex", NULL};
@@ -853,6 +853,11 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
         if (q->turn_penalty == HUGE_VAL)
             arg_error_fmt(L, arg, "option 'turn_penalty' must be a finite number >= 0, got %s",
                           value_str(L, -1));
+    }
+    if (get_option(L, arg, "jump")) {
+        if (lua_type(L, -1) != LUA_TBOOLEAN)
+            arg_error_fmt(L, arg, "option 'jump' must be a boolean, got %s", luaL_typename(L, -1));
+        q->jps = lua_toboolean(L, -1) ? ASTAR_JPS_AUTO : ASTAR_JPS_OFF;
     }
     if (get_option(L, arg, "seed")) {
         int isint;

@@ -1,0 +1,226 @@
+-- Jump point search: uniform queries take it unless `jump = false`. Its costs must be
+-- A*'s (and the oracle's), its paths legal cell by cell, its statuses the same.
+-- Set ASTAR_SEED to replay another sequence.
+local astar = require("astar")
+local oracle = require("spec.support.dijkstra")
+
+local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261123")
+
+-- Every walkable cell the same cost; walls of random density, sometimes in runs
+-- (corridors and rooms give forced neighbours, noise alone rarely does).
+local function uniform_world(rng, diagonal, max_side)
+  local w, h = rng.int(1, max_side), rng.int(1, max_side)
+  local unit = rng.next() < 0.5 and 1 or 0.25 + rng.next() * 3
+  local world = { w = w, h = h, cost = {}, diagonal = diagonal }
+  local density = rng.next() * 0.45
+  for y = 1, h do
+    world.cost[y] = {}
+    for x = 1, w do world.cost[y][x] = rng.next() >= density and unit end
+  end
+  for _ = 1, rng.int(0, 4) do -- a wall segment, horizontal or vertical
+    local x, y, len = rng.int(1, w), rng.int(1, h), rng.int(1, math.max(w, h))
+    local horizontal = rng.next() < 0.5
+    for i = 0, len - 1 do
+      local cx, cy = horizontal and x + i or x, horizontal and y or y + i
+      if cx <= w and cy <= h then world.cost[cy][cx] = false end
+    end
+  end
+  return world
+end
+
+local function pick_cell(rng, world)
+  return rng.int(1, world.w), rng.int(1, world.h)
+end
+
+local function check_path(world, path, info, sx, sy, gx, gy, where)
+  assert.are.same({ x = sx, y = sy }, path[1], where)
+  assert.are.same({ x = gx, y = gy }, path[#path], where)
+  assert.are.equal(#path, info.length, where)
+  local walked = oracle.path_cost(world, path, sx, sy) -- errors on an illegal step
+  assert(oracle.near(walked, info.cost), where .. ": path walks for " .. walked .. ", cost " .. info.cost)
+end
+
+describe("jump point search", function()
+  for _, diagonal in ipairs(oracle.DIAGONALS) do
+    it("costs what A* and the oracle say on random uniform grids (" .. diagonal .. ")", function()
+      local rng = oracle.rng(SEED + #diagonal)
+      local seen = { found = 0, unreachable = 0, blocked_start = 0, same = 0, fewer = 0 }
+      for n = 1, 400 do
+        -- lines longer than 64 cells cross the words JPS scans them by
+        local world = uniform_world(rng, diagonal, n % 40 == 0 and 100 or n % 5 == 0 and 40 or 14)
+        local grid = oracle.grid(astar, world)
+        local sx, sy = pick_cell(rng, world)
+        local gx, gy = pick_cell(rng, world)
+        if rng.next() < 0.05 then gx, gy = sx, sy end
+        local where = string.format("world %d (%dx%d %s) %d,%d -> %d,%d", n, world.w, world.h,
+          diagonal, sx, sy, gx, gy)
+        local want = oracle.cost(world, sx, sy, gx, gy)
+        local path, info = grid:find(sx, sy, gx, gy)
+        local apath, ainfo = grid:find(sx, sy, gx, gy, { jump = false })
+        assert.are.equal(ainfo.status, info.status, where)
+        if not world.cost[sy][sx] then seen.blocked_start = seen.blocked_start + 1 end
+        if sx == gx and sy == gy then seen.same = seen.same + 1 end
+        if want == nil then
+          assert.is_nil(path, where)
+          assert.is_nil(apath, where)
+          assert.are.equal("unreachable", info.status, where)
+          seen.unreachable = seen.unreachable + 1
+        else
+          assert(path, where .. ": no path, oracle cost " .. want)
+          assert(oracle.near(info.cost, want), where .. ": cost " .. info.cost .. " ~= oracle " .. want)
+          assert(oracle.near(ainfo.cost, want), where .. ": A* cost " .. ainfo.cost)
+          check_path(world, path, info, sx, sy, gx, gy, where)
+          seen.found = seen.found + 1
+          if info.expansions < ainfo.expansions then seen.fewer = seen.fewer + 1 end
+        end
+      end
+      local covered = string.format("found %d, unreachable %d, blocked starts %d, start = goal %d",
+        seen.found, seen.unreachable, seen.blocked_start, seen.same)
+      assert(seen.found > 150 and seen.unreachable > 20 and seen.blocked_start > 10 and seen.same > 5,
+        covered)
+      -- JPS runs where it is defined (fewer expansions on most queries) and only there
+      if diagonal == "no_corner_cut" or diagonal == "never" then
+        assert(seen.fewer > seen.found / 3, "JPS did not run: " .. seen.fewer .. " of " .. seen.found)
+      else
+        assert.are.equal(0, seen.fewer, "JPS ran under " .. diagonal)
+      end
+    end)
+  end
+
+  it("expands jump points only on open ground, and jump = false expands cells", function()
+    for _, diagonal in ipairs({ "no_corner_cut", "never" }) do
+      local g = astar.grid(64, 64, { diagonal = diagonal })
+      local path, info = g:find(1, 1, 64, 50)
+      local _, ainfo = g:find(1, 1, 64, 50, { jump = false })
+      assert(oracle.near(info.cost, ainfo.cost))
+      assert.is_true(info.expansions <= 4, diagonal .. ": " .. info.expansions)
+      assert.is_true(ainfo.expansions >= 63, diagonal .. ": " .. ainfo.expansions)
+      assert.are.equal(info.length, #path)
+      assert.are.equal(diagonal == "never" and 63 + 49 + 1 or 64, #path)
+    end
+  end)
+
+  it("leaves non-uniform terrain and anything on top of it to A*", function()
+    local g = astar.grid(40, 40)
+    local _, info = g:find(1, 1, 40, 40)
+    assert.is_true(info.expansions <= 4)
+    local others = {
+      { weight = 1.5 }, { heuristic = "euclidean" }, { partial = true }, { noise = 0.1 },
+      { node_cost = function() return 0 end }, { turn_penalty = 0.5 }, { jump = false },
+    }
+    for i, opts in ipairs(others) do
+      local _, oinfo = g:find(1, 1, 40, 40, opts)
+      assert.is_true(oinfo.expansions >= 39, "option set " .. i .. ": " .. oinfo.expansions)
+    end
+    g:set_cost(20, 20, 2)
+    _, info = g:find(1, 1, 40, 40)
+    assert.is_true(info.expansions >= 39)
+  end)
+
+  it("says unreachable at once for a goal on another island or a blocked goal", function()
+    for _, diagonal in ipairs({ "no_corner_cut", "never" }) do
+      local g = astar.grid(20, 10, { diagonal = diagonal })
+      for y = 1, 10 do g:set_cost(10, y, false) end
+      local path, info = g:find(1, 1, 20, 10)
+      assert.is_nil(path)
+      assert.are.equal("unreachable", info.status)
+      assert.are.equal(0, info.expansions)
+      g:set_cost(20, 10, false)
+      path, info = g:find(1, 1, 5, 5)
+      assert.is_truthy(path)
+      path, info = g:find(1, 1, 20, 10)
+      assert.is_nil(path)
+      assert.are.equal("unreachable", info.status)
+    end
+  end)
+
+  it("max_cost: found within it, 'limit' beyond, as A* says", function()
+    local rng = oracle.rng(SEED + 101)
+    local found, limited = 0, 0
+    for n = 1, 300 do
+      local world = uniform_world(rng, rng.next() < 0.5 and "no_corner_cut" or "never", 16)
+      local grid = oracle.grid(astar, world)
+      local sx, sy = pick_cell(rng, world)
+      local gx, gy = pick_cell(rng, world)
+      local want = oracle.cost(world, sx, sy, gx, gy)
+      if want and world.cost[sy][sx] then
+        local cap = want * (0.5 + rng.next())
+        -- at the optimum itself: JPS adds a line's length at once, A* step by step, so
+        -- their costs may differ in the last bits; a hair above it both must find
+        if rng.next() < 0.2 then cap = want * (1 + 1e-12) end
+        local where = string.format("world %d: cost %g, max_cost %g", n, want, cap)
+        local path, info = grid:find(sx, sy, gx, gy, { max_cost = cap })
+        local _, ainfo = grid:find(sx, sy, gx, gy, { max_cost = cap, jump = false })
+        assert.are.equal(ainfo.status, info.status, where)
+        if want <= cap then
+          assert.is_truthy(path, where)
+          assert(oracle.near(info.cost, want), where)
+          check_path(world, path, info, sx, sy, gx, gy, where)
+          found = found + 1
+        else
+          assert.is_nil(path, where)
+          assert.are.equal("limit", info.status, where)
+          limited = limited + 1
+        end
+      end
+    end
+    assert(found > 50 and limited > 25, found .. " found, " .. limited .. " limited")
+  end)
+
+  it("max_expansions counts jump points: enough finds, one fewer stops with 'limit'", function()
+    local rng = oracle.rng(SEED + 202)
+    local checked = 0
+    for n = 1, 200 do
+      local world = uniform_world(rng, rng.next() < 0.5 and "no_corner_cut" or "never", 16)
+      local grid = oracle.grid(astar, world)
+      local sx, sy = pick_cell(rng, world)
+      local gx, gy = pick_cell(rng, world)
+      local want = oracle.cost(world, sx, sy, gx, gy)
+      if want and world.cost[sy][sx] then
+        local where = "world " .. n
+        local _, info = grid:find(sx, sy, gx, gy)
+        local path, linfo = grid:find(sx, sy, gx, gy, { max_expansions = info.expansions })
+        assert.is_truthy(path, where)
+        assert.are.equal(info.cost, linfo.cost, where)
+        path, linfo = grid:find(sx, sy, gx, gy, { max_expansions = info.expansions - 1 })
+        assert.is_nil(path, where)
+        assert.are.equal("limit", linfo.status, where)
+        assert.are.equal(info.expansions - 1, linfo.expansions, where)
+        checked = checked + 1
+      end
+    end
+    assert(checked > 50, "checked " .. checked)
+    local g = astar.grid(10, 10)
+    local path, info = g:find(1, 1, 10, 10, { max_expansions = 0 })
+    assert.is_nil(path)
+    assert.are.equal("limit", info.status)
+  end)
+
+  it("matches A* on every problem of the shipped Moving AI maps", function()
+    local fewer, total = 0, 0
+    for _, name in ipairs({ "rooms24x18.map", "forest32x32.map", "crlf17x9.map" }) do
+      local grid = astar.load_movingai("spec/maps/" .. name)
+      local problems = astar.load_scen("spec/maps/" .. name .. ".scen")
+      for i, p in ipairs(problems) do
+        local where = name .. " problem " .. i
+        local path, info = grid:find(p.sx, p.sy, p.gx, p.gy)
+        local _, ainfo = grid:find(p.sx, p.sy, p.gx, p.gy, { jump = false })
+        assert.are.equal(ainfo.status, info.status, where)
+        if path then
+          assert(oracle.near(info.cost, ainfo.cost), where)
+          assert(math.abs(info.cost - p.optimal) <= 1e-4 * p.optimal + 1e-3, where)
+          total, fewer = total + 1, fewer + (info.expansions < ainfo.expansions and 1 or 0)
+        end
+      end
+    end
+    assert(total > 40 and fewer > total / 2, fewer .. " of " .. total)
+  end)
+
+  it("checks the jump option", function()
+    local g = astar.grid(4, 4)
+    local ok, err = pcall(g.find, g, 1, 1, 4, 4, { jump = 1 })
+    assert.is_false(ok)
+    assert.matches("option 'jump' must be a boolean", err)
+    assert.is_truthy(g:find(1, 1, 4, 4, { jump = true }))
+  end)
+end)

@@ -1,0 +1,345 @@
+/*
+ * Jump point search for uniform-cost queries (see astar_jps in astar.h).
+ *
+ * On a grid where every walkable cell costs the same, most optimal paths are
+ * interchangeable: A* spends its time queueing cells that symmetric paths reach
+ * at equal cost. JPS queues only the cells where an optimal path may have to
+ * turn ("jump points") and finds them by scanning lines without touching the
+ * open list, after Harabor and Grastien, "Online Graph Pruning for Pathfinding
+ * on Grid Maps" (AAAI 2011) and its no-corner-cutting rules (ICAPS 2014).
+ *
+ * Paths are taken in a canonical order -- diagonal moves before straight ones
+ * (8-connected), vertical runs before horizontal ones (4-connected) -- so a
+ * line can be skipped unless a wall beside it ends there: then the cell just
+ * past the wall's end is reachable optimally only through this one (a "forced"
+ * neighbour). Every jump covers a straight line or a diagonal, so a node's
+ * `from` direction and the node it jumped from (found again by g, see
+ * parent_of) give the cells in between.
+ *
+ * The workspace's node records and open list are reused as they are.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+#define SQRT2 1.4142135623730951
+#define FROM_START 8
+
+typedef struct jps_ctx {
+    const uint8_t *open;      /* the grid's neighbour bits */
+    const uint8_t *legal;     /* moves allowed per neighbour byte under the query's mode */
+    const uint64_t *rows, *cols; /* the grid's line bits, at row (column) 0's first word */
+    size_t row_words, col_words;
+    int32_t offset[8];
+    int32_t goal, gx, gy;     /* bordered coordinates */
+    bool four;                /* ASTAR_DIAG_NEVER */
+} jps_ctx;
+
+/* The two straight directions across straight direction d. */
+static inline unsigned sides_of(int d) {
+    return (1u << ((d + 1) & 3)) | (1u << ((d + 3) & 3));
+}
+
+#if defined(__GNUC__)
+static inline int first_up(uint64_t m) { return __builtin_ctzll(m); }
+static inline int first_down(uint64_t m) { return __builtin_clzll(m); }
+#else
+static inline int first_up(uint64_t m) {
+    int i = 0;
+    while (!(m >> i & 1u)) i++;
+    return i;
+}
+static inline int first_down(uint64_t m) {
+    int i = 0;
+    while (!(m >> (63 - i) & 1u)) i++;
+    return i;
+}
+#endif
+
+/* 64 cells of a line from p on: bit i is cell p + i. */
+static inline uint64_t ahead(const uint64_t *line, int32_t p) {
+    int32_t w = p >> 6, o = p & 63;
+    uint64_t v = line[w] >> o;
+    if (o) v |= line[w + 1] << (64 - o);
+    return v;
+}
+
+/* 64 cells of a line from p back: bit 63 - i is cell p - i. */
+static inline uint64_t behind(const uint64_t *line, int32_t p) {
+    int32_t w = p >> 6, o = p & 63;
+    uint64_t v = line[w] << (63 - o);
+    if (o != 63) v |= line[w - 1] >> (o + 1);
+    return v;
+}
+
+/*
+ * Scans a line from position p0 toward higher (up) or lower positions: the
+ * number of steps to the first jump point, 0 when the line ends in a wall
+ * first. A cell is one when it is the goal (goal_p, or -1), or when a side cell
+ * is walkable whose neighbour behind is not: the side cell could not be reached
+ * as cheaply around this line. 64 cells per round: the walls, the sides and the
+ * goal as bit masks, the first stop found by counting zeros.
+ */
+static int32_t scan_line(const uint64_t *line, const uint64_t *s1, const uint64_t *s2, int32_t p0,
+                         int32_t goal_p, bool up) {
+    if (up) {
+        for (int32_t p = p0 + 1;; p += 64) {
+            uint64_t open = ahead(line, p);
+            uint64_t stop = ~open | (ahead(s1, p) & ~ahead(s1, p - 1)) | (ahead(s2, p) & ~ahead(s2, p - 1));
+            if ((uint32_t)(goal_p - p) < 64u) stop |= UINT64_C(1) << (goal_p - p);
+            if (stop) {
+                int i = first_up(stop);
+                return open >> i & 1u ? p + i - p0 : 0;
+            }
+        }
+    }
+    for (int32_t p = p0 - 1;; p -= 64) {
+        uint64_t open = behind(line, p);
+        uint64_t stop = ~open | (behind(s1, p) & ~behind(s1, p + 1)) | (behind(s2, p) & ~behind(s2, p + 1));
+        if (goal_p >= 0 && (uint32_t)(p - goal_p) < 64u) stop |= UINT64_C(1) << (63 - (p - goal_p));
+        if (stop) {
+            int i = first_down(stop);
+            return open >> (63 - i) & 1u ? p0 - (p - i) : 0;
+        }
+    }
+}
+
+/* A row or column as scan_line reads it. */
+static inline const uint64_t *row_line(const jps_ctx *j, int32_t y) {
+    return j->rows + (size_t)y * j->row_words;
+}
+static inline const uint64_t *col_line(const jps_ctx *j, int32_t x) {
+    return j->cols + (size_t)x * j->col_words;
+}
+
+/*
+ * Scans from cell a = (x, y) (bordered coordinates) along straight direction d
+ * (see scan_line). Going vertically on a 4-connected grid, a cell from which a
+ * horizontal scan finds a jump point is one too: horizontal runs branch off
+ * vertical ones anywhere.
+ */
+static int32_t jump_straight(const jps_ctx *j, int32_t a, int32_t x, int32_t y, int d) {
+    if (d & 1) /* east or west: along the row */
+        return scan_line(row_line(j, y), row_line(j, y - 1), row_line(j, y + 1), x,
+                         y == j->gy ? j->gx : -1, d == 1);
+    if (!j->four)
+        return scan_line(col_line(j, x), col_line(j, x - 1), col_line(j, x + 1), y,
+                         x == j->gx ? j->gy : -1, d == 2);
+    const uint8_t *open = j->open;
+    const unsigned sides = sides_of(d);
+    const int32_t off = j->offset[d], dy = ASTAR_DY[d];
+    unsigned prev = open[a];
+    for (int32_t k = 1; prev >> d & 1u; k++) {
+        a += off;
+        y += dy;
+        unsigned here = open[a];
+        if (a == j->goal || (here & ~prev & sides)) return k;
+        if (jump_straight(j, a, x, y, 1) || jump_straight(j, a, x, y, 3)) return k;
+        prev = here;
+    }
+    return 0;
+}
+
+/*
+ * Scans from a = (x, y) along diagonal 4 + i. Without corner cutting a diagonal
+ * step has both side cells walkable, so nothing is forced on a diagonal: a cell
+ * on it is a jump point when it is the goal or a straight scan along either
+ * side's direction finds one.
+ */
+static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int32_t x, int32_t y, int dir) {
+    const int i = dir - 4;
+    const int32_t off = j->offset[dir], goal = j->goal, dx = ASTAR_DX[dir], dy = ASTAR_DY[dir];
+    for (int32_t k = 1; j->legal[j->open[a]] >> dir & 1u; k++) {
+        a += off;
+        x += dx;
+        y += dy;
+        if (a == goal || jump_straight(j, a, x, y, i) || jump_straight(j, a, x, y, (i + 1) & 3))
+            return k;
+    }
+    return 0;
+}
+
+/* The directions worth scanning from jump point n, reached moving `from`. */
+static unsigned successors(const jps_ctx *j, int32_t n, int from) {
+    unsigned here = j->open[n], moves = j->legal[here];
+    if (from == FROM_START) return moves;
+    if (from >= 4) { /* on a diagonal: on along it, or along either of its sides */
+        int i = from - 4;
+        return moves & ((1u << from) | (1u << i) | (1u << ((i + 1) & 3)));
+    }
+    if (j->four) return moves & ((1u << from) | sides_of(from));
+    unsigned forced = here & ~j->open[n - j->offset[from]] & sides_of(from);
+    unsigned dirs = (1u << from) | forced;
+    /* The diagonal between `from` and a forced side: 4 + from for side from + 1,
+     * 4 + side for side from + 3 (diagonal 4 + i lies between i and i + 1). */
+    if (forced >> ((from + 1) & 3) & 1u) dirs |= 1u << (4 + from);
+    if (forced >> ((from + 3) & 3) & 1u) dirs |= 1u << (4 + ((from + 3) & 3));
+    return moves & dirs;
+}
+
+static inline double jps_h(bool four, int32_t dx, int32_t dy) {
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    if (four) return (double)dx + (double)dy;
+    return dx < dy ? dy + (SQRT2 - 1.0) * dx : dx + (SQRT2 - 1.0) * dy;
+}
+
+/*
+ * The jump point before c on its way from the start. Nodes keep no parent (a
+ * record stays 16 bytes): c was reached along a line in direction `from`, from a
+ * node on that line whose g plus the line's length is c's g. Any touched node
+ * on the line that adds up so serves as well: its own way is as cheap. The
+ * true parent adds up exactly (the same sum made c's g); the tolerance only lets
+ * an equal-cost node met first pass despite rounding.
+ */
+static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int32_t start,
+                         double unit) {
+    const astar_node *nodes = s->nodes;
+    int d = nodes[c].from;
+    const int32_t off = j->offset[d];
+    const double step = d < 4 ? unit : unit * SQRT2, gc = nodes[c].g, tol = 1e-12 * gc;
+    int32_t x = c - off;
+    for (int32_t k = 1; x != start; k++, x -= off) {
+        const astar_node *n = &nodes[x];
+        if (n->gen == s->gen && fabs(n->g + (double)k * step - gc) <= tol) break;
+    }
+    return x;
+}
+
+/* Lays out the path cell by cell: each jump's line walked back to its parent. */
+static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32_t start,
+                           double unit) {
+    const astar_node *nodes = s->nodes;
+    int64_t len = 1;
+    for (int32_t c = end, p; c != start; c = p) {
+        p = parent_of(s, j, c, start, unit);
+        for (int32_t x = c; x != p; x -= j->offset[nodes[c].from]) len++;
+    }
+    if (len > INT32_MAX) return false;
+    if (len > s->path_cap) {
+        int32_t *p = astar_mem(&s->alloc, s->path, (size_t)s->path_cap * sizeof *p,
+                               (size_t)len * sizeof *p);
+        if (!p) return false;
+        s->path = p;
+        s->path_cap = (int32_t)len;
+    }
+    s->path_len = (int32_t)len;
+    int32_t i = (int32_t)len - 1, c = end;
+    for (;;) {
+        int32_t x = c, stop = c == start ? c : parent_of(s, j, c, start, unit);
+        do {
+            int32_t row = x / s->stride;
+            s->path[i--] = (row - 1) * s->width + (x - row * s->stride - 1);
+            if (x == stop) break;
+            x -= j->offset[nodes[c].from];
+        } while (x != stop);
+        if (c == start) break;
+        c = stop;
+    }
+    return true;
+}
+
+astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                            int32_t start, int32_t goal, double unit, uint64_t max_expansions,
+                            double max_cost, astar_result *res) {
+    jps_ctx j;
+    j.open = g->open;
+    j.legal = g->legal[mode];
+    for (int d = 0; d < 8; d++) j.offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+    j.goal = goal;
+    j.four = mode == ASTAR_DIAG_NEVER;
+    const int32_t stride = g->stride;
+    const int32_t gx = goal % stride, gy = goal / stride;
+    j.gx = gx;
+    j.gy = gy;
+    j.rows = g->row_bits + 1;
+    j.cols = g->col_bits + 1;
+    j.row_words = g->row_words;
+    j.col_words = g->col_words;
+    astar_node *nodes = s->nodes;
+    const uint16_t gen = s->gen;
+    double step[8];
+    for (int d = 0; d < 8; d++) step[d] = d < 4 ? unit : unit * SQRT2;
+
+    astar_node *sn = &nodes[start];
+    sn->gen = gen;
+    sn->g = 0.0;
+    sn->heap = ASTAR_NOT_OPEN;
+    sn->from = FROM_START;
+    if (s->heap.cap == 0 && !astar_search_grow_heap(s)) return ASTAR_ENOMEM;
+    {
+        double h = jps_h(j.four, start % stride - gx, start / stride - gy) * unit;
+        s->heap.items[0] = (astar_heap_entry){astar_heap_key(h, h), start};
+        s->heap.len = 1;
+        sn->heap = 0;
+    }
+    uint64_t expansions = 0;
+    bool pruned = false;
+    astar_status outcome = ASTAR_UNREACHABLE;
+    while (s->heap.len > 0) {
+        if (expansions >= max_expansions) {
+            outcome = ASTAR_LIMIT;
+            break;
+        }
+        int32_t n = astar_heap_pop(&s->heap, nodes).cell;
+        expansions++;
+        double gn = nodes[n].g;
+        if (n == goal) {
+            res->expansions = expansions;
+            if (!store_jps_path(s, &j, n, start, unit)) return ASTAR_ENOMEM;
+            /* The cost summed step by step, as A* sums it: a jump's steps added at once
+             * round differently, and the cost must be the path's to the last bit. */
+            double sum = 0.0;
+            const double diagonal = 1.4142135623730951 * unit;
+            for (int32_t i = 1; i < s->path_len; i++) {
+                bool straight = s->path[i] % s->width == s->path[i - 1] % s->width ||
+                                s->path[i] / s->width == s->path[i - 1] / s->width;
+                sum += straight ? unit : diagonal;
+            }
+            res->cost = sum;
+            res->length = s->path_len;
+            return ASTAR_OK;
+        }
+        int32_t nx = n % stride, ny = n / stride;
+        for (unsigned dirs = successors(&j, n, nodes[n].from); dirs; dirs &= dirs - 1) {
+            int d = 0;
+            while (!(dirs >> d & 1u)) d++;
+            int32_t k = d < 4 ? jump_straight(&j, n, nx, ny, d) : jump_diagonal(&j, n, nx, ny, d);
+            if (!k) continue;
+            int32_t m = n + k * j.offset[d];
+            double ng = gn + (double)k * step[d];
+            astar_node *r = &nodes[m];
+            if (r->gen != gen) {
+                r->gen = gen;
+                r->g = INFINITY;
+                r->heap = ASTAR_NOT_OPEN;
+            }
+            if (!(ng < r->g)) continue;
+            if (r->heap == ASTAR_NOT_OPEN && r->g != INFINITY) continue; /* closed: the heuristic
+                                                                            is consistent */
+            if (ng > max_cost) {
+                pruned = true;
+                continue;
+            }
+            r->g = ng;
+            r->from = (uint8_t)d;
+            double h = jps_h(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy) * unit;
+            uint64_t key = astar_heap_key(ng + h, h);
+            if (r->heap != ASTAR_NOT_OPEN) {
+                s->heap.items[r->heap].key = key;
+                astar_heap_up(&s->heap, r->heap, nodes);
+                continue;
+            }
+            if (s->heap.len == s->heap.cap && !astar_search_grow_heap(s)) {
+                res->expansions = expansions;
+                return ASTAR_ENOMEM;
+            }
+            int32_t i = s->heap.len++;
+            s->heap.items[i] = (astar_heap_entry){key, m};
+            astar_heap_up(&s->heap, i, nodes);
+        }
+    }
+    res->expansions = expansions;
+    if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
+    return outcome;
+}
