@@ -118,6 +118,15 @@ astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact);
 int32_t astar_islands_root(const astar_islands *is, int32_t cell);
 void astar_islands_free(astar_grid *g);
 
+/*
+ * Makes, on the calling thread, every lazy write to g that astar_find may make
+ * for queries like q (whatever their endpoints): the cost range, and island
+ * labels rebuilt exactly when q would consult them. Afterwards such queries
+ * only read g, which is what lets astar_find_many run them on many threads:
+ * a new lazy cache in astar_find must be brought up to date here too.
+ */
+astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
+
 struct astar_layer {
     int32_t width, height, stride;
     size_t cells;
