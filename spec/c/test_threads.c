@@ -121,7 +121,7 @@ static double chebyshev(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) 
 
 /* Shared grid, layers, claims and mask; every kind of query the engine has a loop for. */
 static void test_against_find(void) {
-    enum { W = 96, H = 80, N = 240 };
+    enum { W = 96, H = 80, N = 160 };
     astar_many *m = astar_many_new(W, H, NULL);
     astar_grid *g = astar_grid_new(W, H, ASTAR_DIAG_NO_CORNER_CUT, NULL);
     random_terrain(g, 22);
@@ -254,7 +254,7 @@ static void test_hammer(void) {
     }
     astar_result *got = calloc(N, sizeof *got);
     int bad = 0;
-    for (int round = 0; round < 10; round++) {
+    for (int round = 0; round < 4; round++) {
         CHECK(astar_find_many(m, g, &q, e, N, 16, got) == ASTAR_OK);
         for (int32_t i = 0; i < N; i++) bad += !same_result(&got[i], &want[i]);
     }
@@ -388,6 +388,7 @@ static void test_allocations(void) {
         }
     }
     CHECK(failed_runs > 0);
+    printf("allocation failures: %d runs, each ENOMEM or right\n", failed_runs);
     astar_many_free(ref);
     astar_claims_free(c);
     astar_grid_free(g);
