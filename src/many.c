@@ -13,6 +13,7 @@ typedef struct worker {
     astar_search *search;
     int32_t *paths;          /* the paths this worker found, one after the other */
     size_t paths_len, paths_cap;
+    char pad[64];            /* workers write their own fields per query: not on a shared line */
 } worker;
 
 typedef struct where {
