@@ -398,10 +398,12 @@ static void run_many(astar_grid *g, const astar_scen *sc, const char *map, int *
         many_total[k] += best;
         *bad += wrong;
         printf("many       %-20s %8d threads %2d: %9.2f ms per call, %5.2fx 1 thread, "
-               "%.2f cores busy, %d wrong\n", map, (int)n, threads[k], best * 1e3, t1 / best, cores_used, wrong);
+               "%.2f cores busy (%.1f ms of CPU), %d wrong\n", map, (int)n, threads[k], best * 1e3,
+               t1 / best, cores_used, cores_used * best * 1e3, wrong);
         printf("figure c many %s threads_%d_ms %.3f\n", map, threads[k], best * 1e3);
         printf("figure c many %s speedup_%d %.3f\n", map, threads[k], t1 / best);
         printf("figure c many %s cores_busy_%d %.3f\n", map, threads[k], cores_used);
+        printf("figure c many %s cpu_ms_%d %.3f\n", map, threads[k], cores_used * best * 1e3);
     }
     astar_many_free(m);
     free(res);
