@@ -29,10 +29,9 @@
  *   many       every plain problem of a map as one astar_find_many call, with 1
  *              thread, 2 and one per processor (best of 3 calls each, after a
  *              warm-up call, so workspaces exist); prints the time per call and
- *              the speed-up over 1 thread, with the share of cores the process got
- *              and, as a control, the speed-up of two threads of pure arithmetic
- *              measured just before (a busy shared machine caps both alike).
- *              Checked: every cost equals the optimum.
+ *              the speed-up over 1 thread, with the cores the process got (CPU
+ *              time over wall time: on a busy shared machine 2 threads may get
+ *              about one) and its CPU time. Checked: every cost equals the optimum.
  *   graph      the map as a waypoint graph (astar_graph): every walkable cell a
  *              node, arcs to the 8 neighbours a no-corner-cut move reaches,
  *              with the default cost (the distance: 1 or sqrt 2), so the
@@ -52,7 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <pthread.h>
 
 #include "astar.h"
 #include "reference.h"
@@ -332,27 +330,6 @@ static void run_graph(astar_grid *grid, const astar_scen *sc, const char *map, s
     free(id);
 }
 
-/* A control for the many workload: what this machine gives two threads of pure arithmetic
- * right now (another tenant's load takes cores away from both alike). */
-static void *spin(void *arg) {
-    volatile uint64_t x = 0;
-    for (uint64_t i = 0; i < 150000000u; i++) x += i;
-    (void)arg;
-    return NULL;
-}
-
-static double spin_speedup(void) {
-    double took[2];
-    for (int n = 1; n <= 2; n++) {
-        pthread_t tid[2];
-        double t0 = now();
-        for (int k = 0; k < n; k++) pthread_create(&tid[k], NULL, spin, NULL);
-        for (int k = 0; k < n; k++) pthread_join(tid[k], NULL);
-        took[n - 1] = (now() - t0) / n;
-    }
-    return took[0] / took[1];
-}
-
 /* Batch times of the `many` workload, summed over maps: 1 thread, 2, one per processor. */
 static double many_total[3];
 
@@ -374,9 +351,6 @@ static void run_many(astar_grid *g, const astar_scen *sc, const char *map, int *
     int threads[3] = {1, 2, cores};
     astar_find_many(m, g, &q, e, n, cores > 2 ? cores : 2, res); /* warm-up */
     double t1 = 0, took[3];
-    double control = spin_speedup();
-    printf("many       %-20s control: two spinning threads get %.2fx one\n", map, control);
-    printf("figure c many %s control_2 %.3f\n", map, control);
     for (int k = 0; k < 3; k++) {
         if (k == 2 && cores <= 2) { /* one per processor is 1 or 2 threads here: measured above */
             many_total[k] += took[cores - 1];
