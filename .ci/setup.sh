@@ -45,9 +45,9 @@ tally() { # name, command...: one check that passes or fails as a whole
 }
 
 # C tests (ctest): each test counts once.
-run_ctest() { # build-dir label
+run_ctest() { # build-dir label [test-name regex]
   log=$1/ctest.log
-  ctest --test-dir "$1" --output-on-failure >"$log" 2>&1 || true
+  ctest --test-dir "$1" --output-on-failure ${3:+-R "$3"} >"$log" 2>&1 || true
   sed "s/^/[$2] /" "$log"
   c_pass=$(grep -c "Test *#.*Passed" "$log" || true)
   c_fail=$(grep -c -E "Test *#.*(\*\*\*|Failed|Not Run)" "$log" || true)
@@ -82,6 +82,13 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 run_ctest build-asan asan
 run_busted build-asan asan "$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 unset ASAN_OPTIONS UBSAN_OPTIONS
+
+# ThreadSanitizer: the C tests, find_many's threads among them, must run without a report.
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASTAR_TSAN=ON -DASTAR_WERROR=ON -DASTAR_LUA=OFF >/dev/null
+cmake --build build-tsan -j "$jobs" --target test_core test_threads astar_example >/dev/null
+export TSAN_OPTIONS=halt_on_error=1:exitcode=66
+run_ctest build-tsan tsan '^(core|threads|example)$'
+unset TSAN_OPTIONS
 
 # valgrind memcheck: the C tests, the failing-allocator host and the whole busted suite.
 memcheck() { # command...

@@ -3,7 +3,7 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4,many] DIR-or-MAP.map ...
  *
  * Workloads:
  *   plain      terrain only, A* (JPS off, as in every workload but jps and jps4).
@@ -27,6 +27,12 @@
  *              than one): the query answered from the labels, against the same
  *              query with partial = 1, which searches the start's whole island
  *              as a search without labels would. Checked: unreachable.
+ *   many       every plain problem of a map as one astar_find_many call, with 1
+ *              thread, 2 and one per processor (best of 3 calls each, after a
+ *              warm-up call, so workspaces exist); prints the time per call and
+ *              the speed-up over 1 thread, with the cores the process got (CPU
+ *              time over wall time: on a busy shared machine 2 threads may get
+ *              about one) and its CPU time. Checked: every cost equals the optimum.
  *   graph      the map as a waypoint graph (astar_graph): every walkable cell a
  *              node, arcs to the 8 neighbours a no-corner-cut move reaches,
  *              with the default cost (the distance: 1 or sqrt 2), so the
@@ -62,6 +68,13 @@
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process, every thread: with the wall time, how many cores a call got. */
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -397,7 +410,61 @@ static void run_landmarks(astar_grid *g, astar_search *s, const astar_scen *sc, 
     printf("figure c landmarks %s memory_mib %.1f\n", map, mib);
 }
 
-/* The .map files named, directories expanded (sorted). */
+/* Batch times of the `many` workload, summed over maps: 1 thread, 2, one per processor. */
+static double many_total[3];
+
+static void run_many(astar_grid *g, const astar_scen *sc, const char *map, int *bad) {
+    int32_t n = 0;
+    int32_t *e = malloc(((size_t)sc->count + 1) * 4 * sizeof *e);
+    int32_t *which = malloc(((size_t)sc->count + 1) * sizeof *which);
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        e[4 * n] = p->sx, e[4 * n + 1] = p->sy, e[4 * n + 2] = p->gx, e[4 * n + 3] = p->gy;
+        which[n++] = i;
+    }
+    astar_result *res = malloc(((size_t)n + 1) * sizeof *res);
+    astar_many *m = astar_many_new(astar_grid_width(g), astar_grid_height(g), NULL);
+    astar_query q;
+    astar_query_init(&q);
+    int cores = astar_many_default_threads();
+    int threads[3] = {1, 2, cores};
+    astar_find_many(m, g, &q, e, n, cores > 2 ? cores : 2, res); /* warm-up */
+    double t1 = 0, took[3];
+    for (int k = 0; k < 3; k++) {
+        if (k == 2 && cores <= 2) { /* one per processor is 1 or 2 threads here: measured above */
+            many_total[k] += took[cores - 1];
+            continue;
+        }
+        double best = INFINITY, cores_used = 0;
+        int wrong = 0;
+        for (int rep = 0; rep < 3; rep++) {
+            double t0 = now(), c0 = cpu_now();
+            astar_status st = astar_find_many(m, g, &q, e, n, threads[k], res);
+            double dt = now() - t0;
+            if (dt < best) best = dt, cores_used = (cpu_now() - c0) / dt;
+            wrong = st != ASTAR_OK;
+            for (int32_t i = 0; i < n; i++)
+                if (res[i].status != ASTAR_OK || !tolerant_equal(res[i].cost, &sc->items[which[i]])) wrong++;
+        }
+        if (k == 0) t1 = best;
+        took[k] = best;
+        many_total[k] += best;
+        *bad += wrong;
+        printf("many       %-20s %8d threads %2d: %9.2f ms per call, %5.2fx 1 thread, "
+               "%.2f cores busy (%.1f ms of CPU), %d wrong\n", map, (int)n, threads[k], best * 1e3,
+               t1 / best, cores_used, cores_used * best * 1e3, wrong);
+        printf("figure c many %s threads_%d_ms %.3f\n", map, threads[k], best * 1e3);
+        printf("figure c many %s speedup_%d %.3f\n", map, threads[k], t1 / best);
+        printf("figure c many %s cores_busy_%d %.3f\n", map, threads[k], cores_used);
+        printf("figure c many %s cpu_ms_%d %.3f\n", map, threads[k], cores_used * best * 1e3);
+    }
+    astar_many_free(m);
+    free(res);
+    free(which);
+    free(e);
+}
+
 static void run_field(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
     astar_field *f = astar_field_new(astar_grid_width(g), astar_grid_height(g), NULL);
     if (!f) {
@@ -420,6 +487,7 @@ static void run_field(astar_grid *g, astar_search *s, const astar_scen *sc, stat
     astar_field_free(f);
 }
 
+/* The .map files named, directories expanded (sorted). */
 static size_t collect_maps(int argc, char **argv, int first, char ***out) {
     size_t n = 0, cap = 16;
     char **maps = malloc(cap * sizeof *maps);
@@ -458,7 +526,7 @@ int main(int argc, char **argv) {
         first = 3;
     }
     if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4,many] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -469,7 +537,8 @@ int main(int argc, char **argv) {
          field = strstr(workloads, "field") != NULL,
          graph = strstr(workloads, "graph") != NULL,
          landmarks = strstr(workloads, "landmarks") != NULL,
-         jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4");
+         jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
+         many = strstr(workloads, "many") != NULL;
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
@@ -530,6 +599,7 @@ int main(int argc, char **argv) {
             report("no_landmarks", base, &st[7]);
             report("landmarks", base, &st[8]);
         }
+        if (many) run_many(g, sc, base, &bad);
         if (influence && m == 0) run_influence(g);
         for (int four = 0; four < 2; four++) {
             if (!(four ? jps4 : jps)) continue;
@@ -578,6 +648,13 @@ int main(int argc, char **argv) {
         printf("figure c %s all mismatches %d\n", names[k], all[k].mismatches);
         printf("%s, all maps: %zu problems, %llu expansions, %.2f M expansions/s, %d wrong\n",
                names[k], all[k].n, all[k].expansions, mexp, all[k].mismatches);
+    }
+    if (many && many_total[0] > 0) {
+        int cores = astar_many_default_threads();
+        printf("many, all maps: 2 threads %.2fx, %d threads %.2fx one thread\n",
+               many_total[0] / many_total[1], cores, many_total[0] / many_total[2]);
+        printf("figure c many all speedup_2 %.3f\n", many_total[0] / many_total[1]);
+        printf("figure c many all speedup_%d %.3f\n", cores, many_total[0] / many_total[2]);
     }
     free(maps);
     return bad ? 1 : 0;

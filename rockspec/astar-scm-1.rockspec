@@ -28,10 +28,11 @@ build = {
             "src/movingai.c",
             "src/graph.c",
             "src/jps.c",
+            "src/many.c",
             "src/lua/astar_core.c",
          },
          incdirs = { "src" },
-         libraries = { "m" },
+         libraries = { "m", "pthread" }, -- find_many's threads
       },
       astar = "lua/astar/init.lua",
    },

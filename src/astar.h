@@ -440,6 +440,62 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res);
 /* The last path as node ids, start first; *length gets its size. Owned by s. */
 const int32_t *astar_search_path(const astar_search *s, int32_t *length);
 
+/* ------------------------------------------------- many queries, threads */
+
+/*
+ * Many queries that differ only in their endpoints, answered at once on a
+ * pool of threads (pthreads). An astar_many keeps one astar_search workspace
+ * per worker, the paths and the bookkeeping from call to call, so a warm one
+ * (same grid size, no more queries or path room than before) allocates
+ * nothing per call: made once and called every frame. Worker threads are
+ * started per call and joined before it returns (a few tens of microseconds
+ * each), the calling thread being worker 0.
+ *
+ * During a call, the grid, the query's layers, claims and mask are read by
+ * every worker at once: nobody may write to them until the call returns. The
+ * lazy state a query may build on the grid (island labels, the cost range) is
+ * brought up to date on the calling thread before any worker starts; island
+ * labels are rebuilt exactly if blocked cells left them over-joined, so an
+ * unreachable goal costs 0 expansions, as after astar_grid_component.
+ * Allocations go through the allocator given at creation, serialised by a
+ * mutex, so it need not be thread-safe. An astar_many is used by one call at
+ * a time.
+ */
+typedef struct astar_many astar_many;
+
+/* The most threads one call may use. */
+#define ASTAR_MANY_MAX_THREADS 64
+
+astar_many *astar_many_new(int32_t width, int32_t height, const astar_alloc *alloc);
+void astar_many_free(astar_many *m);
+
+/* What threads = 0 means: one per online processor (at least 1, at most the maximum). */
+int astar_many_default_threads(void);
+
+/*
+ * Runs n queries: query i is *base with sx, sy, gx, gy = endpoints[4i..4i+3]
+ * (0-based), exactly as astar_find would run it, and results[i] gets its
+ * result. threads: 1 runs on the calling thread; 0 takes
+ * astar_many_default_threads(); never more workers than queries. With threads
+ * > 1, base's callbacks (node_cost, edge_cost, heuristic_fn) are called from
+ * several threads at once: they must be thread-safe and must not longjmp (with
+ * one thread they may, as with astar_find). If a thread cannot be started, the
+ * call goes on with those that were.
+ *
+ * Returns ASTAR_EINVAL (nothing run) for n < 0, threads < 0 or >
+ * ASTAR_MANY_MAX_THREADS, a grid of another size than m; ASTAR_ENOMEM (nothing
+ * run) when the workspaces cannot be made. Otherwise every query ran and the
+ * return is ASTAR_OK, or the first error (by query index) among the results
+ * (a bad query: ASTAR_EINVAL; ASTAR_ENOMEM; ASTAR_EABORT). Query i's path
+ * is available from astar_many_path until the next call on m.
+ */
+astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *base,
+                             const int32_t *endpoints, int32_t n, int threads,
+                             astar_result *results);
+
+/* Query i's path of the last call as node ids, start first (NULL and 0 when none). */
+const int32_t *astar_many_path(const astar_many *m, int32_t i, int32_t *length);
+
 /* ------------------------------------------------------- distance fields */
 
 /*

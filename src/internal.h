@@ -156,6 +156,15 @@ const astar_landmarks *astar_landmarks_for(const astar_grid *g, astar_diagonal m
 /* What rounding a stored distance toward zero may have taken off: stored * this >= exact. */
 #define ASTAR_LANDMARK_UP (1.0 + 0x1p-22)
 
+/*
+ * Makes, on the calling thread, every lazy write to g that astar_find may make
+ * for queries like q (whatever their endpoints): the cost range, and island
+ * labels rebuilt exactly when q would consult them. Afterwards such queries
+ * only read g, which is what lets astar_find_many run them on many threads:
+ * a new lazy cache in astar_find must be brought up to date here too.
+ */
+astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
+
 struct astar_layer {
     int32_t width, height, stride;
     size_t cells;

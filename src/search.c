@@ -838,7 +838,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     if (c.aborted) return ASTAR_EABORT;
     if (!c.goal_open && !q->partial) return ASTAR_UNREACHABLE;
 
-    /* Another island: no search. */
+    /* Another island: no search. (The labels' only lazy writes; astar_find_prepare makes them
+     * ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c.goal)) {
         c.islands = astar_islands_get(g, astar_island_kind(c.diagonal), false);
@@ -942,6 +943,15 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, as
     astar_status st = begin_search(s, g, q, true, res);
     if (st != ASTAR_RUNNING) return st;
     return astar_search_step(s, UINT64_MAX, res);
+}
+
+astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
+    double lo, hi;
+    astar_grid_cost_range(g, &lo, &hi);
+    if (q->partial || q->known) return ASTAR_OK; /* astar_find leaves the labels alone then */
+    astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
+    /* Exact: labels left over-joined would count the wasted searches in them (a write). */
+    return astar_islands_get(g, astar_island_kind(mode), true) ? ASTAR_OK : ASTAR_ENOMEM;
 }
 
 /* ------------------------------------------------------------ fields */

@@ -309,6 +309,24 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* A grid's first threaded find_many makes its workspaces (from worker threads too). The
+     * kept grid runs on one thread only: which worker takes which query varies, and so would
+     * what its workspaces grow to, which the baseline check would take for a leak. */
+    {"find_many: threads, and callbacks on the calling thread",
+     "local G = world()\n"
+     "local Q = {{1, 1, 16, 12}, {sx = 16, sy = 12, gx = 2, gy = 3}, {1, 1, 2, 2}, {4, 4, 4, 4}}\n"
+     "local function run()\n"
+     "  local r = world():find_many(Q, nil, {threads = 2})\n"
+     "  local s = G:find_many(Q, {node_cost = function(x, y) return x % 3 end})\n"
+     "  local t = world():find_many(Q, {max_expansions = 5, partial = true}, {threads = 3})\n"
+     "  return r, s, t\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:find_many(Q, nil, {threads = 1})\n"
+     "end\n"
+     "return run, check\n"},
+
     /* A new layer's first spread allocates its scratch rows. */
     {"influence maps: stamp, spread, decay, add_layer",
      "local G = world()\n"

@@ -51,6 +51,7 @@ typedef struct lgrid {
     lobject base;
     astar_grid *grid;
     workspace *pool; /* one per query running at once (reentrant finds) */
+    astar_many *many; /* find_many's workspaces, made on its first threaded call */
 } lgrid;
 
 typedef struct llayer {
@@ -334,6 +335,8 @@ static int grid_gc(lua_State *L) {
         astar_search_free(w->search);
         a.fn(a.ud, w, sizeof *w, 0);
     }
+    astar_many_free(g->many);
+    g->many = NULL;
     astar_grid_free(g->grid);
     g->grid = NULL;
     g->base.freed = true;
@@ -547,6 +550,10 @@ typedef struct find_ctx {
     const int32_t *cells;
     int32_t ncells;
     astar_field_kind kind;
+    const int32_t *endpoints;           /* find_many: 4 per query, 0-based */
+    int32_t nqueries;
+    astar_result *results;
+    int threads;                        /* 0: one per processor */
 } find_ctx;
 
 /* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil). */
@@ -911,13 +918,12 @@ static void push_point(lua_State *L, int32_t id, int32_t width) {
     lua_setfield(L, -2, "y");
 }
 
-/* The path (or nil) and info tables of a finished search, as find returns them. */
-static void push_result(lua_State *L, astar_search *search, const astar_result *r,
-                        astar_status st, int32_t width) {
-    astar_result res = *r;
+/* Pushes find's two results (path or nil, info) for a result and its path. */
+static void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n,
+                        int32_t width) {
+    astar_status st = r->status;
+    const astar_result res = *r;
     if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
-        int32_t n = 0;
-        const int32_t *ids = astar_search_path(search, &n);
         lua_createtable(L, n, 0);
         for (int32_t i = 0; i < n; i++) {
             push_point(L, ids[i], width);
@@ -947,16 +953,22 @@ static void push_result(lua_State *L, astar_search *search, const astar_result *
     }
 }
 
+/* find's errors: the statuses that are no answer. */
+static void check_answer(lua_State *L, astar_status st, const char *fn) {
+    if (st == ASTAR_ENOMEM) no_memory(L);
+    if (st == ASTAR_EINVAL || st == ASTAR_EABORT) luaL_error(L, "%s failed: %s", fn, astar_status_name(st));
+}
+
 /* Runs inside lua_pcall: the search, then the result tables. */
 static int find_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
     c->L = L;
     astar_result res;
     astar_status st = astar_find(c->ws->search, c->grid->grid, &c->q, &res);
-    if (st == ASTAR_ENOMEM) return no_memory(L);
-    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
-        return luaL_error(L, "find failed: %s", astar_status_name(st));
-    push_result(L, c->ws->search, &res, st, c->grid->base.width);
+    check_answer(L, st, "find");
+    int32_t n = 0;
+    const int32_t *ids = astar_search_path(c->ws->search, &n);
+    push_answer(L, &res, ids, n, c->grid->base.width);
     return 2;
 }
 
@@ -1111,9 +1123,6 @@ static int job_tostring(lua_State *L) {
     return 1;
 }
 
-static void push_result(lua_State *L, astar_search *search, const astar_result *res,
-                        astar_status st, int32_t width);
-
 /* Runs inside lua_pcall: start if needed, one step, and the result tables once finished. */
 static int job_run(lua_State *L) {
     ljob *j = lua_touserdata(L, RUN_CTX);
@@ -1141,7 +1150,9 @@ static int job_run(lua_State *L) {
     j->expansions = res.expansions;
     j->restarts = res.restarts;
     if (st == ASTAR_RUNNING) return 0;
-    push_result(L, c->ws->search, &res, st, c->grid->base.width);
+    int32_t len = 0;
+    const int32_t *ids = astar_search_path(c->ws->search, &len);
+    push_answer(L, &res, ids, len, c->grid->base.width);
     lua_pushinteger(L, res.restarts);
     lua_setfield(L, -2, "restarts");
     return 2;
@@ -1253,6 +1264,133 @@ static int job_result(lua_State *L) {
 
 static int job_status(lua_State *L) {
     lua_pushstring(L, astar_status_name(check_job(L, 1)->status));
+    return 1;
+}
+
+/* ------------------------------------------------------------ find_many */
+
+/* { path = ..., info = ... } from the path (or nil) and info on the stack top; set as list[i]. */
+static void set_many_entry(lua_State *L, int list, int32_t i) {
+    lua_createtable(L, 0, 2);
+    lua_insert(L, -3);
+    lua_setfield(L, -3, "info");
+    lua_setfield(L, -2, "path");
+    lua_rawseti(L, list, i + 1);
+}
+
+/*
+ * Runs inside lua_pcall. Lua callbacks can only run on this thread (a lua_State is
+ * not shared), so with any of them the queries run one after the other as find
+ * runs them; otherwise astar_find_many spreads them over threads.
+ */
+static int many_run(lua_State *L) {
+    find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->L = L;
+    lgrid *g = c->grid;
+    int32_t n = c->nqueries, width = g->base.width;
+    check_stack(L, 8);
+    lua_createtable(L, n, 0);
+    int list = lua_gettop(L);
+    bool callbacks = c->q.node_cost || c->q.edge_cost || c->q.heuristic == ASTAR_H_CUSTOM;
+    if (callbacks) {
+        astar_query base = c->q;
+        for (int32_t i = 0; i < n; i++) {
+            c->q.sx = c->endpoints[4 * i], c->q.sy = c->endpoints[4 * i + 1];
+            c->q.gx = c->endpoints[4 * i + 2], c->q.gy = c->endpoints[4 * i + 3];
+            astar_result res;
+            astar_status st = astar_find(c->ws->search, g->grid, &c->q, &res);
+            c->q = base;
+            check_answer(L, st, "find_many");
+            int32_t len = 0;
+            const int32_t *ids = astar_search_path(c->ws->search, &len);
+            push_answer(L, &res, ids, len, width);
+            set_many_entry(L, list, i);
+        }
+    } else {
+        if (!g->many) {
+            astar_alloc a = lua_allocator(L);
+            g->many = astar_many_new(g->base.width, g->base.height, &a);
+            if (!g->many) no_memory(L);
+        }
+        astar_status st = astar_find_many(g->many, g->grid, &c->q, c->endpoints, n, c->threads, c->results);
+        check_answer(L, st, "find_many");
+        for (int32_t i = 0; i < n; i++) {
+            int32_t len = 0;
+            const int32_t *ids = astar_many_path(g->many, i, &len);
+            push_answer(L, &c->results[i], ids, len, width);
+            set_many_entry(L, list, i);
+        }
+    }
+    lua_pushnil(L);
+    return 2;
+}
+
+static const char *const QUERY_KEYS[] = {"sx", "sy", "gx", "gy"};
+
+/* Query i of the list at arg: {sx, sy, gx, gy} or {sx=, sy=, gx=, gy=}, 1-based, into e 0-based. */
+static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int32_t *e) {
+    lua_rawgeti(L, arg, i);
+    if (lua_type(L, -1) != LUA_TTABLE)
+        arg_error_fmt(L, arg, "query %d must be a table {sx, sy, gx, gy}, got %s", (int)i,
+                      luaL_typename(L, -1));
+    for (int k = 0; k < 4; k++) {
+        lua_getfield(L, -1, QUERY_KEYS[k]);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_rawgeti(L, -1, k + 1);
+        }
+        int32_t size = k % 2 == 0 ? g->base.width : g->base.height;
+        lua_Number v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > size)
+            arg_error_fmt(L, arg, "query %d: %s must be an integer in 1..%d, got %s", (int)i,
+                          QUERY_KEYS[k], (int)size, value_str(L, -1));
+        e[k] = (int32_t)v - 1;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static const char *const MANY_OPTIONS[] = {"threads", NULL};
+
+/*
+ * grid:find_many(queries [, opts [, { threads = n }]]) -> results: results[i] =
+ * { path = ..., info = ... }, what grid:find(sx, sy, gx, gy, opts) returns for
+ * queries[i]. threads defaults to one per processor.
+ */
+static int grid_find_many(lua_State *L) {
+    find_ctx ctx;
+    find_ctx *c = &ctx;
+    lgrid *g = check_grid(L, 1);
+    memset(c, 0, sizeof *c);
+    c->grid = g;
+    astar_query_init(&c->q);
+    if (lua_type(L, 2) != LUA_TTABLE) type_error(L, 2, "table");
+    if (!lua_isnoneornil(L, 3) && lua_type(L, 3) != LUA_TTABLE) type_error(L, 3, "table or nil");
+    if (!lua_isnoneornil(L, 4)) {
+        if (lua_type(L, 4) != LUA_TTABLE) type_error(L, 4, "table or nil");
+        check_option_keys(L, 4, MANY_OPTIONS);
+        if (get_option(L, 4, "threads")) {
+            lua_Number t = lua_tonumber(L, -1);
+            if (lua_type(L, -1) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
+                arg_error_fmt(L, 4, "option 'threads' must be an integer in 1..%d, got %s",
+                              ASTAR_MANY_MAX_THREADS, value_str(L, -1));
+            c->threads = (int)t;
+        }
+    }
+    lua_settop(L, 4);
+    lua_Integer n = (lua_Integer)astar_rawlen(L, 2);
+    if (n > INT32_MAX / (lua_Integer)(4 * sizeof(int32_t) + sizeof(astar_result)))
+        arg_error_fmt(L, 2, "too many queries");
+    check_stack(L, 8);
+    /* Userdata on the stack: freed with it, whatever error comes. */
+    int32_t *e = lua_newuserdata(L, (size_t)n * 4 * sizeof *e + 1);
+    astar_result *results = lua_newuserdata(L, (size_t)n * sizeof *results + 1);
+    for (lua_Integer i = 1; i <= n; i++) read_query(L, 2, i, g, e + 4 * (i - 1));
+    c->endpoints = e;
+    c->nqueries = (int32_t)n;
+    c->results = results;
+    run_query(L, c, 3);
+    lua_pop(L, 1);
     return 1;
 }
 
@@ -2788,6 +2926,9 @@ int luaopen_astar_core(lua_State *L) {
     lua_pushcfunction(L, find_run);
     lua_pushcclosure(L, grid_find_nearest, 1);
     lua_setfield(L, -2, "find_nearest");
+    lua_pushcfunction(L, many_run);
+    lua_pushcclosure(L, grid_find_many, 1);
+    lua_setfield(L, -2, "find_many");
     lua_pushcfunction(L, field_run);
     lua_pushcclosure(L, grid_distance_field, 1);
     lua_setfield(L, -2, "distance_field");
