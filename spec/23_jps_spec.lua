@@ -54,9 +54,16 @@ describe("jump point search", function()
         if rng.next() < 0.05 then gx, gy = sx, sy end
         local where = string.format("world %d (%dx%d %s) %d,%d -> %d,%d", n, world.w, world.h,
           diagonal, sx, sy, gx, gy)
-        local want = oracle.cost(world, sx, sy, gx, gy)
         local path, info = grid:find(sx, sy, gx, gy)
         local apath, ainfo = grid:find(sx, sy, gx, gy, { jump = false })
+        -- The oracle's plain Dijkstra is quadratic in the cells: the wide worlds (whose lines
+        -- cross the scan words) are held to A*, which the oracle checks everywhere else.
+        local want
+        if world.w * world.h <= 1600 then
+          want = oracle.cost(world, sx, sy, gx, gy)
+        else
+          want = ainfo.status == "found" and ainfo.cost or nil
+        end
         assert.are.equal(ainfo.status, info.status, where)
         if not world.cost[sy][sx] then seen.blocked_start = seen.blocked_start + 1 end
         if sx == gx and sy == gy then seen.same = seen.same + 1 end
