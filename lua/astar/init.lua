@@ -253,8 +253,7 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority)
   if type(grid) ~= "userdata" or type(grid.search) ~= "function" then
     error("bad argument #1 to 'request' (astar.Grid expected, got " .. type(grid) .. ")", 2)
   end
-  local ok, job = pcall(grid.search, grid, sx, sy, gx, gy, opts)
-  if not ok then error((job:gsub("'search'", "'request'")), 2) end
+  local job = grid:search(sx, sy, gx, gy, opts) -- its argument errors name 'search'
   local ticket = self.next_ticket
   self.next_ticket = ticket + 1
   local entry = { ticket = ticket, job = job, callback = callback, priority = priority, since = self.ticks }
