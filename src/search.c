@@ -1092,17 +1092,19 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     st = s->heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;
 
     /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
-     * that only took offers (a blocked one, TO) dearer than the cheapest still open. */
+     * that only took offers (TO: one a unit may only leave, never queued) dearer than the
+     * cheapest still open. (Its walkability was worked out when it took them: no callback.) */
     double open_min = s->heap.len > 0 ? s->nodes[s->heap.items[0].cell].g : INFINITY;
-    open_min += open_min * 0x1p-30; /* the heap orders keys to 2^-40: popped may exceed it a hair */
     f->kind = kind;
     f->reached = 0;
     for (int32_t y = 0; y < g->height; y++) {
         for (int32_t x = 0; x < g->width; x++) {
-            const astar_node *n = &s->nodes[astar_cell(g->stride, x, y)];
+            int32_t cell = astar_cell(g->stride, x, y);
+            const astar_node *n = &s->nodes[cell];
             int32_t id = y * g->width + x;
-            bool settled = n->gen == s->gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN &&
-                           n->g <= open_min;
+            bool settled = n->gen == s->gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN;
+            if (settled && kind == ASTAR_FIELD_TO && n->g > open_min && !walkable(&c, cell, x, y))
+                settled = false;
             f->dist[id] = settled ? n->g : INFINITY;
             f->next[id] = -1;
             if (!settled) continue;
