@@ -692,73 +692,74 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
                                 bool general, bool *callbacks_out) {
     astar_status st = check_query(s, g, q);
     if (st != ASTAR_OK) return st;
-    query_ctx c = {0};
-    c.s = s;
-    c.g = g;
-    c.q = q;
-    c.cost = g->cost;
-    c.stride = g->stride;
-    for (int d = 0; d < 8; d++) c.offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
-    init_row_division(&c);
-    c.gx = q->gx;
-    c.gy = q->gy;
-    c.goal = astar_cell(g->stride, q->gx, q->gy);
-    c.diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
-    c.heuristic = q->heuristic;
-    if (c.heuristic == ASTAR_H_DEFAULT)
-        c.heuristic = c.diagonal == ASTAR_DIAG_HEX     ? ASTAR_H_HEX
-                      : c.diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN
+    query_ctx *c = c_out; /* built in place: the context is large, a copy per query is not free */
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->g = g;
+    c->q = q;
+    c->cost = g->cost;
+    c->stride = g->stride;
+    for (int d = 0; d < 8; d++) c->offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+    init_row_division(c);
+    c->gx = q->gx;
+    c->gy = q->gy;
+    c->goal = astar_cell(g->stride, q->gx, q->gy);
+    c->diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
+    c->heuristic = q->heuristic;
+    if (c->heuristic == ASTAR_H_DEFAULT)
+        c->heuristic = c->diagonal == ASTAR_DIAG_HEX     ? ASTAR_H_HEX
+                      : c->diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN
                                                        : ASTAR_H_OCTILE;
     double min_cost, max_cost;
     astar_grid_cost_range(g, &min_cost, &max_cost);
-    c.h_scale = isfinite(min_cost) ? min_cost : 0.0;
-    if (q->known) c.h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
-    c.uniform_cost = min_cost == max_cost ? min_cost : 0.0;
+    c->h_scale = isfinite(min_cost) ? min_cost : 0.0;
+    if (q->known) c->h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
+    c->uniform_cost = min_cost == max_cost ? min_cost : 0.0;
     /* Landmarks bound the terrain's distances under their moves. Fog of war may make a cell
      * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
      * used as given; many targets would need a bound per target. */
-    const astar_landmarks *lm = astar_landmarks_for(g, c.diagonal);
+    const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
     if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0) {
-        const float *at = lm->dist + (size_t)c.goal * 2 * (size_t)lm->k;
-        c.lm = lm->dist;
-        c.lm_k = lm->k;
-        c.lm_shrink = lm->shrink;
+        const float *at = lm->dist + (size_t)c->goal * 2 * (size_t)lm->k;
+        c->lm = lm->dist;
+        c->lm_k = lm->k;
+        c->lm_shrink = lm->shrink;
         for (int32_t i = 0; i < lm->k; i++) {
             double from = at[i], to = at[lm->k + i];
-            c.lm_from[i] = isnan(from) ? -INFINITY : from;
-            c.lm_to[i] = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
+            c->lm_from[i] = isnan(from) ? -INFINITY : from;
+            c->lm_to[i] = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
         }
     }
-    c.weight = q->weight;
+    c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {
-        c.layer_value[i] = q->layers[i].layer->value;
-        c.layer_weight[i] = q->layers[i].weight;
+        c->layer_value[i] = q->layers[i].layer->value;
+        c->layer_weight[i] = q->layers[i].weight;
     }
     /* A reopened node would take a new heading and step count while what was reached through
      * it keeps costs of the old ones: with turns or windows, closed stays closed (the answer is
      * approximate there anyway, and its cost stays that of its path). */
-    c.reopen = c.heuristic == ASTAR_H_CUSTOM && !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
+    c->reopen = c->heuristic == ASTAR_H_CUSTOM && !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
     /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
-    bool callbacks = general || q->node_cost || q->edge_cost || c.heuristic == ASTAR_H_CUSTOM ||
-                     q->known || q->ntargets > 0 || q->noise > 0 || c.diagonal == ASTAR_DIAG_HEX ||
+    bool callbacks = general || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
+                     q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
-    c.windowed = q->claims && q->claim_window >= 0;
+    c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
-    c.penalties = callbacks && (layered || q->node_cost || q->noise > 0);
-    if (c.penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
+    c->penalties = callbacks && (layered || q->node_cost || q->noise > 0);
+    if (c->penalties && !s->penalty && !(s->penalty = cell_array(s, sizeof *s->penalty, false)))
         return ASTAR_ENOMEM;
-    if (c.heuristic == ASTAR_H_CUSTOM && !s->custom_h &&
+    if (c->heuristic == ASTAR_H_CUSTOM && !s->custom_h &&
         !(s->custom_h = cell_array(s, sizeof *s->custom_h, false)))
         return ASTAR_ENOMEM;
     if (q->claims && !s->claimed && !(s->claimed = cell_array(s, sizeof *s->claimed, false)))
         return ASTAR_ENOMEM;
     if (q->claims && !s->claim_gen && !(s->claim_gen = cell_array(s, sizeof *s->claim_gen, true)))
         return ASTAR_ENOMEM;
-    if (c.windowed && !s->depth && !(s->depth = cell_array(s, sizeof *s->depth, false)))
+    if (c->windowed && !s->depth && !(s->depth = cell_array(s, sizeof *s->depth, false)))
         return ASTAR_ENOMEM;
-    if (c.windowed && !s->window_head &&
+    if (c->windowed && !s->window_head &&
         !(s->window_head = cell_array(s, sizeof *s->window_head, false)))
         return ASTAR_ENOMEM;
     if (q->ntargets && !s->target_of && !(s->target_of = cell_array(s, sizeof *s->target_of, false)))
@@ -775,22 +776,21 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
         s->gen = 1;
     }
     s->heap.len = 0;
-    c.pv.nlayers = q->nlayers;
+    c->pv.nlayers = q->nlayers;
     if (q->nlayers > 0) {
-        c.pv.value0 = c.layer_value[0];
-        c.pv.weight0 = c.layer_weight[0];
+        c->pv.value0 = c->layer_value[0];
+        c->pv.weight0 = c->layer_weight[0];
     }
-    if (c.windowed) {
-        if (!prepare_window(&c)) return ASTAR_ENOMEM;
+    if (c->windowed) {
+        if (!prepare_window(c)) return ASTAR_ENOMEM;
     } else if (q->claims) {
-        c.pv.claims = true;
-        c.pv.claim_penalty = q->claim_penalty;
-        c.pv.claimed = s->claimed;
-        c.pv.claim_gen = s->claim_gen;
-        c.pv.gen = s->gen;
-        prepare_claims(&c);
+        c->pv.claims = true;
+        c->pv.claim_penalty = q->claim_penalty;
+        c->pv.claimed = s->claimed;
+        c->pv.claim_gen = s->claim_gen;
+        c->pv.gen = s->gen;
+        prepare_claims(c);
     }
-    *c_out = c;
     *callbacks_out = callbacks;
     return ASTAR_OK;
 }
@@ -805,54 +805,54 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     memset(res, 0, sizeof *res);
     res->target = -1;
     s->path_len = 0;
-    query_ctx c;
+    query_ctx *c = &s->job; /* the live search's context, set up where it will stay */
     bool callbacks;
-    astar_status st = begin_query(&c, s, g, q, false, &callbacks);
+    astar_status st = begin_query(c, s, g, q, false, &callbacks);
     if (st != ASTAR_OK) return st;
-    c.callbacks = callbacks;
-    c.layered = q->nlayers > 0 || q->claims;
+    c->callbacks = callbacks;
+    c->layered = q->nlayers > 0 || q->claims;
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
-    c.start = start;
-    c.best = start;
-    c.best_h = INFINITY;
-    c.ntargets = q->ntargets;
-    c.target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS;
+    c->start = start;
+    c->best = start;
+    c->best_h = INFINITY;
+    c->ntargets = q->ntargets;
+    c->target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS;
     if (q->ntargets) { /* mark the walkable targets; the first of duplicates names the cell */
-        c.goal_open = false;
+        c->goal_open = false;
         for (int32_t i = q->ntargets - 1; i >= 0; i--) {
             int32_t x = q->targets[i] % g->width, y = q->targets[i] / g->width;
             int32_t cell = astar_cell(g->stride, x, y);
-            if (c.target_h) {
-                c.target_xy[2 * i] = x;
-                c.target_xy[2 * i + 1] = y;
+            if (c->target_h) {
+                c->target_xy[2 * i] = x;
+                c->target_xy[2 * i + 1] = y;
             }
-            if (!walkable(&c, cell, x, y)) continue;
+            if (!walkable(c, cell, x, y)) continue;
             s->target_gen[cell] = s->gen;
             s->target_of[cell] = i;
-            c.goal_open = true;
+            c->goal_open = true;
         }
     } else {
-        c.goal_open = walkable(&c, c.goal, q->gx, q->gy);
+        c->goal_open = walkable(c, c->goal, q->gx, q->gy);
     }
-    if (c.aborted) return ASTAR_EABORT;
-    if (!c.goal_open && !q->partial) return ASTAR_UNREACHABLE;
+    if (c->aborted) return ASTAR_EABORT;
+    if (!c->goal_open && !q->partial) return ASTAR_UNREACHABLE;
 
     /* Another island: no search. (The labels' only lazy writes; astar_find_prepare makes them
      * ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
-    if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c.goal)) {
-        c.islands = astar_islands_get(g, astar_island_kind(c.diagonal), false);
-        if (!c.islands) return ASTAR_ENOMEM;
+    if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c->goal)) {
+        c->islands = astar_islands_get(g, astar_island_kind(c->diagonal), false);
+        if (!c->islands) return ASTAR_ENOMEM;
         bool same = false;
-        int32_t home = astar_islands_root(c.islands, start);
+        int32_t home = astar_islands_root(c->islands, start);
         if (q->ntargets) {
             for (int32_t i = 0; i < q->ntargets && !same; i++) {
                 int32_t cell = astar_cell(g->stride, q->targets[i] % g->width, q->targets[i] / g->width);
-                same = s->target_gen[cell] == s->gen && astar_islands_root(c.islands, cell) == home;
+                same = s->target_gen[cell] == s->gen && astar_islands_root(c->islands, cell) == home;
             }
         } else {
-            same = home == astar_islands_root(c.islands, c.goal);
+            same = home == astar_islands_root(c->islands, c->goal);
         }
         if (!same) return ASTAR_UNREACHABLE;
     }
@@ -861,25 +861,24 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
      * expansions (README, Performance). Partial answers would need every cell ranked, and a
      * blocked start no island check, so those stay with A*; so do searches in slices (a jump
      * has no budget to stop at). */
-    if (jps_ok && q->jps == ASTAR_JPS_AUTO && !callbacks && !c.layered && c.uniform_cost > 0 &&
+    if (jps_ok && q->jps == ASTAR_JPS_AUTO && !callbacks && !c->layered && c->uniform_cost > 0 &&
         q->weight == 1.0 && !q->partial && g->cost[start] != INFINITY &&
-        ((c.diagonal == ASTAR_DIAG_NO_CORNER_CUT && c.heuristic == ASTAR_H_OCTILE) ||
-         (c.diagonal == ASTAR_DIAG_NEVER && c.heuristic == ASTAR_H_MANHATTAN))) {
-        st = astar_jps_find(s, g, c.diagonal, start, c.goal, c.uniform_cost, q->max_expansions,
+        ((c->diagonal == ASTAR_DIAG_NO_CORNER_CUT && c->heuristic == ASTAR_H_OCTILE) ||
+         (c->diagonal == ASTAR_DIAG_NEVER && c->heuristic == ASTAR_H_MANHATTAN))) {
+        st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, q->max_expansions,
                             q->max_cost, res);
-        if (st == ASTAR_UNREACHABLE && c.islands && c.islands->state == ASTAR_ISLANDS_OVER)
-            c.islands->wasted += res->expansions;
+        if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
+            c->islands->wasted += res->expansions;
         return st;
     }
 
-    astar_node *sn = touch(&c, start);
+    astar_node *sn = touch(c, start);
     sn->g = 0.0;
     sn->from = FROM_START;
-    if (c.windowed) s->depth[start] = 0;
-    double h0 = heuristic(&c, start, q->sx, q->sy);
-    if (c.aborted) return ASTAR_EABORT;
-    if (!push(s, start, c.weight * h0, h0)) return ASTAR_ENOMEM;
-    s->job = c;
+    if (c->windowed) s->depth[start] = 0;
+    double h0 = heuristic(c, start, q->sx, q->sy);
+    if (c->aborted) return ASTAR_EABORT;
+    if (!push(s, start, c->weight * h0, h0)) return ASTAR_ENOMEM;
     return ASTAR_RUNNING;
 }
 
