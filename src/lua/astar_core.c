@@ -560,21 +560,30 @@ typedef struct find_ctx {
 enum { RUN_CTX = 1, RUN_NODE_COST, RUN_EDGE_COST, RUN_HEURISTIC, RUN_NARGS = 4 };
 
 /* Reads a cost callback's result; raises (naming the callback) on a bad one. */
+/* Where a callback was asked: cell (x, y), or graph node x when y < 0 (0-based in, 1-based out). */
+static const char *callback_place(lua_State *L, int32_t x, int32_t y) {
+    if (y < 0) return lua_pushfstring(L, "node %d", (int)x + 1);
+    return lua_pushfstring(L, "(%d, %d)", (int)x + 1, (int)y + 1);
+}
+
 static int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra) {
     int t = lua_type(L, -1);
     int r = ASTAR_CB_PASS;
     *extra = 0.0;
     if (t == LUA_TNUMBER) {
         lua_Number v = lua_tonumber(L, -1);
-        if (!(v >= 0))
-            luaL_error(L, "%s returned %s for (%d, %d): expected a number >= 0, nil or false", name,
-                       value_str(L, -1), (int)x + 1, (int)y + 1);
+        if (!(v >= 0)) {
+            const char *value = value_str(L, -1); /* before the place: both push a string */
+            luaL_error(L, "%s returned %s for %s: expected a number >= 0, nil or false", name,
+                       value, callback_place(L, x, y));
+        }
         *extra = v;
     } else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
         r = ASTAR_CB_BLOCK;
     } else if (t != LUA_TNIL) {
-        luaL_error(L, "%s returned a %s for (%d, %d): expected a number >= 0, nil or false", name,
-                   luaL_typename(L, -1), (int)x + 1, (int)y + 1);
+        const char *type = luaL_typename(L, -1);
+        luaL_error(L, "%s returned a %s for %s: expected a number >= 0, nil or false", name, type,
+                   callback_place(L, x, y));
     }
     lua_pop(L, 1);
     return r;
@@ -1875,16 +1884,11 @@ static int32_t path_node(lua_State *L, int path, size_t i, int32_t w, int32_t h)
     return ((int32_t)y - 1) * w + ((int32_t)x - 1);
 }
 
-static int claims_claim(lua_State *L) {
-    lclaims *c = check_claims(L, 1);
-    check_unit_key(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = astar_rawlen(L, 3);
-    if (n < 1) arg_error_fmt(L, 3, "path is empty");
-    if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
-    int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
-    for (size_t i = 1; i <= n; i++) ids[i - 1] = path_node(L, 3, i, c->base.width, c->base.height);
-    check_writable(L, &c->base, "claims");
+/*
+ * The claim of the unit keyed at 2 (claims object at 1, checked and writable) becomes
+ * ids[0..n-1]; grid and graph claims share it.
+ */
+static int set_claim(lua_State *L, astar_claims *claims, const int32_t *ids, int32_t n) {
     int32_t slot = unit_slot(L, 1, 2);
     int units = lua_gettop(L);
     bool fresh = slot < 0;
@@ -1895,11 +1899,11 @@ static int claims_claim(lua_State *L) {
         lua_pushvalue(L, 2);
         lua_pushboolean(L, 0);
         lua_rawset(L, units);
-        slot = astar_claims_unit_new(c->claims);
+        slot = astar_claims_unit_new(claims);
     }
-    if (slot < 0 || astar_claims_set(c->claims, slot, ids, (int32_t)n) != ASTAR_OK) {
+    if (slot < 0 || astar_claims_set(claims, slot, ids, n) != ASTAR_OK) {
         if (fresh) {
-            if (slot >= 0) astar_claims_release(c->claims, slot);
+            if (slot >= 0) astar_claims_release(claims, slot);
             lua_pushvalue(L, 2);
             lua_pushnil(L);
             lua_rawset(L, units);
@@ -1914,30 +1918,51 @@ static int claims_claim(lua_State *L) {
     return 0;
 }
 
-static int claims_advance(lua_State *L) {
-    lclaims *c = check_claims(L, 1);
+/* claims:advance(unit, steps) of grid and graph claims (the object at 1, already checked). */
+static int advance_claim(lua_State *L, astar_claims *claims) {
     check_unit_key(L, 2);
     int32_t steps = (int32_t)check_integer(L, 3, "steps", 0, INT32_MAX);
-    check_writable(L, &c->base, "claims");
+    check_writable(L, lua_touserdata(L, 1), "claims");
     int32_t slot = unit_slot(L, 1, 2);
     lua_pushboolean(L, slot >= 0);
-    if (slot >= 0) astar_claims_advance(c->claims, slot, steps);
+    if (slot >= 0) astar_claims_advance(claims, slot, steps);
     return 1;
 }
 
-static int claims_release(lua_State *L) {
-    lclaims *c = check_claims(L, 1);
+/* claims:release(unit) of grid and graph claims (the object at 1, already checked). */
+static int release_claim(lua_State *L, astar_claims *claims) {
     check_unit_key(L, 2);
-    check_writable(L, &c->base, "claims");
+    check_writable(L, lua_touserdata(L, 1), "claims");
     int32_t slot = unit_slot(L, 1, 2);
     if (slot >= 0) {
-        astar_claims_release(c->claims, slot);
+        astar_claims_release(claims, slot);
         lua_pushvalue(L, 2);
         lua_pushnil(L);
         lua_rawset(L, -3);
     }
     lua_pushboolean(L, slot >= 0);
     return 1;
+}
+
+static int claims_claim(lua_State *L) {
+    lclaims *c = check_claims(L, 1);
+    check_unit_key(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    size_t n = astar_rawlen(L, 3);
+    if (n < 1) arg_error_fmt(L, 3, "path is empty");
+    if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
+    int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
+    for (size_t i = 1; i <= n; i++) ids[i - 1] = path_node(L, 3, i, c->base.width, c->base.height);
+    check_writable(L, &c->base, "claims");
+    return set_claim(L, c->claims, ids, (int32_t)n);
+}
+
+static int claims_advance(lua_State *L) {
+    return advance_claim(L, check_claims(L, 1)->claims);
+}
+
+static int claims_release(lua_State *L) {
+    return release_claim(L, check_claims(L, 1)->claims);
 }
 
 static int claims_count(lua_State *L) {
@@ -2378,56 +2403,15 @@ static int graph_claims_claim(lua_State *L) {
     }
     check_writable(L, &c->base, "claims");
     if (astar_graph_claims_fit(c->claims, c->graph->graph) != ASTAR_OK) return no_memory(L);
-    int32_t slot = unit_slot(L, 1, 2);
-    int units = lua_gettop(L);
-    bool fresh = slot < 0;
-    if (fresh) { /* the key first: see claims_claim */
-        lua_pushvalue(L, 2);
-        lua_pushboolean(L, 0);
-        lua_rawset(L, units);
-        slot = astar_claims_unit_new(c->claims);
-    }
-    if (slot < 0 || astar_claims_set(c->claims, slot, ids, (int32_t)n) != ASTAR_OK) {
-        if (fresh) {
-            if (slot >= 0) astar_claims_release(c->claims, slot);
-            lua_pushvalue(L, 2);
-            lua_pushnil(L);
-            lua_rawset(L, units);
-        }
-        return no_memory(L);
-    }
-    if (fresh) {
-        lua_pushvalue(L, 2);
-        lua_pushinteger(L, slot);
-        lua_rawset(L, units);
-    }
-    return 0;
+    return set_claim(L, c->claims, ids, (int32_t)n);
 }
 
 static int graph_claims_advance(lua_State *L) {
-    lgraph_claims *c = check_graph_claims(L, 1);
-    check_unit_key(L, 2);
-    int32_t steps = (int32_t)check_integer(L, 3, "steps", 0, INT32_MAX);
-    check_writable(L, &c->base, "claims");
-    int32_t slot = unit_slot(L, 1, 2);
-    lua_pushboolean(L, slot >= 0);
-    if (slot >= 0) astar_claims_advance(c->claims, slot, steps);
-    return 1;
+    return advance_claim(L, check_graph_claims(L, 1)->claims);
 }
 
 static int graph_claims_release(lua_State *L) {
-    lgraph_claims *c = check_graph_claims(L, 1);
-    check_unit_key(L, 2);
-    check_writable(L, &c->base, "claims");
-    int32_t slot = unit_slot(L, 1, 2);
-    if (slot >= 0) {
-        astar_claims_release(c->claims, slot);
-        lua_pushvalue(L, 2);
-        lua_pushnil(L);
-        lua_rawset(L, -3);
-    }
-    lua_pushboolean(L, slot >= 0);
-    return 1;
+    return release_claim(L, check_graph_claims(L, 1)->claims);
 }
 
 /* claims:count(id) -> units claiming the node now */
@@ -2501,23 +2485,7 @@ static double lua_values_trampoline(void *ud, int32_t node) {
 }
 
 static int graph_callback_result(lua_State *L, const char *name, int32_t node, double *extra) {
-    int t = lua_type(L, -1);
-    int r = ASTAR_CB_PASS;
-    *extra = 0.0;
-    if (t == LUA_TNUMBER) {
-        lua_Number v = lua_tonumber(L, -1);
-        if (!(v >= 0))
-            luaL_error(L, "%s returned %s for node %d: expected a number >= 0, nil or false", name,
-                       value_str(L, -1), (int)node + 1);
-        *extra = v;
-    } else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
-        r = ASTAR_CB_BLOCK;
-    } else if (t != LUA_TNIL) {
-        luaL_error(L, "%s returned a %s for node %d: expected a number >= 0, nil or false", name,
-                   luaL_typename(L, -1), (int)node + 1);
-    }
-    lua_pop(L, 1);
-    return r;
+    return callback_result(L, name, node, -1, extra);
 }
 
 static int graph_node_cost_trampoline(void *ud, int32_t node, double *extra) {
