@@ -399,7 +399,7 @@ static void run_landmarks(astar_grid *g, astar_search *s, const astar_scen *sc, 
         return;
     }
     int32_t placed = astar_grid_landmark_count(g);
-    double mib = (double)(astar_grid_width(g) + 2) * (astar_grid_height(g) + 2) * 8.0 * placed / (1 << 20);
+    double mib = (double)astar_grid_landmark_bytes(g) / (1 << 20);
     run_plain(g, s, sc, with);
     astar_grid_landmarks(g, 0);
     printf("landmarks  %s: %d placed, built in %.1f ms, %.1f MiB, expansions %.2fx fewer\n", map,

@@ -12,11 +12,13 @@ local function random_world(rng, hex)
   local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
   if hex then world.topology, world.diagonal = "hex", nil end
   local density = rng.next() * 0.3
+  -- Terrain of one cost keeps one direction of distances (they are equal there).
+  local one_cost = rng.next() < 0.3 and 0.5 + rng.next() * 3.5
   for y = 1, h do
     world.cost[y] = {}
     for x = 1, w do
       local c = false
-      if rng.next() >= density then c = rng.next() < 0.4 and 1 or 0.5 + rng.next() * 3.5 end
+      if rng.next() >= density then c = one_cost or (rng.next() < 0.4 and 1 or 0.5 + rng.next() * 3.5) end
       world.cost[y][x] = c
     end
   end
@@ -115,7 +117,8 @@ describe("landmarks", function()
     for n = 1, 400 do
       local world = random_world(rng, rng.next() < 0.2)
       local grid = oracle.grid(astar, world)
-      local k = rng.int(1, 6)
+      -- Sometimes more landmarks than a query uses at once (each query picks its own).
+      local k = rng.next() < 0.25 and rng.int(33, 64) or rng.int(1, 6)
       local placed = grid:landmarks(k)
       assert(placed <= k)
       local opts = add_extras(rng, world, grid)
@@ -247,13 +250,24 @@ describe("landmarks", function()
     assert.are.equal(14, never.cost)
   end)
 
-  it("k: an integer 0..32; 0 drops them; a tiny island gets fewer", function()
+  it("k: an integer 0..64; 0 drops them; a tiny island gets fewer", function()
     local grid = astar.grid(3, 3)
-    for _, bad in ipairs({ -1, 33, 1.5, "2", true }) do
+    for _, bad in ipairs({ -1, 65, 1.5, "2", true }) do
       assert.has_error(function() grid:landmarks(bad) end)
     end
     assert.are.equal(0, grid:landmarks())
-    assert.are.equal(9, grid:landmarks(32)) -- one per cell at most
+    assert.are.equal(9, grid:landmarks(64)) -- one per cell at most
+    local big = astar.grid(10, 10)
+    local placed, bytes = big:landmarks(64)
+    assert.are.equal(64, placed)
+    -- one cost everywhere: one float per landmark per cell (border included)
+    assert(bytes >= 12 * 12 * 4 * 64 and bytes < 12 * 12 * 4 * 64 + 4096, bytes)
+    big:set_cost(1, 1, 2)
+    placed, bytes = big:landmarks(64) -- costs differ: both directions
+    assert(bytes >= 12 * 12 * 8 * 64 and bytes < 12 * 12 * 8 * 64 + 4096, bytes)
+    assert.are.same({ 64, bytes }, { big:landmarks() })
+    big:landmarks(0)
+    assert.are.same({ 0, 0 }, { big:landmarks() })
     assert.are.equal(0, grid:landmarks(0))
     local walled = astar.grid(2, 2)
     for y = 1, 2 do for x = 1, 2 do walled:set_blocked(x, y, true) end end

@@ -139,28 +139,34 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
 /*
  * Landmarks: the differential (ALT) heuristic. k cells are chosen by farthest-point
  * selection on the largest island, and every cell's terrain cost from and to each is
- * stored (two Dijkstras per landmark on the terrain as it is now, under the grid's
- * diagonal mode). A query then takes as h the larger of the built-in heuristic and
+ * stored (one Dijkstra per landmark and direction on the terrain as it is now, under the
+ * grid's diagonal mode; one direction is enough where every walkable cell costs the
+ * same, for then the two are equal). A query then takes as h the larger of the built-in
+ * heuristic and
  *     max over landmarks L of max(d(L, goal) - d(L, n), d(n, L) - d(goal, L)),
- * a lower bound by the triangle inequality. Per-query costs only add to the terrain's
- * (layers and claims clamped at 0, callbacks, noise, turns, windows) and per-query
- * blocks only remove ways, so it stays admissible (and consistent) for every query,
- * and queries use it on their own once built: those with the default heuristic, one
- * goal (no targets), no fog of war (unknown cells cost 1, maybe less than the terrain)
- * and a diagonal mode that allows no move the build's did not (the same mode, or on
- * squares a stricter one: never < no_corner_cut < one_walkable < always).
+ * a lower bound by the triangle inequality, over at most ASTAR_LANDMARKS_ACTIVE of them:
+ * those whose bound is largest at the query's start (more terms per node cost more time
+ * than the nodes they save). Per-query costs only add to the terrain's (layers and claims
+ * clamped at 0, callbacks, noise, turns, windows) and per-query blocks only remove ways,
+ * so it stays admissible (and consistent) for every query, and queries use it on their
+ * own once built: those with the default heuristic, one goal (no targets), no fog of war
+ * (unknown cells cost 1, maybe less than the terrain) and a diagonal mode that allows no
+ * move the build's did not (the same mode, or on squares a stricter one: never <
+ * no_corner_cut < one_walkable < always).
  *
  * Raising a cost or blocking a cell keeps them valid (distances only grew); lowering a
  * cost, opening a cell, astar_grid_fill or astar_grid_set_all makes them stale: queries
  * ignore them until astar_grid_landmarks is called again (it is not rebuilt behind the
- * caller's back: a build runs 2k + 1 Dijkstras over the whole grid).
+ * caller's back: a build runs up to 2k + 1 Dijkstras over the whole grid).
  *
- * Memory: 8 * k bytes per cell (floats, both directions): k = 8 on 1024x1024 is 64 MiB.
- * Distances are stored rounded toward zero and h is shrunk by a relative 2^-21 * (largest
- * distance / smallest cost) so that it stays consistent despite the rounding (where that
- * ratio exceeds 2^21 they would be of no use, and the count says 0).
+ * Memory: 4 * k bytes per cell (floats) on terrain of one cost, 8 * k where costs differ:
+ * k = 16 on 1024x1024 is 64 MiB or 128 MiB. Distances are stored rounded toward zero and
+ * h is shrunk by a relative 2^-22 + 2^-23 * (largest distance / smallest cost) so that it
+ * stays consistent despite the rounding (where that ratio exceeds 2^23 they would be of
+ * no use, and the count says 0).
  */
-#define ASTAR_MAX_LANDMARKS 32
+#define ASTAR_MAX_LANDMARKS 64
+#define ASTAR_LANDMARKS_ACTIVE 32
 
 /*
  * Builds k landmarks (1..ASTAR_MAX_LANDMARKS), replacing any; k = 0 drops them. Fewer are
@@ -173,6 +179,8 @@ astar_status astar_grid_landmarks(astar_grid *g, int32_t k);
 int32_t astar_grid_landmark_count(const astar_grid *g);
 /* Where landmark i (0-based, below the count) stands; ASTAR_EINVAL otherwise. */
 astar_status astar_grid_landmark(const astar_grid *g, int32_t i, int32_t *x, int32_t *y);
+/* Bytes the landmarks hold (0 when none are built; stale ones still hold theirs). */
+size_t astar_grid_landmark_bytes(const astar_grid *g);
 
 /* ------------------------------------------------------ influence layers */
 

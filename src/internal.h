@@ -87,6 +87,7 @@ typedef struct astar_landmarks {
     void *block;
     size_t bytes;               /* block's size */
     int32_t k;
+    int32_t dirs;               /* 2: d(L, n) and then d(n, L) per cell; 1: costs are one, the two equal */
     int32_t cells[ASTAR_MAX_LANDMARKS];
     astar_diagonal mode;        /* the moves they were measured under */
     double shrink;              /* < 1: undoes what rounding to floats may add to h's slope */
@@ -251,10 +252,13 @@ typedef struct query_ctx {
     double layer_weight[ASTAR_MAX_LAYERS];
     bool aborted;
     const float *lm;         /* the grid's landmark distances, when this query may use them */
-    int32_t lm_k;
+    int32_t lm_stride;       /* floats per cell */
+    int32_t lm_back;         /* offset of d(n, L) from d(L, n) in a cell's floats */
+    int32_t lm_active;       /* landmarks this query uses: lm_index[0 .. lm_active) */
     double lm_shrink;
-    double lm_from[ASTAR_MAX_LANDMARKS]; /* d(L, goal), rounded down; -inf when unknown */
-    double lm_to[ASTAR_MAX_LANDMARKS];   /* d(goal, L), lifted above; +inf when unknown */
+    int32_t lm_index[ASTAR_LANDMARKS_ACTIVE];
+    double lm_from[ASTAR_LANDMARKS_ACTIVE]; /* d(L, goal), rounded down; -inf when unknown */
+    double lm_to[ASTAR_LANDMARKS_ACTIVE];   /* d(goal, L), lifted above; +inf when unknown */
     /* Where the loop stands between the steps of a resumable search. */
     int32_t start;
     uint64_t expansions;

@@ -2,18 +2,21 @@
  * Landmarks: the differential (ALT) heuristic, built on the terrain alone.
  *
  * Each landmark L stores d(L, n) and d(n, L) for every cell n; steps cost
- * L * cost(entered cell), so the two differ where costs do. The triangle
- * inequality gives d(n, g) >= d(L, g) - d(L, n) and d(n, g) >= d(n, L) - d(g, L).
- * A query's costs are the terrain's plus non-negative extras, so both stay
- * lower bounds for it, and since each is consistent on the terrain (a step
- * changes it by at most the step's terrain cost) so is their maximum.
+ * L * cost(entered cell), so the two differ where costs do (where they do not,
+ * one array serves both). The triangle inequality gives d(n, g) >= d(L, g) - d(L, n)
+ * and d(n, g) >= d(n, L) - d(g, L). A query's costs are the terrain's plus
+ * non-negative extras, so both stay lower bounds for it, and since each is consistent
+ * on the terrain (a step changes it by at most the step's terrain cost) so is their
+ * maximum.
  *
- * Floats halve the memory of doubles. Rounding toward zero keeps each stored
- * value below the exact one, and the search multiplies a value it subtracts by
- * ASTAR_LANDMARK_UP, which lifts it above; so every term stays a lower bound.
- * What rounding may still add to one step's change of h is a relative 2^-22 of
- * the largest distance; shrinking h by twice that over the smallest step cost
- * pays it back, keeping h consistent (no reopened nodes, optimal paths).
+ * Floats halve the memory of doubles. Rounding toward zero keeps a stored F within
+ * [d (1 - 2^-23), d], and the search multiplies a value it subtracts by
+ * ASTAR_LANDMARK_UP = 1 + 2^-22, which lifts it above d; so every term stays a lower
+ * bound. Across one step of cost c a term may then grow by up to
+ * c + 2^-22 c + 2^-23 UP D (D the largest distance stored) instead of c; c is at least
+ * the smallest cost, so shrinking h by eps = 2^-22 + 2^-23 UP D / smallest cost pays
+ * that back (1 - eps <= 1 / (1 + eps)), keeping h consistent (no reopened nodes,
+ * optimal paths).
  */
 #include "internal.h"
 
@@ -108,9 +111,13 @@ astar_status astar_grid_landmarks(astar_grid *g, int32_t k) {
         }
 
     int32_t n = g->width * g->height;
-    /* 64 bytes more, to start the cells on a cache line: with k = 8 a cell's 16 values then
-     * fill exactly one. */
-    size_t bytes = astar_array_size(g->cells, 2 * (size_t)k * sizeof(float));
+    /* Where every walkable cell costs the same, a way back costs what the way there does:
+     * one direction serves both terms and halves the memory. */
+    double lo, hi;
+    astar_grid_cost_range(g, &lo, &hi);
+    int32_t dirs = lo == hi ? 1 : 2;
+    /* 64 bytes more, to start the cells on a cache line. */
+    size_t bytes = astar_array_size(g->cells, (size_t)dirs * (size_t)k * sizeof(float));
     bytes = bytes && bytes <= SIZE_MAX - 64 ? bytes + 64 : 0;
     astar_landmarks *lm = astar_mem(&g->alloc, NULL, 0, sizeof *lm);
     void *block = lm && bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
@@ -119,12 +126,14 @@ astar_status astar_grid_landmarks(astar_grid *g, int32_t k) {
     astar_search *s = near ? astar_search_new(g->width, g->height, &g->alloc) : NULL;
     astar_field *f = s ? astar_field_new(g->width, g->height, &g->alloc) : NULL;
     astar_status st = f ? ASTAR_OK : ASTAR_ENOMEM;
+    const size_t stride = (size_t)dirs * (size_t)k;
     if (st == ASTAR_OK) {
         memset(lm, 0, sizeof *lm);
         lm->dist = dist;
         lm->block = block;
         lm->mode = g->diagonal;
-        for (size_t i = 0; i < g->cells * 2 * (size_t)k; i++) dist[i] = NAN;
+        lm->dirs = dirs;
+        for (size_t i = 0; i < g->cells * stride; i++) dist[i] = NAN;
     }
     double largest = 0.0;
     int32_t placed = 0, next = -1;
@@ -140,13 +149,13 @@ astar_status astar_grid_landmarks(astar_grid *g, int32_t k) {
     while (st == ASTAR_OK && next >= 0 && placed < k) {
         int32_t i = placed++;
         lm->cells[i] = next;
-        for (int dir = 0; dir < 2 && st == ASTAR_OK; dir++) {
+        for (int dir = 0; dir < dirs && st == ASTAR_OK; dir++) {
             st = measure(g, s, f, next, dir == 0 ? ASTAR_FIELD_FROM : ASTAR_FIELD_TO);
             if (st != ASTAR_OK) break;
             for (int32_t id = 0; id < n; id++) {
                 double d = astar_field_distance(f, id % g->width, id / g->width);
                 float v = down(d);
-                dist[(size_t)cell_of(g, id) * 2 * (size_t)k + (size_t)(dir * k + i)] = v;
+                dist[(size_t)cell_of(g, id) * stride + (size_t)(dir * k + i)] = v;
                 if (!isnan(v) && d > largest) largest = d;
                 if (dir == 0 && i == 0) near[id] = v;
                 else if (dir == 0 && v < near[id]) near[id] = v;
@@ -171,16 +180,14 @@ astar_status astar_grid_landmarks(astar_grid *g, int32_t k) {
     lm->bytes = bytes;
     if (placed < k) { /* repack to `placed` per cell: the search strides by the count */
         for (size_t c = 0; c < g->cells; c++)
-            for (int dir = 0; dir < 2; dir++)
+            for (int dir = 0; dir < dirs; dir++)
                 for (int32_t i = 0; i < placed; i++)
-                    dist[c * 2 * (size_t)placed + (size_t)(dir * placed + i)] =
-                        dist[c * 2 * (size_t)k + (size_t)(dir * k + i)];
+                    dist[c * (size_t)dirs * (size_t)placed + (size_t)(dir * placed + i)] =
+                        dist[c * stride + (size_t)(dir * k + i)];
         /* (the block keeps its size: a smaller one would lose the alignment) */
     }
     lm->k = placed;
-    double lo, hi;
-    astar_grid_cost_range(g, &lo, &hi);
-    double eps = largest > 0 && lo > 0 ? 0x1p-21 * largest / lo : 0.0;
+    double eps = largest > 0 && lo > 0 ? 0x1p-22 + 0x1p-23 * ASTAR_LANDMARK_UP * largest / lo : 0.0;
     lm->shrink = eps < 1.0 ? 1.0 - eps : 0.0;
     lm->valid = true;
     astar_landmarks_free(g);
@@ -200,4 +207,8 @@ astar_status astar_grid_landmark(const astar_grid *g, int32_t i, int32_t *x, int
     *x = id % g->width;
     *y = id / g->width;
     return ASTAR_OK;
+}
+
+size_t astar_grid_landmark_bytes(const astar_grid *g) {
+    return g->landmarks ? g->landmarks->bytes + sizeof *g->landmarks : 0;
 }

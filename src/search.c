@@ -164,16 +164,17 @@ static double distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx, in
 /* The landmarks' bound on the cost from a cell to the goal (see landmarks.c). A NaN
  * (unknown) distance makes its term NaN, which loses every comparison. */
 static double landmark_h(const query_ctx *c, int32_t cell) {
-    const int32_t k = c->lm_k;
-    const float *v = c->lm + (size_t)cell * 2 * (size_t)k;
-    double best = 0.0, back = 0.0; /* two chains: the terms do not wait for each other */
-    for (int32_t i = 0; i < k; i++) {
-        double t = c->lm_from[i] - (double)v[i] * ASTAR_LANDMARK_UP;
-        double u = (double)v[k + i] - c->lm_to[i];
+    const float *v = c->lm + (size_t)cell * (size_t)c->lm_stride;
+    const float *back = v + c->lm_back;
+    double best = 0.0, behind = 0.0; /* two chains: the terms do not wait for each other */
+    for (int32_t j = 0; j < c->lm_active; j++) {
+        int32_t i = c->lm_index[j];
+        double t = c->lm_from[j] - (double)v[i] * ASTAR_LANDMARK_UP;
+        double u = (double)back[i] - c->lm_to[j];
         if (t > best) best = t;
-        if (u > back) back = u;
+        if (u > behind) behind = u;
     }
-    if (back > best) best = back;
+    if (behind > best) best = behind;
     return best * c->lm_shrink;
 }
 
@@ -720,15 +721,39 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
      * used as given; many targets would need a bound per target. */
     const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
     if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0) {
-        const float *at = lm->dist + (size_t)c->goal * 2 * (size_t)lm->k;
+        int32_t stride = lm->dirs * lm->k, back = lm->dirs == 2 ? lm->k : 0;
+        const float *at = lm->dist + (size_t)c->goal * (size_t)stride;
+        const float *from_start = lm->dist + (size_t)astar_cell(g->stride, q->sx, q->sy) * (size_t)stride;
         c->lm = lm->dist;
-        c->lm_k = lm->k;
+        c->lm_stride = stride;
+        c->lm_back = back;
         c->lm_shrink = lm->shrink;
+        /* The landmarks whose bound is largest at the start, kept in that order (insertion:
+         * k is small). A bound that holds there tends to hold along the way. */
+        double bound[ASTAR_LANDMARKS_ACTIVE];
+        int32_t m = 0;
         for (int32_t i = 0; i < lm->k; i++) {
-            double from = at[i], to = at[lm->k + i];
-            c->lm_from[i] = isnan(from) ? -INFINITY : from;
-            c->lm_to[i] = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
+            double from = at[i], to = at[back + i];
+            from = isnan(from) ? -INFINITY : from;
+            to = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
+            double t = from - (double)from_start[i] * ASTAR_LANDMARK_UP;
+            double u = (double)from_start[back + i] - to;
+            double b = u > t ? u : t;
+            if (isnan(b)) b = -INFINITY; /* the start unknown to it: last choice */
+            if (m == ASTAR_LANDMARKS_ACTIVE && !(b > bound[m - 1])) continue;
+            int32_t j = m < ASTAR_LANDMARKS_ACTIVE ? m++ : m - 1;
+            for (; j > 0 && bound[j - 1] < b; j--) {
+                bound[j] = bound[j - 1];
+                c->lm_index[j] = c->lm_index[j - 1];
+                c->lm_from[j] = c->lm_from[j - 1];
+                c->lm_to[j] = c->lm_to[j - 1];
+            }
+            bound[j] = b;
+            c->lm_index[j] = i;
+            c->lm_from[j] = from;
+            c->lm_to[j] = to;
         }
+        c->lm_active = m;
     }
     c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {

@@ -963,15 +963,15 @@ static void test_graph_allocations(void) {
     }
 }
 
-/* A 40x30 map with walls and dearer patches, for the landmark tests. */
-static astar_grid *landmark_map(const astar_alloc *a) {
+/* A 40x30 map with walls and (when `dearer`) dearer patches, for the landmark tests. */
+static astar_grid *landmark_map(const astar_alloc *a, bool dearer) {
     astar_grid *g = astar_grid_new(40, 30, ASTAR_DIAG_NO_CORNER_CUT, a);
     if (!g) return NULL;
     for (int32_t y = 0; y < 30; y++)
         for (int32_t x = 0; x < 40; x++) {
             if ((x == 12 && y != 4) || (x == 27 && y != 25) || (y == 15 && x > 30)) {
                 astar_grid_set_cost(g, x, y, INFINITY);
-            } else if ((x * 7 + y * 3) % 5 == 0) {
+            } else if (dearer && (x * 7 + y * 3) % 5 == 0) {
                 astar_grid_set_cost(g, x, y, 2.5);
             }
         }
@@ -981,7 +981,7 @@ static astar_grid *landmark_map(const astar_alloc *a) {
 static void test_landmarks(void) {
     counting cnt = {0};
     astar_alloc a = {count_alloc, &cnt};
-    astar_grid *g = landmark_map(&a);
+    astar_grid *g = landmark_map(&a, true);
     astar_search *s = astar_search_new(40, 30, &a);
     CHECK(astar_grid_landmarks(g, -1) == ASTAR_EINVAL);
     CHECK(astar_grid_landmarks(g, ASTAR_MAX_LANDMARKS + 1) == ASTAR_EINVAL);
@@ -996,8 +996,10 @@ static void test_landmarks(void) {
             long long before = cnt.bytes;
             CHECK(astar_grid_landmarks(g, 6) == ASTAR_OK);
             CHECK(astar_grid_landmark_count(g) == 6);
-            /* 8 bytes per landmark per cell (border included), plus the record */
+            /* 8 bytes per landmark per cell (border included; costs differ: both ways), plus
+             * the record */
             CHECK(cnt.bytes - before >= 42LL * 32 * 8 * 6 && cnt.bytes - before < 42LL * 32 * 8 * 6 + 4096);
+            CHECK((long long)astar_grid_landmark_bytes(g) == cnt.bytes - before);
             int32_t x, y;
             CHECK(astar_grid_landmark(g, 5, &x, &y) == ASTAR_OK && astar_grid_get_cost(g, x, y) != INFINITY);
             CHECK(astar_grid_landmark(g, 6, &x, &y) == ASTAR_EINVAL);
@@ -1023,13 +1025,45 @@ static void test_landmarks(void) {
     }
     CHECK(alt < plain);
     CHECK(astar_grid_landmarks(g, 0) == ASTAR_OK && astar_grid_landmark_count(g) == 0);
+    astar_grid_free(g);
+
+    /* Terrain of one cost: one direction stored (4 bytes per landmark per cell); more
+     * landmarks than a query uses at once, so each query picks its own. */
+    g = landmark_map(&a, false);
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t spent = 0;
+        if (pass == 1) {
+            long long before = cnt.bytes;
+            CHECK(astar_grid_landmarks(g, ASTAR_MAX_LANDMARKS) == ASTAR_OK);
+            CHECK(astar_grid_landmark_count(g) == ASTAR_MAX_LANDMARKS);
+            CHECK(ASTAR_MAX_LANDMARKS > ASTAR_LANDMARKS_ACTIVE);
+            long long per = 42LL * 32 * 4 * ASTAR_MAX_LANDMARKS;
+            CHECK(cnt.bytes - before >= per && cnt.bytes - before < per + 4096);
+            CHECK((long long)astar_grid_landmark_bytes(g) == cnt.bytes - before);
+        }
+        rng_state = 0x7654321ull;
+        for (int i = 0; i < QUERIES; i++) {
+            astar_query_init(&q);
+            do {
+                q.sx = (int32_t)(rnd() % 40), q.sy = (int32_t)(rnd() % 30);
+                q.gx = (int32_t)(rnd() % 40), q.gy = (int32_t)(rnd() % 30);
+            } while (astar_grid_get_cost(g, q.sx, q.sy) == INFINITY || astar_grid_get_cost(g, q.gx, q.gy) == INFINITY);
+            q.jps = ASTAR_JPS_OFF;
+            CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+            if (pass == 0) want[i] = res.cost;
+            else CHECK_NEAR(res.cost, want[i]);
+            spent += res.expansions;
+        }
+        if (pass == 0) plain = spent;
+        else CHECK(spent < plain);
+    }
     astar_search_free(s);
     astar_grid_free(g);
     CHECK(cnt.live == 0 && cnt.bytes == 0);
 
     /* Each allocation of a build failing in turn: ENOMEM, the landmarks as they were (none,
      * or the 2 built before), and the grid answers right afterwards. */
-    astar_grid *ref = landmark_map(NULL);
+    astar_grid *ref = landmark_map(NULL, true);
     astar_search *rs = astar_search_new(40, 30, NULL);
     astar_query_init(&q);
     q.sx = 0, q.sy = 0, q.gx = 39, q.gy = 29;
@@ -1042,7 +1076,7 @@ static void test_landmarks(void) {
         for (long n = 1; n < 40; n++) {
             counting f = {0};
             astar_alloc fa = {count_alloc, &f};
-            astar_grid *fg = landmark_map(&fa);
+            astar_grid *fg = landmark_map(&fa, true);
             astar_search *fs = astar_search_new(40, 30, &fa);
             if (!fg || !fs) {
                 CHECK(!"setup");

@@ -453,7 +453,8 @@ static int grid_reachable(lua_State *L) {
 
 /*
  * grid:landmarks(k): builds k landmarks (0 drops them; see astar_grid_landmarks), and
- * grid:landmarks() asks; both return how many queries use now (0 once stale).
+ * grid:landmarks() asks; both return how many queries use now (0 once stale) and the
+ * bytes they hold.
  */
 static int grid_landmarks(lua_State *L) {
     lgrid *g = check_grid(L, 1);
@@ -463,7 +464,8 @@ static int grid_landmarks(lua_State *L) {
         if (astar_grid_landmarks(g->grid, k) != ASTAR_OK) return no_memory(L);
     }
     lua_pushinteger(L, astar_grid_landmark_count(g->grid));
-    return 1;
+    lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(g->grid));
+    return 2;
 }
 
 static int grid_fill(lua_State *L) {
