@@ -33,7 +33,7 @@
  * exactly for its cell's distance.
  *
  * Input layout: 6 setup bytes, then one operation per byte (op % 20, see the
- * switch at the end; bytes from 232 on: distance fields and islands) with its
+ * switch at the end; bytes from 232 on: distance fields and islands, 255 landmarks) with its
  * operands in the following bytes. Running out of
  * bytes reads zeros and ends the run; a zero operand means "the usual value".
  *   byte 0, 1  width - 1, height - 1 (mod 40)
@@ -249,6 +249,8 @@ typedef struct world {
 
     astar_mask *mask;            /* fog of war; NULL when its allocation failed */
     bool known[MAX_CELLS];
+
+    int landmark_builds;         /* builds so far in this input */
 } world;
 
 static world W;
@@ -1923,6 +1925,32 @@ static void op_field(reader *r) {
 
 /* ---------------------------------------------------------------- islands */
 
+/* Landmarks on the terrain as it is, with any k: later queries use them on their own and
+ * are checked against the Dijkstra as ever, so a bound that overestimates (after terrain
+ * changes too: dearer cells keep them, cheaper ones must put them out of use) shows there. */
+static void op_landmarks(reader *r) {
+    uint8_t b = rd8(r);
+    /* Mostly a few; 33..40 (more than a query uses) now and then: a build is 2k + 1
+     * Dijkstras, so one build per input (0xff, common in mutations, asks for 3). */
+    int32_t k = b == 250 ? -1 : b == 251 ? INT32_MAX : b == 252 ? ASTAR_MAX_LANDMARKS + 1
+              : b % 16 == 7 ? 33 + b / 16 % 8 : b % 7;
+    if (k > 0 && k <= ASTAR_MAX_LANDMARKS && W.landmark_builds++ >= 1) return;
+    int32_t before = astar_grid_landmark_count(W.grid);
+    astar_status st = astar_grid_landmarks(W.grid, k);
+    int32_t now = astar_grid_landmark_count(W.grid);
+    if (k < 0 || k > ASTAR_MAX_LANDMARKS) {
+        fail_if(st != ASTAR_EINVAL, "landmarks: k out of range not refused");
+        fail_if(now != before, "landmarks: a refused k changed them");
+    } else if (st == ASTAR_ENOMEM) {
+        fail_if(now != before, "landmarks: a failed build changed them");
+    } else {
+        fail_if(st != ASTAR_OK, "landmarks status");
+        fail_if(now > k || (k == 0 && now != 0), "landmarks: more than asked");
+        if (k == 0) fail_if(astar_grid_landmark_bytes(W.grid) != 0, "landmarks: dropped but still held");
+    }
+    check_grid();
+}
+
 /*
  * Islands against the model: cells joined by the steps the grid's own mode
  * allows on the bare terrain (astar.h: 4-connected unless corners may be cut,
@@ -2062,12 +2090,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     W.claims = W.claims_other = NULL;
     W.nunits = 0;
     W.last_len = 0;
+    W.landmark_builds = 0;
     check_grid();
 
     for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
         uint8_t op = rd8(&r);
         if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
-            if ((op - 232) % 3 < 2) op_field(&r);
+            if (op == 255) op_landmarks(&r);
+            else if ((op - 232) % 3 < 2) op_field(&r);
             else op_islands(&r);
             continue;
         }

@@ -108,6 +108,17 @@ SEEDS = {
     + field(True, [(2, 2)]) + field(True, [(2, 2)], maxcost=3 + 4 * 3) + field(True, [(4, 4)], diagonal=1)
     + field(True, [(0, 0), (9, 9)], diagonal=2, noise=0) + field(True, [(5, 5)], spoil=8)
     + field(True, [(7, 7)], maxexp=8 * 30),
+    # landmarks: a few where costs differ, then dearer terrain (kept), a cheaper cell (stale),
+    # k out of range, dropped
+    "seed-landmarks": setup(12, 10, 1) + wall(WALL) + [0, 2, 2, 2, 0, 3, 3, 4]
+    + [255, 5] + find((0, 0), (11, 9)) + find((11, 0), (0, 9), cost_bytes=costs(claims=0))
+    + [0, 6, 6, 7] + find((0, 9), (11, 0)) + [0, 2, 2, 3] + find((0, 0), (11, 9))
+    + [255, 250] + [255, 252] + [255, 0] + find((0, 0), (11, 9)),
+    # 35 landmarks on terrain of one cost (each query uses a subset), under other modes
+    "seed-landmarks-many": setup(12, 10, 1) + wall(WALL)
+    + [255, 39] + find((0, 0), (11, 9)) + find((11, 9), (1, 1), ways=ways(turn=0))
+    + [4, 5] + find((0, 0), (11, 9)) + [4, 3] + find((0, 9), (11, 0), diagonal=8)
+    + [0, 6, 6, 7] + find((0, 0), (11, 9), cost_bytes=costs(claims=0)),
     # astar.h: a field ignores q's goal, so one outside the grid must not make it EINVAL
     "regress-field-goal-ignored": setup(5, 5, 1)
     + field(False, [(1, 1)], g=(250, 0)) + field(True, [(3, 3)], g=(2, 253)),
