@@ -723,7 +723,7 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
     if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0) {
         int32_t stride = lm->dirs * lm->k, back = lm->dirs == 2 ? lm->k : 0;
         const float *at = lm->dist + (size_t)c->goal * (size_t)stride;
-        const float *from_start = lm->dist + (size_t)astar_cell(g->stride, q->sx, q->sy) * (size_t)stride;
+        const float *at_start = lm->dist + (size_t)astar_cell(g->stride, q->sx, q->sy) * (size_t)stride;
         c->lm = lm->dist;
         c->lm_stride = stride;
         c->lm_back = back;
@@ -736,8 +736,8 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
             double from = at[i], to = at[back + i];
             from = isnan(from) ? -INFINITY : from;
             to = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
-            double t = from - (double)from_start[i] * ASTAR_LANDMARK_UP;
-            double u = (double)from_start[back + i] - to;
+            double t = from - (double)at_start[i] * ASTAR_LANDMARK_UP;
+            double u = (double)at_start[back + i] - to;
             double b = u > t ? u : t;
             if (isnan(b)) b = -INFINITY; /* the start unknown to it: last choice */
             if (m == ASTAR_LANDMARKS_ACTIVE && !(b > bound[m - 1])) continue;
