@@ -978,6 +978,15 @@ static astar_grid *landmark_map(const astar_alloc *a, bool dearer) {
     return g;
 }
 
+/* A query between two walkable cells of the landmark map, drawn from rnd(). */
+static void landmark_query(const astar_grid *g, astar_query *q) {
+    astar_query_init(q);
+    do {
+        q->sx = (int32_t)(rnd() % 40), q->sy = (int32_t)(rnd() % 30);
+        q->gx = (int32_t)(rnd() % 40), q->gy = (int32_t)(rnd() % 30);
+    } while (astar_grid_get_cost(g, q->sx, q->sy) == INFINITY || astar_grid_get_cost(g, q->gx, q->gy) == INFINITY);
+}
+
 static void test_landmarks(void) {
     counting cnt = {0};
     astar_alloc a = {count_alloc, &cnt};
@@ -1007,11 +1016,7 @@ static void test_landmarks(void) {
         long allocs = cnt.allocs;
         rng_state = 0x1234567ull;
         for (int i = 0; i < QUERIES; i++) {
-            astar_query_init(&q);
-            do {
-                q.sx = (int32_t)(rnd() % 40), q.sy = (int32_t)(rnd() % 30);
-                q.gx = (int32_t)(rnd() % 40), q.gy = (int32_t)(rnd() % 30);
-            } while (astar_grid_get_cost(g, q.sx, q.sy) == INFINITY || astar_grid_get_cost(g, q.gx, q.gy) == INFINITY);
+            landmark_query(g, &q);
             CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
             if (pass == 0) {
                 want[i] = res.cost;
@@ -1043,11 +1048,7 @@ static void test_landmarks(void) {
         }
         rng_state = 0x7654321ull;
         for (int i = 0; i < QUERIES; i++) {
-            astar_query_init(&q);
-            do {
-                q.sx = (int32_t)(rnd() % 40), q.sy = (int32_t)(rnd() % 30);
-                q.gx = (int32_t)(rnd() % 40), q.gy = (int32_t)(rnd() % 30);
-            } while (astar_grid_get_cost(g, q.sx, q.sy) == INFINITY || astar_grid_get_cost(g, q.gx, q.gy) == INFINITY);
+            landmark_query(g, &q);
             q.jps = ASTAR_JPS_OFF;
             CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
             if (pass == 0) want[i] = res.cost;
