@@ -12,6 +12,8 @@ case "$mode" in demo|test) ;; *) echo "usage: sh .ci/setup.sh demo|test" >&2; ex
 packages="cmake make gcc libc6-dev lua5.4 liblua5.4-dev lua-busted luarocks"
 # The tests also run under valgrind and libFuzzer (clang with its runtime).
 [ "$mode" = test ] && packages="$packages valgrind clang libclang-rt-dev"
+# ... and on every Lua a game ships: 5.1, 5.2, 5.3 and LuaJIT besides 5.4.
+[ "$mode" = test ] && packages="$packages lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev luajit libluajit-5.1-dev"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -58,10 +60,10 @@ run_ctest() { # build-dir label [test-name regex]
 
 # busted specs, in TAP so that every test is counted here. A non-zero exit
 # with every test passing means a sanitizer (or the interpreter) complained.
-run_busted() { # build-dir label [LD_PRELOAD]
+run_busted() { # build-dir label [LD_PRELOAD [interpreter]]
   log=$1/busted.log
   rc=0
-  LD_PRELOAD=${3:-} busted --lua=lua5.4 --cpath="./$1/?.so" -o TAP >"$log" 2>&1 || rc=$?
+  LD_PRELOAD=${3:-} ASTAR_BUILD="./$1" busted --lua="${4:-lua5.4}" --cpath="./$1/?.so" -o TAP >"$log" 2>&1 || rc=$?
   grep -v -E "^ok " "$log" | sed "s/^/[$2] /" || true
   b_pass=$(grep -c -E "^ok " "$log" || true)
   b_fail=$(grep -c -E "^not ok " "$log" || true)
@@ -73,6 +75,16 @@ run_busted() { # build-dir label [LD_PRELOAD]
 
 run_ctest build release
 run_busted build release
+
+# The module and the whole busted suite on the other Luas (src/lua/compat.h).
+for lua in 5.1 5.2 5.3 luajit; do
+  interpreter=lua$lua
+  [ "$lua" = luajit ] && interpreter=luajit
+  cmake -S . -B "build-lua$lua" -DCMAKE_BUILD_TYPE=Release -DASTAR_WERROR=ON -DASTAR_LUA_VERSION="$lua" \
+    -DBUILD_TESTING=OFF >/dev/null
+  cmake --build "build-lua$lua" -j "$jobs" --target astar_lua >/dev/null
+  run_busted "build-lua$lua" "$interpreter" "" "$interpreter"
+done
 
 # The same suites against an ASan + UBSan build of the core and the module.
 # The stock lua5.4 is not instrumented, so the runtimes are preloaded into it.

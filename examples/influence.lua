@@ -4,7 +4,7 @@
 --
 --   lua5.4 examples/influence.lua        (after building; see README)
 package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
-package.cpath = "./build/?.so;" .. package.cpath
+package.cpath = (os.getenv("ASTAR_BUILD") or "./build") .. "/?.so;" .. package.cpath
 
 local astar = require("astar")
 

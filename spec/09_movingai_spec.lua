@@ -6,9 +6,15 @@ local runner = dofile("bench/scen.lua")
 
 local MAPS = { "rooms24x18.map", "forest32x32.map", "crlf17x9.map" }
 
+-- How an argument error names the function: Lua 5.3+ finds 'astar.load_scen' among the loaded
+-- modules; 5.1, 5.2 and LuaJIT say '?' for a function called through pcall.
+local function fname(name)
+  return _VERSION >= "Lua 5.3" and "[%w.]*" .. name or "[%w.?_]*"
+end
+
 local function read(path)
   local f = assert(io.open(path, "rb"))
-  local text = f:read("a")
+  local text = f:read("*a")
   f:close()
   return text
 end
@@ -119,10 +125,10 @@ describe("astar.load_movingai", function()
   end)
 
   it("checks its arguments and the file", function()
-    assert.matches("bad argument #1 to '[%w.]*load_movingai'", err_of(astar.load_movingai))
-    assert.matches("bad argument #1 to '[%w.]*load_movingai'", err_of(astar.load_movingai, {}))
-    assert.matches("bad argument #1 to '[%w.]*load_movingai_string'", err_of(astar.load_movingai_string, nil))
-    assert.matches("bad argument #2 to '[%w.]*load_movingai_string'",
+    assert.matches("bad argument #1 to '" .. fname("load_movingai") .. "'", err_of(astar.load_movingai))
+    assert.matches("bad argument #1 to '" .. fname("load_movingai") .. "'", err_of(astar.load_movingai, {}))
+    assert.matches("bad argument #1 to '" .. fname("load_movingai_string") .. "'", err_of(astar.load_movingai_string, nil))
+    assert.matches("bad argument #2 to '" .. fname("load_movingai_string") .. "'",
       err_of(astar.load_movingai_string, HEADER, {}))
     assert.matches("^cannot open 'spec/maps/nope%.map': ", err_of(astar.load_movingai, "spec/maps/nope.map"))
     assert.matches("^cannot read 'spec/maps': ", err_of(astar.load_movingai, "spec/maps"))
@@ -183,7 +189,7 @@ describe("astar.load_scen", function()
       assert.matches("optimal length '.-' is not a number >= 0",
         scen_err("version 1\n0 a 4 4 0 0 1 1 " .. bad .. "\n"))
     end
-    assert.matches("bad argument #1 to '[%w.]*load_scen'", err_of(astar.load_scen, 1 > 2))
+    assert.matches("bad argument #1 to '" .. fname("load_scen") .. "'", err_of(astar.load_scen, 1 > 2))
     assert.matches("^cannot open ", err_of(astar.load_scen, "spec/maps/nope.scen"))
   end)
 end)

@@ -90,7 +90,7 @@ describe("astar.smooth", function()
           local limit = 0
           for k = from + 1, at do limit = math.max(limit, g:get_cost(path[k].x, path[k].y)) end
           local ok, cx, cy = leg_ok(g, way[i - 1], way[i], limit)
-          assert(ok, string.format("world %d (%s): leg %d crosses %s,%s", n, world.diagonal, i, cx, cy))
+          assert(ok, string.format("world %d (%s): leg %d crosses %s,%s", n, world.diagonal, i, tostring(cx), tostring(cy)))
           legs = legs + 1
         end
       end

@@ -72,17 +72,35 @@ function M.heading(world, ax, ay, bx, by)
   return dx * 3 + dy
 end
 
--- The noise of the `noise` option, from the formula documented in astar.h
--- (0-based x, y; 32-bit arithmetic on Lua 5.3+ integers, which wrap).
+-- The noise of the `noise` option, from the formula documented in astar.h (0-based x, y;
+-- all mod 2^32). Plain arithmetic on numbers below 2^53, so the same file runs on every Lua
+-- (no integer operators before 5.3, no bit library in 5.1).
+local TWO16, TWO32 = 65536, 4294967296
+
+local function mul32(a, b) -- a * b mod 2^32, for a, b in [0, 2^32)
+  local alo, ahi = a % TWO16, math.floor(a / TWO16)
+  local blo, bhi = b % TWO16, math.floor(b / TWO16)
+  return ((alo * bhi + ahi * blo) % TWO16 * TWO16 + alo * blo) % TWO32
+end
+
+local function xor_shift(h, n) -- h ~ (h >> n), for h in [0, 2^32)
+  local a, b, out, bit = h, math.floor(h / 2 ^ n), 0, 1
+  while a > 0 or b > 0 do
+    if a % 2 ~= b % 2 then out = out + bit end
+    a, b, bit = math.floor(a / 2), math.floor(b / 2), bit * 2
+  end
+  return out
+end
+
 function M.noise(seed, x, y)
-  local m = 0xFFFFFFFF
-  local h = (x * 0x9E3779B1 + y * 0x85EBCA77 + (seed & m) * 0xC2B2AE3D) & m
-  h = h ~ (h >> 16)
-  h = (h * 0x7FEB352D) & m
-  h = h ~ (h >> 15)
-  h = (h * 0x846CA68B) & m
-  h = h ~ (h >> 16)
-  return h / 4294967296
+  local h = (mul32(x % TWO32, 0x9E3779B1) + mul32(y % TWO32, 0x85EBCA77)
+    + mul32(seed % TWO32, 0xC2B2AE3D)) % TWO32
+  h = xor_shift(h, 16)
+  h = mul32(h, 0x7FEB352D)
+  h = xor_shift(h, 15)
+  h = mul32(h, 0x846CA68B)
+  h = xor_shift(h, 16)
+  return h / TWO32
 end
 
 -- The terrain cost the query sees: unknown cells (fog of war) are open at cost 1.

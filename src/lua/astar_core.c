@@ -132,7 +132,7 @@ static bool is_callable(lua_State *L, int idx) {
 }
 
 static void *check_object(lua_State *L, int arg, const char *mt, const char *name) {
-    void *p = luaL_testudata(L, arg, mt);
+    void *p = astar_testudata(L, arg, mt);
     if (!p) type_error(L, arg, name);
     return p;
 }
@@ -262,7 +262,7 @@ static int object_index(lua_State *L) {
     if (k && o && lua_type(L, 2) == LUA_TSTRING) {
         if (strcmp(k, "width") == 0) return lua_pushinteger(L, o->width), 1;
         if (strcmp(k, "height") == 0) return lua_pushinteger(L, o->height), 1;
-        const lgrid *g = luaL_testudata(L, 1, GRID_MT);
+        const lgrid *g = astar_testudata(L, 1, GRID_MT);
         if (g && g->grid && strcmp(k, "diagonal") == 0)
             return lua_pushstring(L, MODE_NAMES[astar_grid_diagonal(g->grid)]), 1;
         if (g && g->grid && strcmp(k, "topology") == 0)
@@ -272,15 +272,15 @@ static int object_index(lua_State *L) {
 }
 
 static int object_newindex(lua_State *L) {
-    const char *key = luaL_tolstring(L, 2, NULL);
+    const char *key = astar_tolstring(L, 2, NULL);
     return luaL_error(L, "cannot set field '%s' of %s: its fields are read-only", key,
-                      luaL_tolstring(L, 1, NULL));
+                      astar_tolstring(L, 1, NULL));
 }
 
 static int object_size(lua_State *L) {
-    const lobject *o = luaL_testudata(L, 1, GRID_MT);
-    if (!o) o = luaL_testudata(L, 1, LAYER_MT);
-    if (!o) o = luaL_testudata(L, 1, CLAIMS_MT);
+    const lobject *o = astar_testudata(L, 1, GRID_MT);
+    if (!o) o = astar_testudata(L, 1, LAYER_MT);
+    if (!o) o = astar_testudata(L, 1, CLAIMS_MT);
     if (!o) return type_error(L, 1, "astar object");
     lua_pushinteger(L, o->width);
     lua_pushinteger(L, o->height);
@@ -314,7 +314,7 @@ static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, l
 static void *new_object(lua_State *L, size_t size, const char *mt) {
     void *p = astar_newuserdata(L, size);
     memset(p, 0, size);
-    luaL_setmetatable(L, mt);
+    astar_setmetatable(L, mt);
     return p;
 }
 
@@ -644,7 +644,7 @@ static void mark_read(find_ctx *c, lobject *o) {
 }
 
 static llayer *option_layer(lua_State *L, int arg, int idx, const lgrid *g, const char *what) {
-    llayer *l = luaL_testudata(L, idx, LAYER_MT);
+    llayer *l = astar_testudata(L, idx, LAYER_MT);
     if (!l || !l->layer)
         arg_error_fmt(L, arg, "%s must be an astar.Influence, got %s", what, luaL_typename(L, idx));
     if (l->base.width != g->base.width || l->base.height != g->base.height)
@@ -717,7 +717,7 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
     }
     if (get_option(L, arg, "influence")) {
         int inf = lua_gettop(L);
-        if (luaL_testudata(L, inf, LAYER_MT)) {
+        if (astar_testudata(L, inf, LAYER_MT)) {
             llayer *l = option_layer(L, arg, inf, c->grid, "option 'influence'");
             c->layers[0].layer = l->layer;
             c->layers[0].weight = single_weight;
@@ -779,7 +779,7 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
 
     lclaims *cl = NULL;
     if (get_option(L, arg, "claims")) {
-        cl = luaL_testudata(L, -1, CLAIMS_MT);
+        cl = astar_testudata(L, -1, CLAIMS_MT);
         if (!cl || !cl->claims)
             arg_error_fmt(L, arg, "option 'claims' must be an astar.Claims, got %s",
                           luaL_typename(L, -1));
@@ -879,13 +879,13 @@ static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3
     }
     if (get_option(L, arg, "seed")) {
         int isint;
-        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        lua_Integer seed = astar_tointegerx(L, -1, &isint);
         if (!isint || lua_type(L, -1) != LUA_TNUMBER)
             arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, -1));
-        q->seed = (uint32_t)(lua_Unsigned)seed; /* modulo 2^32 */
+        q->seed = (uint32_t)(uint64_t)seed; /* modulo 2^32 */
     }
     if (get_option(L, arg, "known")) {
-        lmask *m = luaL_testudata(L, -1, MASK_MT);
+        lmask *m = astar_testudata(L, -1, MASK_MT);
         if (!m || !m->mask)
             arg_error_fmt(L, arg, "option 'known' must be an astar.Mask, got %s", luaL_typename(L, -1));
         if (m->base.width != c->grid->base.width || m->base.height != c->grid->base.height)
@@ -1049,7 +1049,7 @@ static int32_t list_point(lua_State *L, int arg, lua_Integer i, const lgrid *g, 
         lua_rawgeti(L, -2, 2);
     }
     int isx, isy;
-    lua_Integer x = lua_tointegerx(L, -2, &isx), y = lua_tointegerx(L, -1, &isy);
+    lua_Integer x = astar_tointegerx(L, -2, &isx), y = astar_tointegerx(L, -1, &isy);
     if (!isx || !isy || x < 1 || y < 1 || x > g->base.width || y > g->base.height)
         arg_error_fmt(L, arg, "%s %d is not a cell of the %dx%d grid", what, (int)i, (int)g->base.width,
                       (int)g->base.height);
@@ -1067,13 +1067,13 @@ static int grid_find_nearest(lua_State *L) {
     start_query(L, c);
     const lgrid *g = c->grid;
     luaL_checktype(L, 4, LUA_TTABLE);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 4);
+    lua_Integer n = (lua_Integer)astar_rawlen(L, 4);
     if (n < 1) arg_error_fmt(L, 4, "targets must be a non-empty list of points");
     if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, 4, "too many targets");
     lua_settop(L, 5);
     check_stack(L, 8);
     /* A userdata on the stack: freed with it, whatever error comes. */
-    int32_t *ids = lua_newuserdatauv(L, (size_t)n * sizeof *ids, 0);
+    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
     for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 4, i, g, "target");
     c->q.targets = ids;
     c->q.ntargets = (int32_t)n;
@@ -1210,7 +1210,9 @@ static int grid_search(lua_State *L) {
  * the expansions this step made (at most n) */
 static int job_step(lua_State *L) {
     ljob *j = check_job(L, 1);
-    lua_Integer n = luaL_opt(L, luaL_checkinteger, 2, LUA_MAXINTEGER);
+    /* 2^53: every integer up to it is a double, on every Lua */
+    const lua_Integer most = (lua_Integer)1 << 53;
+    lua_Integer n = lua_isnoneornil(L, 2) ? most : check_integer(L, 2, "n", -most, most);
     if (n < 1) arg_error_fmt(L, 2, "n must be a positive integer, got %s", value_str(L, 2));
     if (j->stepping) return luaL_error(L, "astar.Search is in use: a callback of this search stepped it");
     if (j->finished) { /* its result is kept */
@@ -1485,7 +1487,7 @@ static int grid_distance_field(lua_State *L) {
     c->grid = g;
     astar_query_init(&c->q);
     luaL_checktype(L, 2, LUA_TTABLE);
-    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
+    lua_Integer n = (lua_Integer)astar_rawlen(L, 2);
     if (n < 1) arg_error_fmt(L, 2, "goals must be a non-empty list of points");
     if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, 2, "too many goals");
     lua_settop(L, 3);
@@ -1495,7 +1497,7 @@ static int grid_distance_field(lua_State *L) {
     if (lua_istable(L, 3) && get_option(L, 3, "claim_radius"))
         arg_error_fmt(L, 3, "option 'claim_radius' does not apply to distance_field (it has no start)");
     check_stack(L, 8);
-    int32_t *ids = lua_newuserdatauv(L, (size_t)n * sizeof *ids, 0);
+    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
     for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 2, i, g, "goal");
     c->cells = ids;
     c->ncells = (int32_t)n;
@@ -1515,7 +1517,7 @@ static int compare_by_cost(const void *a, const void *b) {
 
 static void push_cells(lua_State *L, const lfield *f) {
     int32_t w = f->base.width, h = f->base.height, n = astar_field_reached(f->field);
-    double *pairs = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * 2 * sizeof *pairs, 0);
+    double *pairs = astar_newuserdata_plain(L, (size_t)(n > 0 ? n : 1) * 2 * sizeof *pairs);
     int32_t k = 0;
     for (int32_t y = 0; y < h; y++)
         for (int32_t x = 0; x < w; x++) {
@@ -1554,7 +1556,7 @@ static int grid_range(lua_State *L) {
         if (get_option(L, 5, "max_cost")) arg_error_fmt(L, 5, "option 'max_cost' does not apply to range: the budget is it");
     }
     reject_search_options(L, 5, "range");
-    int32_t *start = lua_newuserdatauv(L, sizeof *start, 0);
+    int32_t *start = astar_newuserdata_plain(L, sizeof *start);
     *start = c->q.sy * c->grid->base.width + c->q.sx;
     c->cells = start;
     c->ncells = 1;
@@ -1831,8 +1833,8 @@ static int claims_tostring(lua_State *L) {
 static int l_graph_claims(lua_State *L); /* in the graph section */
 
 static int l_claims(lua_State *L) {
-    if (luaL_testudata(L, 1, GRAPH_MT)) return l_graph_claims(L);
-    if (!luaL_testudata(L, 1, GRID_MT)) type_error(L, 1, "astar.Grid or astar.Graph");
+    if (astar_testudata(L, 1, GRAPH_MT)) return l_graph_claims(L);
+    if (!astar_testudata(L, 1, GRID_MT)) type_error(L, 1, "astar.Grid or astar.Graph");
     lgrid *g = check_grid(L, 1);
     lclaims *c = new_object(L, sizeof *c, CLAIMS_MT);
     lua_newtable(L);
@@ -2540,7 +2542,7 @@ static void graph_influence_entry(lua_State *L, int arg, int idx, graph_find_ctx
     else snprintf(what, sizeof what, "option 'influence'");
     astar_graph_layer *l = &c->layers[c->q.nlayers];
     l->weight = weight;
-    llayer *layer = luaL_testudata(L, idx, LAYER_MT);
+    llayer *layer = astar_testudata(L, idx, LAYER_MT);
     if (layer && layer->layer) {
         if (layer->base.height != 1 || layer->base.width != n)
             arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", what,
@@ -2649,7 +2651,7 @@ static void read_graph_options(lua_State *L, int arg, graph_find_ctx *c, const i
 
     lgraph_claims *cl = NULL;
     if (get_option(L, arg, "claims")) {
-        cl = luaL_testudata(L, -1, GRAPH_CLAIMS_MT);
+        cl = astar_testudata(L, -1, GRAPH_CLAIMS_MT);
         if (!cl || !cl->claims)
             arg_error_fmt(L, arg, "option 'claims' must be an astar.GraphClaims (astar.claims(graph)), got %s",
                           luaL_typename(L, -1));
@@ -2720,10 +2722,10 @@ static void read_graph_options(lua_State *L, int arg, graph_find_ctx *c, const i
     lua_settop(L, top);
     if (get_option(L, arg, "seed")) {
         int isint;
-        lua_Integer seed = lua_tointegerx(L, -1, &isint);
+        lua_Integer seed = astar_tointegerx(L, -1, &isint);
         if (!isint || lua_type(L, -1) != LUA_TNUMBER)
             arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, -1));
-        q->seed = (uint32_t)(lua_Unsigned)seed; /* modulo 2^32 */
+        q->seed = (uint32_t)(uint64_t)seed; /* modulo 2^32 */
     }
     lua_settop(L, top);
 }
