@@ -114,23 +114,34 @@ tally "valgrind: busted suite" memcheck lua5.4 "$(command -v busted)" --cpath=".
 # libFuzzer: each target for a bounded time (ASTAR_FUZZ_SECONDS, default 60).
 tally "fuzzers, ${ASTAR_FUZZ_SECONDS:-60} s each" sh fuzz/run.sh "${ASTAR_FUZZ_SECONDS:-60}"
 
-# Both install routes must give a working require("astar").
-check_require() { # prefix
-  LUA_PATH="$1/share/lua/5.4/?.lua;$1/share/lua/5.4/?/init.lua" LUA_CPATH="$1/lib/lua/5.4/?.so" \
-    lua5.4 -e 'local a = require("astar"); local p, i = a.grid(4, 4):find(1, 1, 4, 4);
-               assert(p and i.status == "found" and #p == 4, "astar does not work")'
+# Both install routes must give a working require("astar"): CMake's for 5.4, LuaRocks' for
+# every Lua (LuaJIT loads the 5.1 rock), so neither source list can drift.
+check_require() { # prefix lua-abi interpreter
+  LUA_PATH="$1/share/lua/$2/?.lua;$1/share/lua/$2/?/init.lua" LUA_CPATH="$1/lib/lua/$2/?.so" \
+    "$3" -e 'local a = require("astar"); local p, i = a.grid(4, 4):find(1, 1, 4, 4);
+             assert(p and i.status == "found" and #p == 4, "astar does not work")'
 }
 cmake_install() { cmake --install build --prefix "$1" >/dev/null; }
-rocks_install() {
-  luarocks --lua-version=5.4 make --tree "$1" rockspec/astar-scm-1.rockspec >"$1.log" 2>&1 ||
+rocks_install() { # tree lua-abi
+  luarocks --lua-version="$2" make --tree "$1" rockspec/astar-scm-1.rockspec >"$1.log" 2>&1 ||
     { cat "$1.log"; return 1; }
+}
+# `luarocks test`: the rockspec's test section runs the busted suite against the module that
+# `luarocks make` just built in the source tree.
+rocks_test() { # lua-abi
+  luarocks --lua-version="$1" test rockspec/astar-scm-1.rockspec >"$tmp/test-$1.log" 2>&1 ||
+    { tail -40 "$tmp/test-$1.log"; return 1; }
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tally "cmake --install" cmake_install "$tmp/cmake"
-tally "require('astar') after cmake --install" check_require "$tmp/cmake"
-tally "luarocks make, offline" rocks_install "$tmp/rocks"
-tally "require('astar') after luarocks make" check_require "$tmp/rocks"
+tally "require('astar') after cmake --install" check_require "$tmp/cmake" 5.4 lua5.4
+for abi in 5.1 5.2 5.3 5.4; do
+  tally "luarocks make, offline, Lua $abi" rocks_install "$tmp/rocks$abi" "$abi"
+  tally "require('astar') after luarocks make, lua$abi" check_require "$tmp/rocks$abi" "$abi" "lua$abi"
+done
+tally "require('astar') after luarocks make, luajit" check_require "$tmp/rocks5.1" 5.1 luajit
+tally "luarocks test, Lua 5.4" rocks_test 5.4
 rm -rf astar src/*.o src/lua/*.o # luarocks' in-tree build products
 
 echo "$passed passed, $failed failed"
