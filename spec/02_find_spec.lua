@@ -117,6 +117,7 @@ describe("grid:find", function()
     assert.are.equal("limit", info.status)
     assert.are.equal(5, info.expansions)
     path, info = g:find(1, 1, 30, 30, { max_expansions = 0 })
+    assert.is_nil(path)
     assert.are.equal("limit", info.status)
     assert.are.equal(0, info.expansions)
     path = g:find(1, 1, 30, 30, { max_expansions = 10000 })
@@ -129,20 +130,22 @@ describe("grid:find", function()
     assert.is_nil(path)
     assert.are.equal("limit", info.status)
     path, info = g:find(1, 1, 10, 1, { max_cost = 9 })
+    assert.are.equal(10, #path)
     assert.are.equal(9, info.cost)
     -- a goal that is simply unreachable stays "unreachable" under a generous bound
     g:set_cost(5, 1, false)
     path, info = g:find(1, 1, 10, 1, { max_cost = 100 })
+    assert.is_nil(path)
     assert.are.equal("unreachable", info.status)
   end)
 
   it("partial returns the path to the expanded node closest to the goal", function()
-    local world, g = fixture()
+    local world = fixture()
     -- (9, 4) is walled in; (8, 5) is not reachable from the left part either
     world.cost[4][9] = 1
     for _, mode in ipairs(oracle.DIAGONALS) do
       world.diagonal = mode
-      g = oracle.grid(astar, world)
+      local g = oracle.grid(astar, world)
       g:set_cost(9, 6, false)
       world.cost[6][9] = false
       g:set_cost(10, 6, false)
@@ -238,7 +241,7 @@ describe("grid:find", function()
     local g = astar.grid(10, 10)
     local calls = 0
     local path, info = g:find(1, 1, 10, 10, {
-      heuristic = function(x, y, gx, gy)
+      heuristic = function(_, _, gx, gy)
         calls = calls + 1
         assert.are.equal(10, gx)
         assert.are.equal(10, gy)

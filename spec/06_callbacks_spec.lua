@@ -98,7 +98,7 @@ describe("cost callbacks", function()
     local _, before = g:find(1, 1, 8, 8, opts)
 
     local marker = { code = 42 }
-    opts.node_cost = function(x, y) if x == 4 then error(marker) end end
+    opts.node_cost = function(x) if x == 4 then error(marker) end end
     local ok, err = pcall(g.find, g, 1, 1, 8, 8, opts)
     assert.is_false(ok)
     assert.are.equal(marker, err) -- the very same table

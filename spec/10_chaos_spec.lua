@@ -160,7 +160,7 @@ describe("chaos in callbacks", function()
       end
       local grid = g
       local path, info = grid:find(1, 1, 12, 12, opts)
-      grid = nil
+      grid = nil -- luacheck: ignore (the only reference goes, for the collector)
       assert.are.equal(12, #path)
       assert.is_true(oracle.near(info.cost, 11 * math.sqrt(2) + 11 + 0.2))
     end

@@ -20,6 +20,7 @@ describe("grid:find_nearest", function()
     assert.are.equal("unreachable", info.status)
     assert.are.equal(0, info.expansions)
     path, info = g:find_nearest(1, 1, { { x = 3, y = 3 }, { x = 5, y = 5 } })
+    assert.are.same({ x = 5, y = 5 }, path[#path])
     assert.are.equal(2, info.target)
   end)
 

@@ -109,7 +109,7 @@ describe("hex grids", function()
       opts.claims, opts.claim_penalty = claims, 3
       local salt = rng.int(1, 100)
       world.node_cost = function(x, y) return ((x * 7 + y * 13 + salt) % 5) * 0.25 end
-      world.edge_cost = function(x, y, fx, fy) return (x + fy + salt) % 7 == 0 and false or 0.1 end
+      world.edge_cost = function(x, _, _, fy) return (x + fy + salt) % 7 == 0 and false or 0.1 end
       opts.node_cost, opts.edge_cost = world.node_cost, world.edge_cost
       world.noise, world.seed = 0.5, n
       opts.noise, opts.seed = 0.5, n

@@ -96,8 +96,8 @@ describe("claim_window", function()
     -- steps 3, 2, 1, 0: we meet on (3,1), and within 2 steps on (2,1) and (4,1)
     local want = { [0] = 1, 1, 3, 3, 4 }
     for w = 0, 4 do
-      local _, info = g:find(1, 1, 5, 1, { claims = c, claim_window = w, claim_penalty = 7 })
-      assert.are.equal(4 + 7 * want[w], info.cost, "window " .. w)
+      local _, windowed = g:find(1, 1, 5, 1, { claims = c, claim_window = w, claim_penalty = 7 })
+      assert.are.equal(4 + 7 * want[w], windowed.cost, "window " .. w)
     end
     -- own claims never count
     local _, own = g:find(1, 1, 5, 1, { claims = c, unit = "walker", claim_window = 1 })

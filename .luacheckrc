@@ -1,0 +1,6 @@
+-- luacheck's settings for `luacheck .` (the test command runs it): the library, the specs,
+-- the examples and the benchmarks.
+std = "max" -- the same files run on Lua 5.1, 5.2, 5.3, 5.4 and LuaJIT
+max_line_length = 130
+exclude_files = { "build*/**", "lua_modules/**", ".luarocks/**" }
+files["spec/**/*_spec.lua"] = { std = "+busted" }
