@@ -82,10 +82,10 @@ tally "luacheck (.luacheckrc)" luacheck --no-color -q .
 for lua in 5.1 5.2 5.3 luajit; do
   interpreter=lua$lua
   [ "$lua" = luajit ] && interpreter=luajit
-  cmake -S . -B "build-lua$lua" -DCMAKE_BUILD_TYPE=Release -DASTAR_WERROR=ON -DASTAR_LUA_VERSION="$lua" \
+  cmake -S . -B "build-$interpreter" -DCMAKE_BUILD_TYPE=Release -DASTAR_WERROR=ON -DASTAR_LUA_VERSION="$lua" \
     -DBUILD_TESTING=OFF >/dev/null
-  cmake --build "build-lua$lua" -j "$jobs" --target astar_lua >/dev/null
-  run_busted "build-lua$lua" "$interpreter" "" "$interpreter"
+  cmake --build "build-$interpreter" -j "$jobs" --target astar_lua >/dev/null
+  run_busted "build-$interpreter" "$interpreter" "" "$interpreter"
 done
 
 # The same suites against an ASan + UBSan build of the core and the module.

@@ -35,6 +35,7 @@ build = {
          libraries = { "m", "pthread" }, -- find_many's threads
       },
       astar = "lua/astar/init.lua",
+      ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }
 test = {

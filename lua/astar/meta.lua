@@ -1,0 +1,524 @@
+---@meta astar
+-- LuaCATS annotations of the whole public API, for lua-language-server (completion, hover and
+-- type checks in editors). Never loaded at run time: the functions live in astar.core (C) and
+-- lua/astar/init.lua. spec/28_annotations_spec.lua checks that every function the module and
+-- its objects offer is annotated here. The contract itself is API.md.
+-- luacheck: ignore
+
+---@alias astar.Diagonal "never"|"always"|"one_walkable"|"no_corner_cut"
+---@alias astar.Status "found"|"unreachable"|"limit"|"partial"
+---@alias astar.Heuristic "octile"|"manhattan"|"euclidean"|"chebyshev"|"zero"|"hex"|fun(x: integer, y: integer, gx: integer, gy: integer): number
+---@alias astar.Falloff "linear"|"quadratic"|"constant"
+---@alias astar.Unit integer|string
+---@alias astar.Extra number|false|nil a cost to add (>= 0), nil for none, false to block
+
+---@class astar.Point
+---@field x integer
+---@field y integer
+
+---@alias astar.Path astar.Point[] start and goal included
+
+---@class astar.Info
+---@field status astar.Status|"running"
+---@field cost number? total cost of the path (found and partial)
+---@field expansions integer nodes taken off the open list
+---@field length integer? number of points of the path
+---@field reason "unreachable"|"limit"? why a partial answer is partial
+---@field target integer? find_nearest: index of the target reached
+---@field restarts integer? a resumable search: times it started over after a terrain change
+
+---@class astar.GridOptions
+---@field diagonal astar.Diagonal? default "no_corner_cut"
+---@field cost number? every cell's cost at the start (default 1)
+---@field topology "square"|"hex"? "hex": odd-r offset hexes, six neighbours
+
+---@class astar.FindOptions
+---@field heuristic astar.Heuristic? default octile (manhattan for "never", hex on hexes)
+---@field weight number? >= 1; the cost is at most weight x the optimum
+---@field diagonal astar.Diagonal? overrides the grid's mode for this query
+---@field influence astar.Influence|{ [1]: astar.Influence, [2]: number }[]? penalty layers
+---@field influence_weight number? weight of a single influence layer (default 1)
+---@field claims astar.Claims? other units' claimed nodes cost claim_penalty each
+---@field unit astar.Unit? the querying unit: its own claim never counts
+---@field claim_penalty number? default 5
+---@field claim_radius integer? count only units within this Chebyshev distance of the start
+---@field claim_window integer? a claim counts only when the two units would meet within w steps
+---@field node_cost fun(x: integer, y: integer): astar.Extra? once per node per query
+---@field edge_cost fun(x: integer, y: integer, from_x: integer, from_y: integer): astar.Extra?
+---@field max_expansions integer? stop with "limit" after this many expansions
+---@field max_cost number? paths dearer than this are not found ("limit")
+---@field partial boolean? when not found, the path to the expanded node nearest the goal
+---@field known astar.Mask? fog of war: unknown cells are walkable at cost 1
+---@field turn_penalty number? added to every step that changes direction
+---@field noise number? adds noise x a deterministic value in [0, 1) per cell
+---@field seed integer? the noise's seed
+---@field jump boolean? false: never jump point search (default: on for uniform queries)
+
+---@class astar.FindResult
+---@field path astar.Path?
+---@field info astar.Info
+
+---@class astar.Query
+---@field [1] integer sx
+---@field [2] integer sy
+---@field [3] integer gx
+---@field [4] integer gy
+
+---@class astar.RangeCell: astar.Point
+---@field cost number
+
+---@class astar.MapMeta
+---@field width integer
+---@field height integer
+---@field type string the map's "type" line (octile)
+
+---@class astar.Scenario
+---@field bucket integer
+---@field map string
+---@field width integer
+---@field height integer
+---@field sx integer
+---@field sy integer
+---@field gx integer
+---@field gy integer
+---@field optimal number the scenario's optimal path length
+
+---@class astar
+---@field version string
+---@field _VERSION string
+local astar = {}
+
+---A grid of cells with terrain costs.
+---@param width integer 1..32768
+---@param height integer 1..32768
+---@param opts astar.GridOptions?
+---@return astar.Grid
+function astar.grid(width, height, opts) end
+
+---A layer of numbers, one per cell, passed to queries by reference (influence maps).
+---@param width integer
+---@param height integer
+---@param initial number? default 0
+---@return astar.Influence
+function astar.influence(width, height, initial) end
+
+---Units' claimed paths over a grid (or a graph: claims by node id).
+---@param grid astar.Grid|astar.Graph
+---@return astar.Claims
+function astar.claims(grid) end
+
+---A player's knowledge of the map (fog of war); everything starts unknown.
+---@param width integer
+---@param height integer
+---@return astar.Mask
+function astar.mask(width, height) end
+
+---A general graph of nodes and arcs.
+---@return astar.Graph
+function astar.graph() end
+
+---Searches for many units sharing a per-tick budget.
+---@param opts { budget: integer?, budget_us: number?, concurrent: integer?, aging: number?, clock: (fun(): number)? }?
+---@return astar.Scheduler
+function astar.scheduler(opts) end
+
+---Line-of-sight string pulling: the path's turning points, never through a blocked cell.
+---@param grid astar.Grid
+---@param path astar.Path
+---@param opts { diagonal: astar.Diagonal? }?
+---@return astar.Path
+function astar.smooth(grid, path, opts) end
+
+---Loads a Moving AI .map file.
+---@param path string
+---@return astar.Grid grid
+---@return astar.MapMeta meta
+function astar.load_movingai(path) end
+
+---Parses a Moving AI map held in a string.
+---@param text string
+---@param name string? for error messages
+---@return astar.Grid grid
+---@return astar.MapMeta meta
+function astar.load_movingai_string(text, name) end
+
+---Loads a Moving AI .scen file (coordinates converted to 1-based).
+---@param path string
+---@return astar.Scenario[]
+function astar.load_scen(path) end
+
+---Parses a Moving AI scenario list held in a string.
+---@param text string
+---@param name string? for error messages
+---@return astar.Scenario[]
+function astar.load_scen_string(text, name) end
+
+---@class astar.Grid
+---@field width integer
+---@field height integer
+---@field topology "square"|"hex"
+local Grid = {}
+
+---@return integer width
+---@return integer height
+function Grid:size() end
+
+---@param x integer
+---@param y integer
+---@param cost number|false > 0 walkable with that cost; false or math.huge blocked
+function Grid:set_cost(x, y, cost) end
+
+---@param x integer
+---@param y integer
+---@return number|false cost false when blocked
+function Grid:get_cost(x, y) end
+
+---@param x integer
+---@param y integer
+---@param blocked boolean unblocking a blocked cell restores cost 1
+function Grid:set_blocked(x, y, blocked) end
+
+---@param x integer
+---@param y integer
+---@return boolean
+function Grid:is_walkable(x, y) end
+
+---@param cost number|false every cell
+function Grid:fill(cost) end
+
+---@param rows string[] exactly height strings of exactly width characters
+---@param legend table<string, number|false>? character -> cost; default '.' = 1, '#' = false
+function Grid:load(rows, legend) end
+
+---The cheapest path, or nil and why not.
+---@param sx integer
+---@param sy integer
+---@param gx integer
+---@param gy integer
+---@param opts astar.FindOptions?
+---@return astar.Path? path
+---@return astar.Info info
+function Grid:find(sx, sy, gx, gy, opts) end
+
+---The path to the nearest of several targets (info.target says which).
+---@param sx integer
+---@param sy integer
+---@param targets astar.Point[]
+---@param opts astar.FindOptions?
+---@return astar.Path? path
+---@return astar.Info info
+function Grid:find_nearest(sx, sy, targets, opts) end
+
+---Many queries at once, on native threads when opts hold no Lua callbacks.
+---@param queries (astar.Query|{ sx: integer, sy: integer, gx: integer, gy: integer })[]
+---@param opts astar.FindOptions?
+---@param run { threads: integer? }? default: one thread per processor, at most 64
+---@return astar.FindResult[]
+function Grid:find_many(queries, opts, run) end
+
+---A resumable search of what find would answer, to be stepped in slices.
+---@param sx integer
+---@param sy integer
+---@param gx integer
+---@param gy integer
+---@param opts astar.FindOptions?
+---@return astar.Search
+function Grid:search(sx, sy, gx, gy, opts) end
+
+---Every cell's cost to the nearest goal and its next step there (a flow field).
+---@param goals astar.Point[]
+---@param opts astar.FindOptions?
+---@return astar.Field field
+---@return astar.Info info
+function Grid:distance_field(goals, opts) end
+
+---Every cell reachable from (sx, sy) for at most budget, cheapest first.
+---@param sx integer
+---@param sy integer
+---@param budget number
+---@param opts astar.FindOptions?
+---@return astar.RangeCell[] cells
+---@return astar.Field field its path(x, y) is the way there
+---@return astar.Info info
+function Grid:range(sx, sy, budget, opts) end
+
+---The island of a cell (an id), or false for a blocked cell.
+---@param x integer
+---@param y integer
+---@return integer|false
+function Grid:component(x, y) end
+
+---Whether a path can exist (islands: O(1) after terrain changes).
+---@param sx integer
+---@param sy integer
+---@param gx integer
+---@param gy integer
+---@return boolean
+function Grid:reachable(sx, sy, gx, gy) end
+
+---Builds k landmarks (0 drops them), or asks how many queries use now.
+---@param k integer? 0..64
+---@return integer count
+---@return integer bytes
+function Grid:landmarks(k) end
+
+---@class astar.Influence
+---@field width integer
+---@field height integer
+local Influence = {}
+
+---@return integer width
+---@return integer height
+function Influence:size() end
+
+---@param x integer
+---@param y integer
+---@param value number
+function Influence:set(x, y, value) end
+
+---@param x integer
+---@param y integer
+---@return number
+function Influence:get(x, y) end
+
+---@param x integer
+---@param y integer
+---@param value number
+function Influence:add(x, y, value) end
+
+---@param value number
+function Influence:fill(value) end
+
+---Adds strength x falloff(distance) to every cell within radius of (x, y).
+---@param x integer
+---@param y integer
+---@param radius number
+---@param strength number
+---@param falloff astar.Falloff? default "linear"
+function Influence:stamp(x, y, radius, strength, falloff) end
+
+---Multiplies every value by factor.
+---@param factor number
+function Influence:decay(factor) end
+
+---One step of propagation: momentum x v + (1 - momentum) x the strongest neighbour's v x exp(-decay).
+---@param decay number
+---@param momentum number
+---@param grid astar.Grid? spread around its walls
+function Influence:spread(decay, momentum, grid) end
+
+---@return number the largest absolute value
+function Influence:max_abs() end
+
+---Adds another layer, times weight, cell by cell.
+---@param other astar.Influence
+---@param weight number? default 1
+function Influence:add_layer(other, weight) end
+
+---@class astar.Mask
+---@field width integer
+---@field height integer
+local Mask = {}
+
+---@return integer width
+---@return integer height
+function Mask:size() end
+
+---@param x integer
+---@param y integer
+---@param radius number? default 0: the cell alone
+function Mask:reveal(x, y, radius) end
+
+---@param x integer
+---@param y integer
+---@return boolean
+function Mask:is_known(x, y) end
+
+---@class astar.Claims
+---@field width integer
+---@field height integer
+local Claims = {}
+
+---@return integer width
+---@return integer height
+function Claims:size() end
+
+---Replaces the unit's claim; the first node is where it stands now.
+---@param unit astar.Unit
+---@param path astar.Path|integer[] points on a grid, node ids on a graph
+function Claims:claim(unit, path) end
+
+---The unit moved steps nodes along its claim: the nodes left behind are released.
+---@param unit astar.Unit
+---@param steps integer
+function Claims:advance(unit, steps) end
+
+---@param unit astar.Unit
+function Claims:release(unit) end
+
+---How many units claim the node now.
+---@param x integer a cell's x, or a graph's node id
+---@param y integer? a cell's y (grids)
+---@return integer
+function Claims:count(x, y) end
+
+---Where the unit stands now (x, y on a grid; a node id on a graph), or nil.
+---@param unit astar.Unit
+---@return integer? x_or_id
+---@return integer? y
+function Claims:position(unit) end
+
+---@class astar.Search
+local Search = {}
+
+---Runs at most n more expansions (default: to the end).
+---@param n integer?
+---@return astar.Status|"running" status
+---@return integer expansions made by this step
+function Search:step(n) end
+
+---@return astar.Path? path
+---@return astar.Info info
+function Search:result() end
+
+---@return astar.Status|"running"
+function Search:status() end
+
+---@return integer width
+---@return integer height
+function Search:size() end
+
+---@class astar.Field
+---@field width integer
+---@field height integer
+local Field = {}
+
+---@return integer width
+---@return integer height
+function Field:size() end
+
+---The cost from (x, y) to the nearest goal (a distance field), or from the start (a range).
+---@param x integer
+---@param y integer
+---@return number? nil when not reached
+function Field:distance(x, y) end
+
+---The next step from (x, y) toward the nearest goal (or back toward the start).
+---@param x integer
+---@param y integer
+---@return integer? nx
+---@return integer? ny
+function Field:next(x, y) end
+
+---The whole way, in walking order.
+---@param x integer
+---@param y integer
+---@return astar.Path?
+function Field:path(x, y) end
+
+---Every reached cell with its distance.
+---@return astar.RangeCell[]
+function Field:cells() end
+
+---@class astar.Graph
+local Graph = {}
+
+---@return integer nodes
+function Graph:size() end
+
+---@param x number
+---@param y number
+---@param z number? default 0
+---@return integer id 1..n in insertion order
+function Graph:add_node(x, y, z) end
+
+---Arcs both ways.
+---@param a integer
+---@param b integer
+---@param cost number? default: the distance between the nodes
+function Graph:add_edge(a, b, cost) end
+
+---One arc, a to b.
+---@param a integer
+---@param b integer
+---@param cost number? default: the distance between the nodes
+function Graph:add_arc(a, b, cost) end
+
+---@param a integer
+---@param b integer
+function Graph:remove_edge(a, b) end
+
+---@param a integer
+---@param b integer
+function Graph:remove_arc(a, b) end
+
+---@param a integer
+---@param b integer
+---@return number? cost nil when there is no such arc
+function Graph:arc_cost(a, b) end
+
+---@param id integer
+---@param blocked boolean
+function Graph:set_blocked(id, blocked) end
+
+---@param id integer
+---@return boolean
+function Graph:is_blocked(id) end
+
+---@param id integer
+---@return number x
+---@return number y
+---@return number z
+function Graph:node(id) end
+
+---The arcs leaving a node.
+---@param id integer
+---@return integer[] to the nodes they lead to
+---@return number[] costs their costs, in the same order
+function Graph:neighbours(id) end
+
+---The cheapest way between two nodes (the same options as Grid:find; per-node layers as arrays).
+---@param a integer
+---@param b integer
+---@param opts astar.FindOptions?
+---@return integer[]? ids
+---@return astar.Info info
+function Graph:find(a, b, opts) end
+
+---@class astar.Scheduler
+local Scheduler = {}
+
+---Queues a search; callback(path, info) is told when it ends.
+---@param grid astar.Grid
+---@param sx integer
+---@param sy integer
+---@param gx integer
+---@param gy integer
+---@param opts astar.FindOptions?
+---@param callback fun(path: astar.Path?, info: astar.Info)
+---@param priority number? higher first (default 0)
+---@return integer ticket
+function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
+
+---Runs the searches for at most budget expansions (default: the scheduler's).
+---@param budget integer?
+---@return integer spent expansions
+---@return integer finished requests whose callbacks ran
+function Scheduler:tick(budget) end
+
+---@param ticket integer
+---@return boolean cancelled true when the request was still pending
+function Scheduler:cancel(ticket) end
+
+---@return integer requests not yet answered
+function Scheduler:pending() end
+
+---Calls the callbacks of finished searches, oldest first (tick does it; after a callback
+---error, call it or the next tick to tell the rest).
+---@return integer told
+function Scheduler:tell() end
+
+---Starts waiting requests while fewer than `concurrent` run (tick does it).
+function Scheduler:admit() end
+
+return astar
