@@ -30,11 +30,13 @@ build = {
             "src/jps.c",
             "src/many.c",
             "src/lua/astar_core.c",
+            "src/lua/png.c",
          },
          incdirs = { "src" },
          libraries = { "m", "pthread" }, -- find_many's threads
       },
       astar = "lua/astar/init.lua",
+      ["astar.debug"] = "lua/astar/debug.lua",
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }

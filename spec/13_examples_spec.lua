@@ -2,7 +2,9 @@
 -- output captured, and what it claims to show is checked in that output.
 require("astar") -- loaded once; the demos' own package.cpath then changes nothing
 
-local function run(path)
+local function run(path, args)
+  local saved_arg = _G.arg
+  _G.arg = args or saved_arg
   local lines, real_print = {}, _G.print
   _G.print = function(...)
     local parts = {}
@@ -12,6 +14,7 @@ local function run(path)
   local cpath = package.cpath -- a demo points it at ./build; other specs may use another build
   local ok, err = pcall(dofile, path)
   _G.print = real_print
+  _G.arg = saved_arg
   package.cpath = cpath
   assert(ok, err)
   return lines
@@ -100,5 +103,18 @@ describe("examples", function()
     assert.truthy(out:match("near: they would meet inside\n.-claim_window = 2: bypass"))
     local fewer, plain = out:match("(%d+) turns instead of (%d+)")
     assert.is_true(tonumber(fewer) < tonumber(plain))
+  end)
+
+  it("picture.lua: writes the PNG it names, the path around the danger", function()
+    local out = os.tmpname()
+    local lines = run("examples/picture.lua", { "spec/maps/forest32x32.map", out })
+    local bytes = tonumber(lines[1]:match("%((%d+) bytes%)$"))
+    local f = assert(io.open(out, "rb"))
+    local png = f:read("*a")
+    f:close()
+    os.remove(out)
+    assert.are.equal(bytes, #png)
+    assert.are.equal("\137PNG\r\n\26\n", png:sub(1, 8))
+    assert.truthy(lines[1]:match("path of %d+ cells"))
   end)
 end)

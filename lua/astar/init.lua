@@ -14,6 +14,7 @@ local astar = {
   load_movingai_string = core.load_movingai_string,
   load_scen = core.load_scen,
   load_scen_string = core.load_scen_string,
+  debug = require("astar.debug"), -- pictures: ascii(), png(), explore()
 }
 
 -- The cells a segment between two cell centres passes through, in order, as

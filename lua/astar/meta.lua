@@ -83,9 +83,17 @@
 ---@field gy integer
 ---@field optimal number the scenario's optimal path length
 
+---@class astar.DebugOptions
+---@field path astar.Path|astar.Path[]? one path or several
+---@field explored astar.Point[]|astar.Field|(fun(x: integer, y: integer): boolean)?
+---@field influence astar.Influence? a heat map: red above 0, blue below
+---@field claims astar.Claims? claimed cells
+---@field scale integer? png: pixels per cell, 1..64
+
 ---@class astar
 ---@field version string
 ---@field _VERSION string
+---@field debug astar.debug pictures of a grid
 local astar = {}
 
 ---A grid of cells with terrain costs.
@@ -520,5 +528,35 @@ function Scheduler:tell() end
 
 ---Starts waiting requests while fewer than `concurrent` run (tick does it).
 function Scheduler:admit() end
+
+---@class astar.debug
+---@field colors table<string, integer[]> png's palette: blocked, open, positive, negative, explored, claimed, path, start, goal
+local Debug = {}
+
+---One line per row: '#' blocked, '.' cost 1, 2-9 dearer, ',' cheaper, influence ':;+*%@' or
+---'~', 'x' explored, 'c' claimed, 'o' path, 'S' start, 'G' goal.
+---@param grid astar.Grid
+---@param opts astar.DebugOptions?
+---@return string
+function Debug.ascii(grid, opts) end
+
+---The picture as a PNG: written to filename (returns the bytes written) or returned.
+---@param grid astar.Grid
+---@param opts astar.DebugOptions?
+---@param filename string?
+---@return string|integer
+function Debug.png(grid, opts, filename) end
+
+---find, and the cells the search looked at (for opts.explored).
+---@param grid astar.Grid
+---@param sx integer
+---@param sy integer
+---@param gx integer
+---@param gy integer
+---@param opts astar.FindOptions?
+---@return astar.Path? path
+---@return astar.Info info
+---@return astar.Point[] looked_at
+function Debug.explore(grid, sx, sy, gx, gy, opts) end
 
 return astar

@@ -18,6 +18,7 @@
 
 #include "astar.h"
 #include "compat.h"
+#include "png.h"
 
 #if defined(__GNUC__)
 #define ASTAR_EXPORT __attribute__((visibility("default")))
@@ -2943,6 +2944,8 @@ int luaopen_astar_core(lua_State *L) {
     lua_setfield(L, -2, "load_scen");
     lua_pushcfunction(L, l_load_scen_string);
     lua_setfield(L, -2, "load_scen_string");
+    lua_pushcfunction(L, astar_lua_png_encode);
+    lua_setfield(L, -2, "png_encode");
     lua_pushliteral(L, ASTAR_VERSION);
     lua_setfield(L, -2, "version");
     return 1;

@@ -1,0 +1,212 @@
+-- astar.debug: the ASCII picture cell by cell, and the PNG read back by a decoder written
+-- here from the PNG and zlib specifications (signature, IHDR, chunk CRCs, stored deflate
+-- blocks, Adler-32), its pixels compared with the documented palette at known cells.
+local astar = require("astar")
+
+local floor = math.floor
+
+-- 32-bit XOR with plain arithmetic (no bit operators before 5.3), a nibble at a time.
+local XOR4 = {}
+for a = 0, 15 do
+  XOR4[a] = {}
+  for b = 0, 15 do
+    local r, bit, x, y = 0, 1, a, b
+    for _ = 1, 4 do
+      if x % 2 ~= y % 2 then r = r + bit end
+      x, y, bit = floor(x / 2), floor(y / 2), bit * 2
+    end
+    XOR4[a][b] = r
+  end
+end
+local function bxor(a, b)
+  local r, scale = 0, 1
+  for _ = 1, 8 do
+    r = r + XOR4[a % 16][b % 16] * scale
+    a, b, scale = floor(a / 16), floor(b / 16), scale * 16
+  end
+  return r
+end
+
+local CRC = {}
+for n = 0, 255 do
+  local c = n
+  for _ = 1, 8 do
+    if c % 2 == 1 then c = bxor(0xEDB88320, floor(c / 2)) else c = floor(c / 2) end
+  end
+  CRC[n] = c
+end
+local function crc32(s)
+  local c = 0xFFFFFFFF
+  for i = 1, #s do c = bxor(CRC[bxor(c, s:byte(i)) % 256], floor(c / 256)) end
+  return bxor(c, 0xFFFFFFFF)
+end
+
+local function u32(s, i)
+  local a, b, c, d = s:byte(i, i + 3)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- Decodes the PNGs astar writes: 8-bit RGB, stored deflate blocks. Returns width, height
+-- and pixel(x, y) -> r, g, b (0-based pixels).
+local function decode(png)
+  assert.are.equal("\137PNG\r\n\26\n", png:sub(1, 8))
+  local at, ihdr, idat, ended = 9, nil, {}, false
+  while at <= #png do
+    local len, kind = u32(png, at), png:sub(at + 4, at + 7)
+    local data = png:sub(at + 8, at + 7 + len)
+    assert.are.equal(crc32(kind .. data), u32(png, at + 8 + len), kind .. " CRC")
+    if kind == "IHDR" then ihdr = data
+    elseif kind == "IDAT" then idat[#idat + 1] = data
+    elseif kind == "IEND" then ended = true end
+    at = at + 12 + len
+  end
+  assert(ihdr and ended, "IHDR or IEND missing")
+  local w, h = u32(ihdr, 1), u32(ihdr, 5)
+  assert.are.same({ 8, 2, 0, 0, 0 }, { ihdr:byte(9, 13) }) -- 8-bit truecolour, no interlace
+  local z = table.concat(idat)
+  assert.are.equal(0, (z:byte(1) * 256 + z:byte(2)) % 31) -- zlib header check bits
+  local raw, i, final = {}, 3, false
+  while not final do
+    local head = z:byte(i)
+    final = head % 2 == 1
+    assert.are.equal(0, floor(head / 2) % 4, "a stored block")
+    local n, nn = z:byte(i + 1) + z:byte(i + 2) * 256, z:byte(i + 3) + z:byte(i + 4) * 256
+    assert.are.equal(65535, n + nn) -- NLEN is the complement of LEN
+    raw[#raw + 1] = z:sub(i + 5, i + 4 + n)
+    i = i + 5 + n
+  end
+  raw = table.concat(raw)
+  local a, b = 1, 0
+  for k = 1, #raw do
+    a = (a + raw:byte(k)) % 65521
+    b = (b + a) % 65521
+  end
+  assert.are.equal(b * 65536 + a, u32(z, i), "Adler-32")
+  assert.are.equal((w * 3 + 1) * h, #raw)
+  return w, h, function(x, y)
+    local row = y * (w * 3 + 1) + 1
+    assert.are.equal(0, raw:byte(row), "filter type none")
+    return raw:byte(row + 1 + x * 3, row + 3 + x * 3)
+  end
+end
+
+local function world()
+  local g = astar.grid(10, 6)
+  g:load({
+    "..........",
+    "...#......",
+    "...#..~~..",
+    "...#......",
+    "...#......",
+    "..........",
+  }, { ["."] = 1, ["#"] = false, ["~"] = 4 })
+  return g
+end
+
+describe("astar.debug", function()
+  it("ascii: terrain, influence, explored, claims and paths, each cell in its place", function()
+    local g = world()
+    local danger = astar.influence(10, 6)
+    danger:set(9, 1, 10)
+    danger:set(10, 1, 2)
+    danger:set(1, 6, -1)
+    local claims = astar.claims(g)
+    claims:claim("other", { { x = 6, y = 6 }, { x = 7, y = 6 } })
+    local path = g:find(1, 2, 10, 2)
+    local on_path = {}
+    for _, p in ipairs(path) do on_path[p.y * 100 + p.x] = true end
+    for _, c in ipairs({ { 9, 1 }, { 10, 1 }, { 1, 6 }, { 7, 6 }, { 10, 3 }, { 8, 3 }, { 2, 5 } }) do
+      assert(not on_path[c[2] * 100 + c[1]], "the path runs through a cell this test looks at")
+    end
+    local rows = {}
+    for line in astar.debug.ascii(g, { path = path, influence = danger, claims = claims,
+      explored = { { x = 10, y = 3 } } }):gmatch("[^\n]+") do rows[#rows + 1] = line end
+    assert.are.equal(6, #rows)
+    local function at(x, y) return rows[y]:sub(x, x) end
+    assert.are.equal("S", at(1, 2))
+    assert.are.equal("G", at(10, 2))
+    for i = 2, #path - 1 do assert.are.equal("o", at(path[i].x, path[i].y)) end
+    assert.are.equal("#", at(4, 3))
+    assert.are.equal("@", at(9, 1))                     -- the strongest influence
+    assert.are.equal(":", at(10, 1))                    -- a fifth of it: the weakest shade
+    assert.are.equal("~", at(1, 6))                     -- negative
+    assert.are.equal("c", at(7, 6))                     -- claimed
+    assert.are.equal("x", at(10, 3))
+    assert.are.equal("4", at(8, 3))                     -- terrain of cost 4
+    assert.are.equal(".", at(2, 5))
+    -- hexes: every second row half a cell to the right
+    local hex = astar.grid(3, 2, { topology = "hex" })
+    assert.are.equal(". . .\n . . .", astar.debug.ascii(hex))
+  end)
+
+  it("png: header, CRCs, zlib and the palette at known cells", function()
+    local g = world()
+    local danger = astar.influence(10, 6)
+    danger:set(9, 1, 10)
+    local claims = astar.claims(g)
+    claims:claim("other", { { x = 1, y = 6 } })
+    local path = g:find(1, 3, 10, 5)
+    local png = astar.debug.png(g, { path = path, influence = danger, claims = claims, scale = 3 })
+    local w, h, pixel = decode(png)
+    assert.are.same({ 30, 18 }, { w, h })
+    local function cell(x, y) -- the middle pixel of a cell, 1-based cells
+      return { pixel((x - 1) * 3 + 1, (y - 1) * 3 + 1) }
+    end
+    assert.are.same({ 40, 40, 48 }, cell(4, 2))      -- blocked
+    assert.are.same({ 235, 235, 225 }, cell(2, 1))   -- open, cost 1
+    assert.are.same({ 30, 80, 230 }, cell(1, 3))     -- start
+    assert.are.same({ 200, 0, 120 }, cell(10, 5))    -- goal
+    assert.are.same({ 20, 170, 60 }, cell(path[3].x, path[3].y))
+    assert.are.same({ 220, 40, 30 }, cell(9, 1))     -- the strongest influence, fully red
+    assert.are.same({ 255, 160, 0 }, cell(1, 6))     -- claimed
+    for _, p in ipairs(path) do assert(not (p.x == 8 and p.y == 3), "the path runs through (8, 3)") end
+    local dear = cell(8, 3)
+    assert(dear[1] < 235 and dear[1] > 40 and dear[1] == dear[2], "cost 4: a darker grey")
+    -- every pixel of a cell has its colour
+    assert.are.same(cell(4, 2), { pixel(9, 3) })
+    assert.are.same(cell(4, 2), { pixel(11, 5) })
+  end)
+
+  it("png: a file, a default scale, big maps over several deflate blocks", function()
+    local g = astar.grid(200, 120) -- 200 * 2 * 3 + 1 bytes a row, 240 rows: four blocks
+    local name = os.tmpname()
+    local n = astar.debug.png(g, { path = g:find(1, 1, 200, 120) }, name)
+    local f = assert(io.open(name, "rb"))
+    local bytes = f:read("*a")
+    f:close()
+    os.remove(name)
+    assert.are.equal(n, #bytes)
+    local w, h, pixel = decode(bytes)
+    assert.are.same({ 400, 240 }, { w, h }) -- 512 / 200 cells: scale 2
+    assert.are.same({ 30, 80, 230 }, { pixel(0, 0) })
+    assert.are.same({ 200, 0, 120 }, { pixel(399, 239) })
+  end)
+
+  it("explore: find, and the cells the search looked at; a user's node_cost still counts", function()
+    local g = world()
+    local path, info, looked = astar.debug.explore(g, 1, 3, 10, 3)
+    local want, winfo = g:find(1, 3, 10, 3)
+    assert.are.same(want, path)
+    assert.are.equal(winfo.cost, info.cost)
+    local seen = {}
+    for _, p in ipairs(looked) do
+      assert.is_nil(seen[p.y * 100 + p.x], "listed twice")
+      seen[p.y * 100 + p.x] = true
+    end
+    for i = 2, #path do assert(seen[path[i].y * 100 + path[i].x], "a path cell was not looked at") end
+    local _, blocked = astar.debug.explore(g, 1, 3, 10, 3, {
+      node_cost = function(x) if x == 5 then return false end end,
+    })
+    assert.are.equal("unreachable", blocked.status)
+  end)
+
+  it("checks its arguments", function()
+    local g = world()
+    assert.has_error(function() astar.debug.ascii(5) end)
+    assert.has_error(function() astar.debug.png(g, { scale = 0 }) end)
+    assert.has_error(function() astar.debug.png(g, { scale = 1.5 }) end)
+    assert.has_error(function() astar.debug.ascii(g, { path = 3 }) end)
+    assert.has_error(function() astar.debug.ascii(g, { explored = 3 }) end)
+    assert.has_error(function() astar.debug.png(g, nil, "/nonexistent-dir/x.png") end)
+  end)
+end)
