@@ -14,7 +14,7 @@ packages="cmake make gcc libc6-dev lua5.4 liblua5.4-dev lua-busted luarocks"
 [ "$mode" = test ] && packages="$packages valgrind clang libclang-rt-dev"
 # ... and on every Lua a game ships: 5.1, 5.2, 5.3 and LuaJIT besides 5.4.
 [ "$mode" = test ] && packages="$packages lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev luajit libluajit-5.1-dev"
-[ "$mode" = test ] && packages="$packages lua-check"
+[ "$mode" = test ] && packages="$packages lua-check lua-cjson lua-dkjson" # luacheck; Tiled's JSON, both ways
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

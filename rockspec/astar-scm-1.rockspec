@@ -37,6 +37,7 @@ build = {
       },
       astar = "lua/astar/init.lua",
       ["astar.debug"] = "lua/astar/debug.lua",
+      ["astar.tiled"] = "lua/astar/tiled.lua", -- JSON through lua-cjson or dkjson, if installed
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }

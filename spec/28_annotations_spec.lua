@@ -49,6 +49,7 @@ describe("LuaCATS annotations (lua/astar/meta.lua)", function()
       Graph = astar.graph(),
       Scheduler = astar.scheduler({ budget = 10 }),
       Debug = astar.debug,
+      Tiled = astar.tiled,
     }
     local want = annotated()
     local live = { astar = astar }

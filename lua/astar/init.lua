@@ -15,6 +15,7 @@ local astar = {
   load_scen = core.load_scen,
   load_scen_string = core.load_scen_string,
   debug = require("astar.debug"), -- pictures: ascii(), png(), explore()
+  tiled = require("astar.tiled"), -- Tiled maps: grid()
 }
 
 -- The cells a segment between two cell centres passes through, in order, as

@@ -94,6 +94,7 @@
 ---@field version string
 ---@field _VERSION string
 ---@field debug astar.debug pictures of a grid
+---@field tiled astar.tiled Tiled maps
 local astar = {}
 
 ---A grid of cells with terrain costs.
@@ -558,5 +559,30 @@ function Debug.png(grid, opts, filename) end
 ---@return astar.Info info
 ---@return astar.Point[] looked_at
 function Debug.explore(grid, sx, sy, gx, gy, opts) end
+
+---@class astar.TiledOptions
+---@field layer string|integer? tile layer name, or index among tile layers (default: the first)
+---@field legend table<integer, number|false>? gid (firstgid + tile id) -> cost, false = blocked
+---@field property string? a tile property holding the cost (a number, false or "blocked")
+---@field default number|false? cost of a tile neither names (default 1)
+---@field empty number|false? cost of an empty cell, gid 0 (default 1)
+---@field diagonal astar.Diagonal? the grid's mode (square maps)
+
+---@class astar.TiledInfo
+---@field width integer
+---@field height integer
+---@field layer string
+---@field orientation "orthogonal"|"hexagonal"
+---@field tiles integer distinct gids seen
+
+---@class astar.tiled
+local Tiled = {}
+
+---A tile layer of a Tiled map as a grid (JSON through lua-cjson or dkjson, when installed).
+---@param map string|table the JSON text, or the decoded table
+---@param opts astar.TiledOptions?
+---@return astar.Grid grid
+---@return astar.TiledInfo info
+function Tiled.grid(map, opts) end
 
 return astar
