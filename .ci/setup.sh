@@ -15,6 +15,7 @@ packages="cmake make gcc libc6-dev lua5.4 liblua5.4-dev lua-busted luarocks"
 # ... and on every Lua a game ships: 5.1, 5.2, 5.3 and LuaJIT besides 5.4.
 [ "$mode" = test ] && packages="$packages lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev luajit libluajit-5.1-dev"
 [ "$mode" = test ] && packages="$packages lua-check lua-cjson lua-dkjson" # luacheck; Tiled's JSON, both ways
+[ "$mode" = test ] && packages="$packages love xvfb xauth" # the LÖVE demo, headless
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
@@ -87,6 +88,8 @@ for lua in 5.1 5.2 5.3 luajit; do
   cmake --build "build-$interpreter" -j "$jobs" --target astar_lua >/dev/null
   run_busted "build-$interpreter" "$interpreter" "" "$interpreter"
 done
+# The LÖVE demo (LuaJIT) under Xvfb: a screenshot with the units' paths, checked pixel by pixel.
+tally "LÖVE demo under Xvfb" sh spec/love_test.sh build-luajit build-luajit/love.png
 
 # The same suites against an ASan + UBSan build of the core and the module.
 # The stock lua5.4 is not instrumented, so the runtimes are preloaded into it.
