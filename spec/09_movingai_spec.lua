@@ -12,12 +12,7 @@ local function fname(name)
   return _VERSION >= "Lua 5.3" and "[%w.]*" .. name or "[%w.?_]*"
 end
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local read = require("spec.support.files").read
 
 -- The map rows as Lua sees them, independent of the C parser.
 local function rows_of(text)

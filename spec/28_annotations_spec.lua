@@ -3,12 +3,7 @@
 -- read off the live objects here, not written down twice.
 local astar = require("astar")
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local read = require("spec.support.files").read
 
 -- "Class.name" -> true for each annotated function, each with a ---@ line right above it.
 local function annotated()

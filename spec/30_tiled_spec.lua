@@ -3,12 +3,7 @@
 -- tileset whose tiles carry a "cost" property).
 local astar = require("astar")
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local read = require("spec.support.files").read
 
 local TEXT = read("spec/maps/tiled_small.json")
 
