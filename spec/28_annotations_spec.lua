@@ -76,4 +76,10 @@ describe("LuaCATS annotations (lua/astar/meta.lua)", function()
     assert(seen > (_VERSION == "Lua 5.1" and 10 or 60), seen .. " functions seen")
     assert.are.same({}, want) -- annotated but not offered
   end)
+
+  it("docs/api.md is what docs/gen_api.lua makes of them", function()
+    local gen = assert(loadfile("docs/gen_api.lua"))("module")
+    assert.are.equal(gen.render(read("lua/astar/meta.lua")), read("docs/api.md"),
+      "docs/api.md is stale: lua5.4 docs/gen_api.lua > docs/api.md")
+  end)
 end)
