@@ -44,13 +44,6 @@
 #define astar_newuserdata_plain(L, size) lua_newuserdata((L), (size))
 #endif
 
-/* The largest count a Lua integer holds (5.1 and 5.2: lua_Integer is ptrdiff_t). */
-#if LUA_VERSION_NUM >= 503
-#define ASTAR_MAXINTEGER LUA_MAXINTEGER
-#else
-#define ASTAR_MAXINTEGER PTRDIFF_MAX
-#endif
-
 /*
  * The value at idx as an integer, *isint telling whether it is a number with an integral
  * value in range. Numbers only, on every version (5.3's lua_tointegerx also takes strings,
