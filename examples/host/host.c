@@ -91,7 +91,7 @@ static void refresh(lua_State *L, unit *u, const char *dir) {
 static void step(lua_State *L, unit *u, int tick) {
     int world = lua_gettop(L);
     if (u->ref == LUA_NOREF) return;
-    lua_getfield(L, world, "route"); /* route(grid, danger, sx, sy, gx, gy, options) in Lua */
+    lua_getfield(L, world, "route");
     lua_rawgeti(L, LUA_REGISTRYINDEX, u->ref);
     lua_getfield(L, -1, "options");
     lua_remove(L, -2);
@@ -105,7 +105,7 @@ static void step(lua_State *L, unit *u, int tick) {
     lua_pushvalue(L, world);
     lua_pushinteger(L, u->gx);
     lua_pushinteger(L, u->gy);
-    /* route(options_fn, unit, world, gx, gy) -> cost, length, danger cells */
+    /* route(options, unit, world, gx, gy) -> cost, length, danger cells (WORLD below) */
     if (lua_pcall(L, 5, 3, 0) != LUA_OK) {
         printf("tick %d unit %s script %s error %s\n", tick, u->name, u->script, lua_tostring(L, -1));
         lua_settop(L, world);
