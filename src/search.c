@@ -684,6 +684,49 @@ static astar_status finish(astar_result *res, astar_status st) {
     return st;
 }
 
+/* The query's landmarks: the goal's distances, and which ones to evaluate. With more than
+ * ASTAR_LANDMARKS_ACTIVE, those whose bound is largest at the start (a bound that holds
+ * there tends to hold along the way); otherwise all, in any order (h is their maximum). */
+static void use_landmarks(query_ctx *c, const astar_landmarks *lm, int32_t start) {
+    int32_t stride = lm->dirs * lm->k, back = lm->dirs == 2 ? lm->k : 0;
+    const float *at_goal = lm->dist + (size_t)c->goal * (size_t)stride;
+    const float *at_start = lm->dist + (size_t)start * (size_t)stride;
+    c->lm = lm->dist;
+    c->lm_stride = stride;
+    c->lm_back = back;
+    c->lm_shrink = lm->shrink;
+    bool rank = lm->k > ASTAR_LANDMARKS_ACTIVE;
+    double bound[ASTAR_LANDMARKS_ACTIVE]; /* ranked: kept in decreasing order (insertion) */
+    int32_t m = 0;
+    for (int32_t i = 0; i < lm->k; i++) {
+        double from = at_goal[i], to = at_goal[back + i];
+        from = isnan(from) ? -INFINITY : from;
+        to = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
+        int32_t j = m;
+        if (rank) {
+            double t = from - (double)at_start[i] * ASTAR_LANDMARK_UP;
+            double u = (double)at_start[back + i] - to;
+            double b = u > t ? u : t;
+            if (isnan(b)) b = -INFINITY; /* the start unknown to it: last choice */
+            if (m == ASTAR_LANDMARKS_ACTIVE && !(b > bound[m - 1])) continue;
+            j = m < ASTAR_LANDMARKS_ACTIVE ? m++ : m - 1;
+            for (; j > 0 && bound[j - 1] < b; j--) {
+                bound[j] = bound[j - 1];
+                c->lm_index[j] = c->lm_index[j - 1];
+                c->lm_from[j] = c->lm_from[j - 1];
+                c->lm_to[j] = c->lm_to[j - 1];
+            }
+            bound[j] = b;
+        } else {
+            m++;
+        }
+        c->lm_index[j] = i;
+        c->lm_from[j] = from;
+        c->lm_to[j] = to;
+    }
+    c->lm_active = m;
+}
+
 /*
  * Everything a query needs before its first push: checks, the context, the
  * workspace's per-cell arrays, a fresh stamp and the claims it sees. *callbacks
@@ -720,41 +763,8 @@ static astar_status begin_query(query_ctx *c_out, astar_search *s, astar_grid *g
      * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
      * used as given; many targets would need a bound per target. */
     const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
-    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0) {
-        int32_t stride = lm->dirs * lm->k, back = lm->dirs == 2 ? lm->k : 0;
-        const float *at = lm->dist + (size_t)c->goal * (size_t)stride;
-        const float *at_start = lm->dist + (size_t)astar_cell(g->stride, q->sx, q->sy) * (size_t)stride;
-        c->lm = lm->dist;
-        c->lm_stride = stride;
-        c->lm_back = back;
-        c->lm_shrink = lm->shrink;
-        /* The landmarks whose bound is largest at the start, kept in that order (insertion:
-         * k is small). A bound that holds there tends to hold along the way. */
-        double bound[ASTAR_LANDMARKS_ACTIVE];
-        int32_t m = 0;
-        for (int32_t i = 0; i < lm->k; i++) {
-            double from = at[i], to = at[back + i];
-            from = isnan(from) ? -INFINITY : from;
-            to = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
-            double t = from - (double)at_start[i] * ASTAR_LANDMARK_UP;
-            double u = (double)at_start[back + i] - to;
-            double b = u > t ? u : t;
-            if (isnan(b)) b = -INFINITY; /* the start unknown to it: last choice */
-            if (m == ASTAR_LANDMARKS_ACTIVE && !(b > bound[m - 1])) continue;
-            int32_t j = m < ASTAR_LANDMARKS_ACTIVE ? m++ : m - 1;
-            for (; j > 0 && bound[j - 1] < b; j--) {
-                bound[j] = bound[j - 1];
-                c->lm_index[j] = c->lm_index[j - 1];
-                c->lm_from[j] = c->lm_from[j - 1];
-                c->lm_to[j] = c->lm_to[j - 1];
-            }
-            bound[j] = b;
-            c->lm_index[j] = i;
-            c->lm_from[j] = from;
-            c->lm_to[j] = to;
-        }
-        c->lm_active = m;
-    }
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0)
+        use_landmarks(c, lm, astar_cell(g->stride, q->sx, q->sy));
     c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {
         c->layer_value[i] = q->layers[i].layer->value;
