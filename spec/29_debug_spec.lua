@@ -208,5 +208,31 @@ describe("astar.debug", function()
     assert.has_error(function() astar.debug.ascii(g, { path = 3 }) end)
     assert.has_error(function() astar.debug.ascii(g, { explored = 3 }) end)
     assert.has_error(function() astar.debug.png(g, nil, "/nonexistent-dir/x.png") end)
+    local function fails(pattern, fn, ...)
+      local ok, err = pcall(fn, ...)
+      assert.is_false(ok)
+      assert.matches(pattern, tostring(err))
+    end
+    local d = astar.debug
+    fails("bad argument #1 to 'png' %(astar.Grid expected, got table%)", d.png, {})
+    fails("bad argument #1 to 'ascii' %(astar.Grid expected, got userdata%)", d.ascii, astar.graph())
+    fails("bad argument #2 to 'ascii' %(options table or nil expected, got string%)", d.ascii, g, "path")
+    fails("bad argument #2 to 'ascii' %(unknown option 'paht'%)", d.ascii, g, { paht = {} })
+    fails("unknown option 'scale'", d.ascii, g, { scale = 2 }) -- pixels: png only
+    fails("option 'path': path 1, point 2 is not a cell of the 10x6 grid", d.ascii, g,
+      { path = { { x = 1, y = 1 }, { x = 11, y = 1 } } })
+    fails("option 'path': path 2, point 1 is not a cell", d.png, g,
+      { path = { { { x = 1, y = 1 } }, { { x = 1.5, y = 1 } } } })
+    fails("option 'explored': point 1 is not a cell", d.ascii, g, { explored = { { x = 0, y = 1 } } })
+    fails("option 'influence' must be an astar.Influence of 10x6", d.ascii, g, { influence = astar.influence(6, 10) })
+    fails("option 'influence' must be an astar.Influence", d.png, g, { influence = astar.mask(10, 6) })
+    fails("option 'claims' must be the astar.Claims of a 10x6 grid", d.ascii, g,
+      { claims = astar.claims(astar.grid(3, 3)) })
+    fails("option 'claims' must be the astar.Claims", d.ascii, g, { claims = 1 })
+    fails("bad argument #2 to 'png' %(option 'scale' must be an integer 1..64, got 65%)", d.png, g, { scale = 65 })
+    fails("bad argument #3 to 'png' %(file name or nil expected, got number%)", d.png, g, nil, 3)
+    fails("bad argument #1 to 'explore' %(astar.Grid expected, got nil%)", d.explore, nil, 1, 1, 2, 2)
+    fails("bad argument #6 to 'explore' %(options table or nil expected, got number%)", d.explore, g, 1, 1, 2, 2, 5)
+    fails("bad argument #1 to 'find'", d.explore, g, 0, 1, 2, 2) -- find checks the rest
   end)
 end)

@@ -18,40 +18,30 @@ M.colors = {
   goal = { 200, 0, 120 },
 }
 
-local function is_path(t) return type(t) == "table" and type(t[1]) == "table" and t[1].x ~= nil end
+-- Argument errors name the function and the argument, as the C functions' do. Only
+-- picture() calls fail(): level 4 is the caller of ascii() or png().
+local function fail(fn, arg, msg)
+  error(string.format("bad argument #%d to '%s' (%s)", arg, fn, msg), 4)
+end
 
--- The paths of opts.path: one path, or a list of them.
-local function paths_of(opts)
-  local p = opts.path
+local function is_point(p, w, h)
+  return type(p) == "table" and type(p.x) == "number" and type(p.y) == "number" and p.x % 1 == 0
+    and p.y % 1 == 0 and p.x >= 1 and p.y >= 1 and p.x <= w and p.y <= h
+end
+
+-- Node id -> "start", "goal" or "path" for opts.path (one path or a list of them); nil and
+-- why not when it is neither.
+local function path_marks(p, w, h)
   if p == nil then return {} end
-  if is_path(p) then return { p } end
-  if type(p) == "table" and (p[1] == nil or is_path(p[1])) then return p end
-  error("bad option 'path' (a path {{x=, y=}, ...} or a list of paths expected)", 3)
-end
-
--- A function (x, y) -> boolean from opts.explored: a list of points, a field (the cells it
--- reached) or a function.
-local function explored_of(opts, w)
-  local e = opts.explored
-  if e == nil then return function() return false end end
-  if type(e) == "function" then return e end
-  if type(e) == "table" then
-    local set = {}
-    for _, p in ipairs(e) do set[(p.y - 1) * w + p.x] = true end
-    return function(x, y) return set[(y - 1) * w + x] == true end
-  end
-  if type(e) == "userdata" and type(e.distance) == "function" then
-    return function(x, y) return e:distance(x, y) ~= nil end
-  end
-  error("bad option 'explored' (a list of points, a field or a function expected)", 3)
-end
-
--- Marks of the paths: "start", "goal" or "path" per node id.
-local function path_marks(paths, w)
+  if type(p) ~= "table" then return nil, "a path {{x=, y=}, ...} or a list of paths expected" end
+  local paths = type(p[1]) == "table" and p[1].x == nil and p or { p }
   local marks = {}
-  for _, path in ipairs(paths) do
-    for i, p in ipairs(path) do
-      local id = (p.y - 1) * w + p.x
+  for k, path in ipairs(paths) do
+    for i, pt in ipairs(path) do
+      if not is_point(pt, w, h) then
+        return nil, string.format("path %d, point %d is not a cell of the %dx%d grid", k, i, w, h)
+      end
+      local id = (pt.y - 1) * w + pt.x
       local kind = i == 1 and "start" or i == #path and "goal" or "path"
       if marks[id] ~= "start" and marks[id] ~= "goal" then marks[id] = kind end
     end
@@ -59,10 +49,61 @@ local function path_marks(paths, w)
   return marks
 end
 
-local function check_grid(grid)
-  if type(grid) ~= "userdata" or type(grid.get_cost) ~= "function" then
-    error("bad argument #1 (astar.Grid expected, got " .. type(grid) .. ")", 3)
+-- (x, y) -> boolean from opts.explored: a list of points, a field (the cells it reached) or a
+-- function; nil and why not otherwise.
+local function explored_of(e, w, h)
+  if e == nil then return function() return false end end
+  if type(e) == "function" then return e end
+  if type(e) == "table" then
+    local set = {}
+    for i, p in ipairs(e) do
+      if not is_point(p, w, h) then
+        return nil, string.format("point %d is not a cell of the %dx%d grid", i, w, h)
+      end
+      set[(p.y - 1) * w + p.x] = true
+    end
+    return function(x, y) return set[(y - 1) * w + x] == true end
   end
+  if type(e) == "userdata" and type(e.distance) == "function" and type(e.cells) == "function" then
+    return function(x, y) return e:distance(x, y) ~= nil end
+  end
+  return nil, "a list of points, a field or a function expected"
+end
+
+-- An astar object with `method`, the grid's size (a layer or claims of another grid draw
+-- nothing sensible).
+local function same_size(v, method, w, h)
+  if type(v) ~= "userdata" or type(v[method]) ~= "function" then return false end
+  local vw, vh = v:size()
+  return vw == w and vh == h
+end
+
+local OPTIONS = { path = true, explored = true, influence = true, claims = true }
+
+-- Everything a picture reads, checked: { w, h, marks, explored, inf, top, claims }.
+local function picture(fn, grid, opts, extra)
+  if type(grid) ~= "userdata" or type(grid.get_cost) ~= "function" then
+    fail(fn, 1, "astar.Grid expected, got " .. type(grid))
+  end
+  if opts == nil then opts = {} end
+  if type(opts) ~= "table" then fail(fn, 2, "options table or nil expected, got " .. type(opts)) end
+  for k in pairs(opts) do
+    if not OPTIONS[k] and k ~= extra then fail(fn, 2, "unknown option '" .. tostring(k) .. "'") end
+  end
+  local w, h = grid:size()
+  local marks, why = path_marks(opts.path, w, h)
+  if not marks then fail(fn, 2, "option 'path': " .. why) end
+  local explored, why_not = explored_of(opts.explored, w, h)
+  if not explored then fail(fn, 2, "option 'explored': " .. why_not) end
+  local inf, claims = opts.influence, opts.claims
+  if inf ~= nil and not same_size(inf, "max_abs", w, h) then
+    fail(fn, 2, string.format("option 'influence' must be an astar.Influence of %dx%d", w, h))
+  end
+  if claims ~= nil and not same_size(claims, "claim", w, h) then
+    fail(fn, 2, string.format("option 'claims' must be the astar.Claims of a %dx%d grid", w, h))
+  end
+  return { w = w, h = h, marks = marks, explored = explored, inf = inf, top = inf and inf:max_abs() or 0,
+           claims = claims }
 end
 
 local SHADES = ":;+*%@" -- positive influence, weakest first
@@ -80,13 +121,8 @@ end
 --- (negative); 'x' explored; 'c' claimed; 'o' path, 'S' start, 'G' goal. Hex grids shift
 --- every second row by half a cell.
 function M.ascii(grid, opts)
-  check_grid(grid)
-  opts = opts or {}
-  local w, h = grid:size()
-  local marks = path_marks(paths_of(opts), w)
-  local explored = explored_of(opts, w)
-  local inf, claims = opts.influence, opts.claims
-  local top = inf and inf:max_abs() or 0
+  local p = picture("ascii", grid, opts)
+  local w, h, marks, explored, inf, top, claims = p.w, p.h, p.marks, p.explored, p.inf, p.top, p.claims
   local hex = grid.topology == "hex"
   local lines = {}
   for y = 1, h do
@@ -129,21 +165,19 @@ end
 --- (returns the number of bytes written) or returned as a string. opts as ascii(), and
 --- scale = pixels per cell (default: 1 from 256 cells across, else up to 8).
 function M.png(grid, opts, filename)
-  check_grid(grid)
-  opts = opts or {}
-  local w, h = grid:size()
-  local scale = opts.scale
+  local p = picture("png", grid, opts, "scale")
+  local w, h, marks, explored, inf, top, claims = p.w, p.h, p.marks, p.explored, p.inf, p.top, p.claims
+  local scale = opts and opts.scale
   if scale == nil then
     local side = math.max(w, h)
     scale = side >= 256 and 1 or math.max(1, math.min(8, math.floor(512 / side)))
   end
   if type(scale) ~= "number" or scale < 1 or scale > 64 or scale % 1 ~= 0 then
-    error("bad option 'scale' (an integer 1..64 expected, got " .. tostring(scale) .. ")", 2)
+    error("bad argument #2 to 'png' (option 'scale' must be an integer 1..64, got " .. tostring(scale) .. ")", 2)
   end
-  local marks = path_marks(paths_of(opts), w)
-  local explored = explored_of(opts, w)
-  local inf, claims = opts.influence, opts.claims
-  local top = inf and inf:max_abs() or 0
+  if filename ~= nil and type(filename) ~= "string" then
+    error("bad argument #3 to 'png' (file name or nil expected, got " .. type(filename) .. ")", 2)
+  end
   local C = M.colors
   local char = string.char
   local rows = {}
@@ -188,7 +222,12 @@ end
 --- cells the search looked at (each cell it generated, once: a node_cost wrapper records
 --- them, so the query runs the callback loop and never jump point search).
 function M.explore(grid, sx, sy, gx, gy, opts)
-  check_grid(grid)
+  if type(grid) ~= "userdata" or type(grid.get_cost) ~= "function" then
+    error("bad argument #1 to 'explore' (astar.Grid expected, got " .. type(grid) .. ")", 2)
+  end
+  if opts ~= nil and type(opts) ~= "table" then
+    error("bad argument #6 to 'explore' (options table or nil expected, got " .. type(opts) .. ")", 2)
+  end
   local seen, list = {}, {}
   local q = {}
   for k, v in pairs(opts or {}) do q[k] = v end
