@@ -90,8 +90,40 @@ end
 ---   empty    cost of an empty cell, gid 0 (default 1; false to block)
 ---   diagonal the grid's mode (square maps)
 --- info = { width, height, layer = name, orientation, tiles = distinct gids seen }
+local OPTIONS = { layer = true, legend = true, property = true, default = true, empty = true, diagonal = true }
+
+local function check_options(opts)
+  local function bad(msg) error("bad argument #2 to 'grid' (" .. msg .. ")", 3) end
+  if type(opts) ~= "table" then bad("options table or nil expected, got " .. type(opts)) end
+  for k in pairs(opts) do
+    if not OPTIONS[k] then bad("unknown option '" .. tostring(k) .. "'") end
+  end
+  local layer = opts.layer
+  if layer ~= nil and type(layer) ~= "string" and not (type(layer) == "number" and layer >= 1 and layer % 1 == 0) then
+    bad("option 'layer' must be a layer name or a positive integer, got " .. tostring(layer))
+  end
+  if opts.legend ~= nil and type(opts.legend) ~= "table" then
+    bad("option 'legend' must be a table gid -> cost, got " .. type(opts.legend))
+  end
+  if opts.property ~= nil and type(opts.property) ~= "string" then
+    bad("option 'property' must be a property name, got " .. type(opts.property))
+  end
+  local modes = { never = true, always = true, one_walkable = true, no_corner_cut = true }
+  if opts.diagonal ~= nil and not modes[opts.diagonal] then
+    bad("option 'diagonal' must be \"never\", \"always\", \"one_walkable\" or \"no_corner_cut\", got "
+      .. tostring(opts.diagonal))
+  end
+  for _, k in ipairs({ "default", "empty" }) do
+    local v = opts[k]
+    if v ~= nil and v ~= false and type(v) ~= "number" then
+      bad("option '" .. k .. "' must be a cost or false, got " .. type(v))
+    end
+  end
+end
+
 function M.grid(map, opts)
-  opts = opts or {}
+  if opts == nil then opts = {} end
+  check_options(opts)
   if type(map) == "string" then map = decode_json(map) end
   if type(map) ~= "table" then error("bad argument #1 to 'grid' (Tiled map table or JSON text expected)", 2) end
   if map.infinite then error("astar.tiled: infinite maps (chunks) are not supported", 2) end
