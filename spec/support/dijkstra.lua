@@ -83,13 +83,10 @@ local function mul32(a, b) -- a * b mod 2^32, for a, b in [0, 2^32)
   return ((alo * bhi + ahi * blo) % TWO16 * TWO16 + alo * blo) % TWO32
 end
 
+local bxor = require("spec.support.bits").bxor
+
 local function xor_shift(h, n) -- h ~ (h >> n), for h in [0, 2^32)
-  local a, b, out, bit = h, math.floor(h / 2 ^ n), 0, 1
-  while a > 0 or b > 0 do
-    if a % 2 ~= b % 2 then out = out + bit end
-    a, b, bit = math.floor(a / 2), math.floor(b / 2), bit * 2
-  end
-  return out
+  return bxor(h, math.floor(h / 2 ^ n))
 end
 
 function M.noise(seed, x, y)
