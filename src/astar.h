@@ -80,6 +80,17 @@ typedef enum astar_heuristic {
     ASTAR_H_CUSTOM          /* astar_query.heuristic_fn, used as given (not scaled) */
 } astar_heuristic;
 
+/*
+ * The largest magnitude of every number a query adds up: terrain costs, influence values and
+ * layer weights, claim penalties, noise, turn penalties, what cost callbacks and custom
+ * heuristics return, heuristic weights and graph arc costs. Bounded so that no sum can
+ * overflow: a step adds at most 32 layers of 1e100 x 1e100 and a handful of terms of 1e100,
+ * about 3.3e201, and a path of 2^31 steps stays below 1e211, far from DBL_MAX (1.8e308); so a
+ * search never meets an infinite or NaN cost it did not ask for. Setters and queries refuse
+ * larger values with ASTAR_EINVAL; a callback returning one aborts its search (ASTAR_EABORT).
+ */
+#define ASTAR_MAX_VALUE 1e100
+
 /* ------------------------------------------------------------------ grid */
 
 typedef struct astar_grid astar_grid;
@@ -315,10 +326,10 @@ typedef struct astar_layer_ref {
  * walkable cell of the grid one cost, diagonal mode NO_CORNER_CUT or NEVER, the
  * default heuristic (octile, or manhattan for NEVER) at weight 1, a walkable start,
  * and nothing else set: no layers, claims, callbacks, fog mask, noise, targets,
- * turn_penalty, claim_window or partial. Under JPS, astar_result.expansions counts
- * jump points taken off the open list (far fewer than A*'s cells; max_expansions
- * limits that count), and max_cost cuts jump points dearer than it, so found /
- * ASTAR_LIMIT answer as under A*. ASTAR_JPS_OFF always runs plain A*.
+ * turn_penalty, claim_window, partial, max_expansions or max_cost (a budget counts A*'s
+ * work, so budgeted queries run A*: the answer never depends on the engine). Under JPS,
+ * astar_result.expansions counts jump points taken off the open list (far fewer than A*'s
+ * cells). ASTAR_JPS_OFF always runs plain A*.
  */
 typedef enum astar_jps { ASTAR_JPS_AUTO = 0, ASTAR_JPS_OFF = 1 } astar_jps;
 

@@ -158,7 +158,7 @@ static bool reserve_slots(astar_graph *g, int32_t n) {
 }
 
 static bool valid_cost(double cost) {
-    return cost == ASTAR_GRAPH_LENGTH || (cost >= 0 && cost != INFINITY);
+    return cost == ASTAR_GRAPH_LENGTH || (cost >= 0 && cost <= ASTAR_MAX_VALUE);
 }
 
 /* Adds or re-costs an arc whose arguments were checked and for which room was reserved. */
@@ -512,7 +512,7 @@ static inline double heuristic(graph_ctx *c, int32_t id) {
     double *slot = &c->s->custom_h[id];
     if (isnan(*slot)) {
         double h = c->q->heuristic_fn(c->q->heuristic_ud, id, c->goal);
-        if (!(h >= 0) || h == INFINITY) {
+        if (!(h >= 0 && h <= ASTAR_MAX_VALUE)) {
             c->aborted = true;
             return 0.0;
         }
@@ -532,7 +532,7 @@ static double node_penalty(graph_ctx *c, int32_t id) {
     for (int i = 0; i < q->nlayers; i++) {
         const astar_graph_layer *l = &q->layers[i];
         double v = l->values ? l->values[id] : l->value_fn(l->value_ud, id);
-        if (!isfinite(v)) {
+        if (!astar_value_ok(v)) {
             c->aborted = true;
             return *slot = INFINITY;
         }
@@ -549,14 +549,13 @@ static double node_penalty(graph_ctx *c, int32_t id) {
         int r = q->node_cost(q->node_cost_ud, id, &extra);
         if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && extra == INFINITY)) {
             p = INFINITY;
-        } else if (r != ASTAR_CB_PASS || !(extra >= 0)) {
+        } else if (r != ASTAR_CB_PASS || !(extra >= 0 && extra <= ASTAR_MAX_VALUE)) {
             c->aborted = true;
             p = INFINITY;
         } else {
             p += extra;
         }
     }
-    if (isnan(p)) p = INFINITY; /* only from overflowing penalties: impassable */
     return *slot = p;
 }
 
@@ -569,7 +568,7 @@ static double step_extra(graph_ctx *c, int32_t a, int32_t b) {
         double e = 0.0;
         int r = q->edge_cost(q->edge_cost_ud, b, a, &e);
         if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && e == INFINITY)) return INFINITY;
-        if (r != ASTAR_CB_PASS || !(e >= 0)) {
+        if (r != ASTAR_CB_PASS || !(e >= 0 && e <= ASTAR_MAX_VALUE)) {
             c->aborted = true;
             return INFINITY;
         }
@@ -769,19 +768,19 @@ static astar_status check_query(const astar_graph *g, const astar_graph_query *q
         q->heuristic != ASTAR_H_ZERO && q->heuristic != ASTAR_H_CUSTOM)
         return ASTAR_EINVAL;
     if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return ASTAR_EINVAL;
-    if (!(q->weight >= 1.0) || q->weight == INFINITY) return ASTAR_EINVAL;
+    if (!(q->weight >= 1.0 && q->weight <= ASTAR_MAX_VALUE)) return ASTAR_EINVAL;
     if (q->nlayers < 0 || q->nlayers > ASTAR_MAX_LAYERS || (q->nlayers > 0 && !q->layers))
         return ASTAR_EINVAL;
     for (int i = 0; i < q->nlayers; i++)
-        if ((!q->layers[i].values && !q->layers[i].value_fn) || !isfinite(q->layers[i].weight))
+        if ((!q->layers[i].values && !q->layers[i].value_fn) || !astar_value_ok(q->layers[i].weight))
             return ASTAR_EINVAL;
     if (q->claims) {
         if (q->claims->height != 1) return ASTAR_EINVAL;
-        if (!(q->claim_penalty >= 0) || q->claim_penalty == INFINITY) return ASTAR_EINVAL;
+        if (!(q->claim_penalty >= 0 && q->claim_penalty <= ASTAR_MAX_VALUE)) return ASTAR_EINVAL;
         if (isnan(q->claim_radius)) return ASTAR_EINVAL;
     }
     if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
-    if (!(q->noise >= 0) || q->noise == INFINITY) return ASTAR_EINVAL;
+    if (!(q->noise >= 0 && q->noise <= ASTAR_MAX_VALUE)) return ASTAR_EINVAL;
     return ASTAR_OK;
 }
 

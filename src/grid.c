@@ -49,7 +49,7 @@ const char *astar_status_name(astar_status s) {
 }
 
 static bool valid_cost(double c) {
-    return c > 0 && !isnan(c); /* +inf (blocked) passes, -inf and NaN do not */
+    return c == INFINITY || (c > 0 && c <= ASTAR_MAX_VALUE); /* +inf blocks */
 }
 
 /* Bytes of row_bits (rows) or col_bits. */

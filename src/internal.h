@@ -8,6 +8,11 @@
 #include <math.h>
 #include <stdbool.h>
 
+/* |v| <= ASTAR_MAX_VALUE (false for NaN and the infinities). */
+static inline bool astar_value_ok(double v) {
+    return v >= -ASTAR_MAX_VALUE && v <= ASTAR_MAX_VALUE;
+}
+
 /*
  * Every per-cell array is stored with a one-cell border (stride = width + 2),
  * so neighbour loops need no bounds checks: the border is blocked terrain,
@@ -273,6 +278,7 @@ typedef struct query_ctx {
 /* Another unit on a node from step lo to step hi of its remaining path. */
 typedef struct window_claim {
     int32_t unit, lo, hi;
+    int32_t then;           /* the cell the unit moves to after hi, or -1 (it stays) */
     int32_t next;           /* the next claim of the same cell, or -1 */
 } window_claim;
 
@@ -309,11 +315,11 @@ bool astar_search_grow_heap(astar_search *s);
 /*
  * Jump point search (jps.c) for a query astar_find has found eligible (see astar_jps):
  * s has this query's stamp and an empty open list; start is walkable, goal
- * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell. Fills
- * res's cost, length, expansions and the path; returns the status.
+ * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell; no budget
+ * (max_expansions, max_cost). Fills res's cost, length, expansions and the path; returns
+ * the status.
  */
 astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, uint64_t max_expansions,
-                            double max_cost, astar_result *res);
+                            int32_t start, int32_t goal, double unit, astar_result *res);
 
 #endif

@@ -240,8 +240,7 @@ static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32
 }
 
 astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, uint64_t max_expansions,
-                            double max_cost, astar_result *res) {
+                            int32_t start, int32_t goal, double unit, astar_result *res) {
     jps_ctx j;
     j.open = g->open;
     j.legal = g->legal[mode];
@@ -274,13 +273,7 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
         sn->heap = 0;
     }
     uint64_t expansions = 0;
-    bool pruned = false;
-    astar_status outcome = ASTAR_UNREACHABLE;
     while (s->heap.len > 0) {
-        if (expansions >= max_expansions) {
-            outcome = ASTAR_LIMIT;
-            break;
-        }
         int32_t n = astar_heap_pop(&s->heap, nodes).cell;
         expansions++;
         double gn = nodes[n].g;
@@ -317,10 +310,6 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
             if (!(ng < r->g)) continue;
             if (r->heap == ASTAR_NOT_OPEN && r->g != INFINITY) continue; /* closed: the heuristic
                                                                             is consistent */
-            if (ng > max_cost) {
-                pruned = true;
-                continue;
-            }
             r->g = ng;
             r->from = (uint8_t)d;
             double h = jps_h(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy) * unit;
@@ -340,6 +329,5 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
         }
     }
     res->expansions = expansions;
-    if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
-    return outcome;
+    return ASTAR_UNREACHABLE;
 }

@@ -10,7 +10,7 @@ static size_t scratch_size(const astar_layer *l) { return 2 * (size_t)l->stride;
 
 astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
                              const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height) || !isfinite(initial)) return NULL;
+    if (!astar_size_ok(width, height) || !astar_value_ok(initial)) return NULL;
     astar_alloc a = astar_pick_alloc(alloc);
     astar_layer *l = astar_mem(&a, NULL, 0, sizeof *l);
     if (!l) return NULL;
@@ -47,15 +47,15 @@ static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
 }
 
 astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
-    if (!layer_inside(l, x, y) || !isfinite(v)) return ASTAR_EINVAL;
+    if (!layer_inside(l, x, y) || !astar_value_ok(v)) return ASTAR_EINVAL;
     l->value[astar_cell(l->stride, x, y)] = v;
     return ASTAR_OK;
 }
 
 astar_status astar_layer_add(astar_layer *l, int32_t x, int32_t y, double v) {
-    if (!layer_inside(l, x, y) || !isfinite(v)) return ASTAR_EINVAL;
+    if (!layer_inside(l, x, y) || !astar_value_ok(v)) return ASTAR_EINVAL;
     double *cell = &l->value[astar_cell(l->stride, x, y)];
-    if (!isfinite(*cell + v)) return ASTAR_EINVAL;
+    if (!astar_value_ok(*cell + v)) return ASTAR_EINVAL;
     *cell += v;
     return ASTAR_OK;
 }
@@ -66,7 +66,7 @@ double astar_layer_get(const astar_layer *l, int32_t x, int32_t y) {
 }
 
 astar_status astar_layer_fill(astar_layer *l, double v) {
-    if (!isfinite(v)) return ASTAR_EINVAL;
+    if (!astar_value_ok(v)) return ASTAR_EINVAL;
     for (int32_t y = 0; y < l->height; y++) {
         double *row = &l->value[astar_cell(l->stride, 0, y)];
         for (int32_t x = 0; x < l->width; x++) row[x] = v;
@@ -104,7 +104,7 @@ static disc_box disc_bounds(int32_t width, int32_t height, int32_t x, int32_t y,
 
 astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radius,
                                double strength, astar_falloff falloff) {
-    if (!layer_inside(l, x, y) || !(radius >= 0) || radius == INFINITY || !isfinite(strength) ||
+    if (!layer_inside(l, x, y) || !(radius >= 0) || radius == INFINITY || !astar_value_ok(strength) ||
         falloff < ASTAR_FALLOFF_LINEAR || falloff > ASTAR_FALLOFF_CONSTANT)
         return ASTAR_EINVAL;
     disc_box b = disc_bounds(l->width, l->height, x, y, radius);
@@ -116,7 +116,7 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 if (d > radius) continue;
                 double *v = &l->value[astar_cell(l->stride, cx, cy)];
                 double sum = *v + strength * falloff_weight(falloff, d, radius);
-                if (pass == 0 && !isfinite(sum)) return ASTAR_EINVAL;
+                if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
                 if (pass == 1) *v = sum;
             }
     return ASTAR_OK;
@@ -132,17 +132,17 @@ double astar_layer_max_abs(const astar_layer *l) {
 }
 
 astar_status astar_layer_scale(astar_layer *l, double factor) {
-    if (!(factor >= 0) || !isfinite(factor)) return ASTAR_EINVAL;
-    if (!isfinite(astar_layer_max_abs(l) * factor)) return ASTAR_EINVAL;
+    if (!(factor >= 0) || !astar_value_ok(factor)) return ASTAR_EINVAL;
+    if (!astar_value_ok(astar_layer_max_abs(l) * factor)) return ASTAR_EINVAL;
     for (size_t i = 0; i < l->cells; i++) l->value[i] *= factor;
     return ASTAR_OK;
 }
 
 astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight) {
-    if (!other || other->width != l->width || other->height != l->height || !isfinite(weight))
+    if (!other || other->width != l->width || other->height != l->height || !astar_value_ok(weight))
         return ASTAR_EINVAL;
     for (size_t i = 0; i < l->cells; i++)
-        if (!isfinite(l->value[i] + weight * other->value[i])) return ASTAR_EINVAL;
+        if (!astar_value_ok(l->value[i] + weight * other->value[i])) return ASTAR_EINVAL;
     for (size_t i = 0; i < l->cells; i++) l->value[i] += weight * other->value[i];
     return ASTAR_OK;
 }

@@ -193,7 +193,7 @@ static inline double heuristic(query_ctx *c, int32_t cell, int32_t x, int32_t y)
     if (isnan(*slot)) {
         const astar_query *q = c->q;
         double h = q->heuristic_fn(q->heuristic_ud, x, y, q->gx, q->gy);
-        if (!(h >= 0) || h == INFINITY) {
+        if (!(h >= 0 && h <= ASTAR_MAX_VALUE)) {
             c->aborted = true;
             return 0.0;
         }
@@ -217,7 +217,8 @@ static inline astar_node *touch(query_ctx *c, int32_t cell) {
 
 /*
  * P(b) of influence layers and claims. The loop without callbacks computes it
- * again each time: cheaper than memoising. INFINITY when the sum overflows.
+ * again each time: cheaper than memoising. Finite: every term is bounded
+ * (ASTAR_MAX_VALUE).
  */
 static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx *c, int32_t cell) {
     double p = 0.0;
@@ -231,7 +232,7 @@ static ALWAYS_INLINE double layer_penalty(const penalty_view *v, const query_ctx
             n = v->claim_gen[cell] == v->gen ? v->claimed[cell] : v->only_overlay ? 0 : n;
         p += v->claim_penalty * n;
     }
-    return isnan(p) ? INFINITY : p;
+    return p;
 }
 
 /* P(b) + node_cost(b) for a walkable cell, memoised per query; INFINITY when the query blocks it. */
@@ -247,14 +248,13 @@ static double node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
         int r = q->node_cost(q->node_cost_ud, x, y, &extra);
         if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && extra == INFINITY)) {
             p = INFINITY;
-        } else if (r != ASTAR_CB_PASS || !(extra >= 0)) {
+        } else if (r != ASTAR_CB_PASS || !(extra >= 0 && extra <= ASTAR_MAX_VALUE)) {
             c->aborted = true;
             p = INFINITY;
         } else {
             p += extra;
         }
     }
-    if (isnan(p)) p = INFINITY; /* only from overflowing penalties: treat as impassable */
     *slot = p;
     return p;
 }
@@ -303,8 +303,13 @@ static unsigned query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay) {
     return straight | drop_blocked(c, a, ax, ay, moves & 0xF0u);
 }
 
-/* The claim penalty of entering `cell` at step `step` of this path, under claim_window. */
-static double window_penalty(const query_ctx *c, int32_t cell, int32_t step) {
+/*
+ * The claim penalty of the step from -> cell, entering cell at step `step` of this path, under
+ * claim_window. Two units swapping cells between two steps meet on the way although neither
+ * stands where the other does at any step: a unit that leaves `cell` for `from` just as this
+ * path enters it counts too (with a window of 0 nothing else would see it).
+ */
+static double window_penalty(const query_ctx *c, int32_t from, int32_t cell, int32_t step) {
     const astar_search *s = c->s;
     if (s->claim_gen[cell] != s->gen) return 0.0;
     int64_t w = c->q->claim_window;
@@ -312,7 +317,9 @@ static double window_penalty(const query_ctx *c, int32_t cell, int32_t step) {
     /* A cell's claims are chained unit by unit, so one unit's come one after another. */
     for (int32_t i = s->window_head[cell]; i >= 0; i = s->window[i].next) {
         const window_claim *e = &s->window[i];
-        if (e->unit != counted && step >= (int64_t)e->lo - w && step <= (int64_t)e->hi + w) {
+        bool meets = (step >= (int64_t)e->lo - w && step <= (int64_t)e->hi + w) ||
+                     (step == (int64_t)e->hi + 1 && e->then == from);
+        if (e->unit != counted && meets) {
             units++;
             counted = e->unit;
         }
@@ -338,12 +345,12 @@ static double step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_
                          int32_t by) {
     const astar_query *q = c->q;
     double extra = c->penalties ? node_penalty(c, b, bx, by) : 0.0;
-    if (c->windowed && extra != INFINITY) extra += window_penalty(c, b, c->s->depth[a] + 1);
+    if (c->windowed && extra != INFINITY) extra += window_penalty(c, a, b, c->s->depth[a] + 1);
     if (q->edge_cost) {
         double e = 0.0;
         int r = q->edge_cost(q->edge_cost_ud, bx, by, ax, ay, &e);
         if (r == ASTAR_CB_BLOCK || (r == ASTAR_CB_PASS && e == INFINITY)) return INFINITY;
-        if (r != ASTAR_CB_PASS || !(e >= 0)) {
+        if (r != ASTAR_CB_PASS || !(e >= 0 && e <= ASTAR_MAX_VALUE)) {
             c->aborted = true;
             return INFINITY;
         }
@@ -485,7 +492,6 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             double ng = ga + (uniform ? step[d] : step[d] * (general ? terrain_cost(c, b) : cost[b]));
             if (layered) {
                 double p = layer_penalty(&pv, c, b);
-                if (p == INFINITY) continue;
                 if (p > 0) ng += p;
             }
             if (general) {
@@ -640,6 +646,7 @@ static bool prepare_window(query_ctx *c) {
             e->unit = k;
             e->lo = i - u->pos;
             e->hi = i == u->n - 1 ? INT32_MAX : e->lo; /* it stays on its last node */
+            e->then = i == u->n - 1 ? -1 : u->cells[i + 1];
             e->next = s->window_head[cell];
             s->window_head[cell] = s->window_len++;
         }
@@ -654,22 +661,22 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_HEX) return ASTAR_EINVAL;
     if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return ASTAR_EINVAL;
     if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return ASTAR_EINVAL;
-    if (!(q->weight >= 1.0) || q->weight == INFINITY) return ASTAR_EINVAL;
+    if (!(q->weight >= 1.0 && q->weight <= ASTAR_MAX_VALUE)) return ASTAR_EINVAL;
     if (q->nlayers < 0 || q->nlayers > ASTAR_MAX_LAYERS || (q->nlayers > 0 && !q->layers))
         return ASTAR_EINVAL;
     for (int i = 0; i < q->nlayers; i++) {
         const astar_layer *l = q->layers[i].layer;
-        if (!l || l->width != g->width || l->height != g->height || !isfinite(q->layers[i].weight))
+        if (!l || l->width != g->width || l->height != g->height || !astar_value_ok(q->layers[i].weight))
             return ASTAR_EINVAL;
     }
     if (q->claims) {
         if (q->claims->width != g->width || q->claims->height != g->height) return ASTAR_EINVAL;
-        if (!(q->claim_penalty >= 0) || q->claim_penalty == INFINITY) return ASTAR_EINVAL;
+        if (!(q->claim_penalty >= 0 && q->claim_penalty <= ASTAR_MAX_VALUE)) return ASTAR_EINVAL;
     }
     if (isnan(q->max_cost) || q->max_cost < 0) return ASTAR_EINVAL;
     if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
-    if (!(q->noise >= 0) || q->noise == INFINITY) return ASTAR_EINVAL;
-    if (!(q->turn_penalty >= 0) || q->turn_penalty == INFINITY || q->claim_window < -1)
+    if (!(q->noise >= 0 && q->noise <= ASTAR_MAX_VALUE)) return ASTAR_EINVAL;
+    if (!(q->turn_penalty >= 0 && q->turn_penalty <= ASTAR_MAX_VALUE) || q->claim_window < -1)
         return ASTAR_EINVAL;
     if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF) return ASTAR_EINVAL;
     if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
@@ -895,13 +902,15 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     /* Uniform terrain and nothing on top: jump point search gives the same cost for far fewer
      * expansions (README, Performance). Partial answers would need every cell ranked, and a
      * blocked start no island check, so those stay with A*; so do searches in slices (a jump
-     * has no budget to stop at). */
+     * has no budget to stop at) and budgeted ones: JPS counts jump points, not cells, and
+     * meets a path's costs in another order, so max_expansions or max_cost would cut it
+     * elsewhere than A*, and a query's answer must not depend on which engine ran it. */
     if (jps_ok && q->jps == ASTAR_JPS_AUTO && !callbacks && !c->layered && c->uniform_cost > 0 &&
         q->weight == 1.0 && !q->partial && g->cost[start] != INFINITY &&
+        q->max_expansions == UINT64_MAX && q->max_cost == INFINITY &&
         ((c->diagonal == ASTAR_DIAG_NO_CORNER_CUT && c->heuristic == ASTAR_H_OCTILE) ||
          (c->diagonal == ASTAR_DIAG_NEVER && c->heuristic == ASTAR_H_MANHATTAN))) {
-        st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, q->max_expansions,
-                            q->max_cost, res);
+        st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, res);
         if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
             c->islands->wasted += res->expansions;
         return st;
