@@ -174,7 +174,7 @@ describe("jump point search", function()
     assert(found > 50 and limited > 25, found .. " found, " .. limited .. " limited")
   end)
 
-  it("max_expansions counts jump points: enough finds, one fewer stops with 'limit'", function()
+  it("a budgeted query runs A*: max_expansions counts A*'s cells, whichever engine would run it", function()
     local rng = oracle.rng(SEED + 202)
     local checked = 0
     for n = 1, 200 do
@@ -185,14 +185,15 @@ describe("jump point search", function()
       local want = oracle.cost(world, sx, sy, gx, gy)
       if want and world.cost[sy][sx] then
         local where = "world " .. n
-        local _, info = grid:find(sx, sy, gx, gy)
-        local path, linfo = grid:find(sx, sy, gx, gy, { max_expansions = info.expansions })
+        local _, ainfo = grid:find(sx, sy, gx, gy, { jump = false })
+        local path, linfo = grid:find(sx, sy, gx, gy, { max_expansions = ainfo.expansions })
         assert.is_truthy(path, where)
-        assert.are.equal(info.cost, linfo.cost, where)
-        path, linfo = grid:find(sx, sy, gx, gy, { max_expansions = info.expansions - 1 })
+        assert.are.equal(ainfo.cost, linfo.cost, where)
+        assert.are.equal(ainfo.expansions, linfo.expansions, where)
+        path, linfo = grid:find(sx, sy, gx, gy, { max_expansions = ainfo.expansions - 1 })
         assert.is_nil(path, where)
         assert.are.equal("limit", linfo.status, where)
-        assert.are.equal(info.expansions - 1, linfo.expansions, where)
+        assert.are.equal(ainfo.expansions - 1, linfo.expansions, where)
         checked = checked + 1
       end
     end
@@ -201,6 +202,20 @@ describe("jump point search", function()
     local path, info = g:find(1, 1, 10, 10, { max_expansions = 0 })
     assert.is_nil(path)
     assert.are.equal("limit", info.status)
+  end)
+
+  it("gives a budgeted query the answer A* gives (issue 15's two reproducers)", function()
+    local corridor = astar.grid(60, 1)
+    local _, jinfo = corridor:find(1, 1, 60, 1, { max_expansions = 10 })
+    local _, ainfo = corridor:find(1, 1, 60, 1, { max_expansions = 10, jump = false })
+    assert.are.equal("limit", ainfo.status)
+    assert.are.same(ainfo, jinfo)
+    local open = astar.grid(20, 20)
+    local cap = 19 * math.sqrt(2)
+    local jpath, jcost = open:find(1, 1, 20, 20, { max_cost = cap })
+    local apath, acost = open:find(1, 1, 20, 20, { max_cost = cap, jump = false })
+    assert.are.same(acost, jcost)
+    assert.are.same(apath, jpath)
   end)
 
   it("matches A* on every problem of the shipped Moving AI maps", function()

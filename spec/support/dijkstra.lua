@@ -27,8 +27,10 @@ end
 -- How many other units claim (x, y), as the query from (sx, sy) sees it when it
 -- enters (x, y) at step `depth` of its path. With claim_window w, a unit at step t
 -- of its remaining path (t = 0 where it stands) counts only if |depth - t| <= w,
--- and on its last node for every depth >= t - w (it stays there).
-local function claim_count(world, x, y, sx, sy, depth)
+-- and on its last node for every depth >= t - w (it stays there). A unit that swaps cells
+-- with the query's path between two steps (at (x, y) at step depth - 1, then at (ax, ay),
+-- where the path comes from, at step depth) meets it too, whatever the window.
+local function claim_count(world, ax, ay, x, y, sx, sy, depth)
   local n = 0
   local w = world.claim_window
   for _, c in ipairs(world.claims or {}) do
@@ -40,7 +42,9 @@ local function claim_count(world, x, y, sx, sy, depth)
         for i = c.pos, #c.path do
           local t = i - c.pos
           local in_time = w == nil or (depth >= t - w and (i == #c.path or depth <= t + w))
-          if c.path[i].x == x and c.path[i].y == y and in_time then
+          local after = c.path[i + 1]
+          local swap = w ~= nil and t == depth - 1 and after ~= nil and after.x == ax and after.y == ay
+          if c.path[i].x == x and c.path[i].y == y and (in_time or swap) then
             n = n + 1
             break -- once per unit
           end
@@ -135,7 +139,7 @@ function M.step(world, ax, ay, bx, by, sx, sy, depth)
   for _, layer in ipairs(world.layers or {}) do
     p = p + layer.vals[by][bx] * (layer.weight or 1)
   end
-  p = p + (world.claim_penalty or 5) * claim_count(world, bx, by, sx, sy, depth or 1)
+  p = p + (world.claim_penalty or 5) * claim_count(world, ax, ay, bx, by, sx, sy, depth or 1)
   if world.noise then p = p + world.noise * M.noise(world.seed or 0, bx - 1, by - 1) end
   if world.node_cost then p = p + extra_of(world.node_cost(bx, by)) end
   if world.edge_cost then

@@ -7,10 +7,27 @@
  * leaks nothing. A query runs inside lua_pcall: an error raised by a script
  * callback unwinds the core, the binding releases the workspace and the
  * "in use" marks, and re-raises the same error value.
+ *
+ * Mods are untrusted code, and a metamethod of a table we are given (__index of
+ * an options or a point table) is Lua code that may close, collect or change
+ * anything. So every function here that takes tables follows one rule:
+ *   1. Read: every argument, option and point is read exactly once, into C
+ *      values; the Lua values needed later (objects, callbacks, the unit key)
+ *      are pinned on the stack. Metamethods run here, and only here.
+ *   2. Resolve: then every object is checked (of its type, open, of the right
+ *      size) and marked "in use" (lobject.readers); no Lua code runs between
+ *      this and the work, but the query's own callbacks, which the marks guard
+ *      (a marked object refuses to be written or freed). What a function is
+ *      building (a distance field) is marked too.
+ *   3. Run.
+ * read_options (the option table OPTIONS), resolve_grid_query and
+ * resolve_graph_query are that rule for queries; functions taking lists of
+ * points read them all (read_point) before they resolve their objects.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -35,11 +52,11 @@
 #define GRAPH_MT "astar.Graph"
 #define GRAPH_CLAIMS_MT "astar.GraphClaims"
 
-/* Every userdata starts with this, so one __index serves width/height for all. */
+/* Every userdata starts with this. */
 typedef struct lobject {
     int32_t width, height;
-    int readers; /* queries running now that read this object */
-    bool freed;  /* closed (__close or an explicit __gc): a suspended search must not read it */
+    int readers; /* queries (and builds) running now that read this object */
+    bool freed;  /* closed (__close, or __gc called by hand): nothing may read it */
 } lobject;
 
 typedef struct workspace {
@@ -95,6 +112,17 @@ static const char *value_str(lua_State *L, int idx) {
     return luaL_typename(L, idx);
 }
 
+/* The type a message names: the metatable's __name (read raw) where it has one, as Lua's own
+ * luaL_typeerror does ("astar.Grid", "FILE*"). */
+static const char *type_name(lua_State *L, int idx) {
+    if (luaL_getmetafield(L, idx, "__name")) {
+        if (lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1); /* anchored on the stack */
+        lua_pop(L, 1);
+    }
+    if (lua_type(L, idx) == LUA_TLIGHTUSERDATA) return "light userdata";
+    return luaL_typename(L, idx);
+}
+
 static int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -104,7 +132,7 @@ static int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...) {
 }
 
 static int type_error(lua_State *L, int arg, const char *expected) {
-    return arg_error_fmt(L, arg, "%s expected, got %s", expected, luaL_typename(L, arg));
+    return arg_error_fmt(L, arg, "%s expected, got %s", expected, type_name(L, arg));
 }
 
 /* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi. */
@@ -125,6 +153,29 @@ static int32_t check_coord(lua_State *L, int arg, const char *what, int32_t size
     return (int32_t)check_integer(L, arg, what, 1, size) - 1;
 }
 
+/* A string without NUL bytes: C would read "a.map\0x" as "a.map". */
+static const char *check_c_string(lua_State *L, int arg, const char *what) {
+    size_t len;
+    const char *s = luaL_checklstring(L, arg, &len);
+    if (strlen(s) != len) arg_error_fmt(L, arg, "%s contains a NUL byte", what);
+    return s;
+}
+
+/* Is the string at idx exactly `name` (no trailing "\0junk")? */
+static bool string_is(lua_State *L, int idx, const char *name) {
+    size_t len;
+    const char *s = lua_tolstring(L, idx, &len);
+    return len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+/* The index of the string at idx in names (NULL-terminated), or -1 (also for non-strings). */
+static int name_index(lua_State *L, int idx, const char *const names[]) {
+    if (lua_type(L, idx) != LUA_TSTRING) return -1;
+    for (int i = 0; names[i]; i++)
+        if (string_is(L, idx, names[i])) return i;
+    return -1;
+}
+
 static bool is_callable(lua_State *L, int idx) {
     if (lua_type(L, idx) == LUA_TFUNCTION) return true;
     if (!luaL_getmetafield(L, idx, "__call")) return false;
@@ -132,29 +183,27 @@ static bool is_callable(lua_State *L, int idx) {
     return true;
 }
 
-static void *check_object(lua_State *L, int arg, const char *mt, const char *name) {
+/* The userdata at arg if it is of class mt, open or not; a type error otherwise. */
+static void *check_object(lua_State *L, int arg, const char *mt) {
     void *p = astar_testudata(L, arg, mt);
-    if (!p) type_error(L, arg, name);
+    if (!p) type_error(L, arg, mt);
     return p;
 }
 
-static lgrid *check_grid(lua_State *L, int arg) {
-    lgrid *g = check_object(L, arg, GRID_MT, GRID_MT);
-    if (!g->grid) luaL_error(L, "attempt to use a freed astar.Grid");
-    return g;
+static int freed_error(lua_State *L, const char *mt) {
+    return luaL_error(L, "attempt to use a freed %s", mt);
 }
 
-static llayer *check_layer(lua_State *L, int arg) {
-    llayer *l = check_object(L, arg, LAYER_MT, LAYER_MT);
-    if (!l->layer) luaL_error(L, "attempt to use a freed astar.Influence");
-    return l;
+/* check_object, and open. */
+static void *check_open(lua_State *L, int arg, const char *mt) {
+    lobject *o = check_object(L, arg, mt);
+    if (o->freed) freed_error(L, mt);
+    return o;
 }
 
-static lclaims *check_claims(lua_State *L, int arg) {
-    lclaims *c = check_object(L, arg, CLAIMS_MT, CLAIMS_MT);
-    if (!c->claims) luaL_error(L, "attempt to use a freed astar.Claims");
-    return c;
-}
+static lgrid *check_grid(lua_State *L, int arg) { return check_open(L, arg, GRID_MT); }
+static llayer *check_layer(lua_State *L, int arg) { return check_open(L, arg, LAYER_MT); }
+static lclaims *check_claims(lua_State *L, int arg) { return check_open(L, arg, CLAIMS_MT); }
 
 /* Writers call this: a callback may not change what its own query reads. */
 static void check_writable(lua_State *L, const lobject *o, const char *what) {
@@ -184,13 +233,25 @@ static int parse_error(lua_State *L, const char *name, const char *err) {
     return luaL_error(L, "%s: %s", name, err);
 }
 
-/* Terrain cost of a Lua value: number > 0 (math.huge blocks) or false (blocks). */
+#define MAX_VALUE_STR "1e100"
+
+/* Terrain cost of a Lua value: 0 < number <= ASTAR_MAX_VALUE, or math.huge or false (blocks). */
+static bool to_cost(lua_State *L, int idx, double *cost) {
+    if (lua_type(L, idx) == LUA_TBOOLEAN && !lua_toboolean(L, idx)) {
+        *cost = INFINITY;
+        return true;
+    }
+    lua_Number c = lua_tonumber(L, idx);
+    *cost = c;
+    return lua_type(L, idx) == LUA_TNUMBER && (c == HUGE_VAL || (c > 0 && c <= ASTAR_MAX_VALUE));
+}
+
 static double check_cost(lua_State *L, int arg) {
-    if (lua_type(L, arg) == LUA_TBOOLEAN && !lua_toboolean(L, arg)) return INFINITY;
-    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number or false");
-    lua_Number c = lua_tonumber(L, arg);
-    if (!(c > 0))
-        arg_error_fmt(L, arg, "cost must be a number > 0, false or math.huge, got %s",
+    double c;
+    if (lua_type(L, arg) != LUA_TNUMBER && lua_type(L, arg) != LUA_TBOOLEAN)
+        type_error(L, arg, "number or false");
+    if (!to_cost(L, arg, &c))
+        arg_error_fmt(L, arg, "cost must be a number in (0, " MAX_VALUE_STR "], false or math.huge, got %s",
                       value_str(L, arg));
     return c;
 }
@@ -205,110 +266,95 @@ static void push_cost(lua_State *L, double c) {
 /* The modes a user may name; a grid's diagonal field also reads "hex" (ASTAR_DIAG_HEX). */
 static const char *const DIAGONAL_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", NULL};
 static const char *const MODE_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", "hex"};
+#define DIAGONAL_RULE "\"never\", \"always\", \"one_walkable\" or \"no_corner_cut\""
 
-static astar_diagonal check_diagonal(lua_State *L, int arg, int value_idx) {
-    const char *s = lua_type(L, value_idx) == LUA_TSTRING ? lua_tostring(L, value_idx) : NULL;
-    for (int i = 0; s && DIAGONAL_NAMES[i]; i++)
-        if (strcmp(s, DIAGONAL_NAMES[i]) == 0) return (astar_diagonal)i;
-    arg_error_fmt(L, arg,
-                  "option 'diagonal' must be \"never\", \"always\", \"one_walkable\" or "
-                  "\"no_corner_cut\", got %s",
-                  value_str(L, value_idx));
-    return ASTAR_DIAG_NO_CORNER_CUT;
-}
-
-/* Fails with "unknown option 'k'" for a key outside names. Leaves the stack as it was. */
+/*
+ * The keys of the options table at arg (read raw: no metamethod runs), each checked against
+ * names: "unknown option 'k'". The table itself must be one.
+ */
 static void check_option_keys(lua_State *L, int arg, const char *const names[]) {
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
     lua_pushnil(L);
     while (lua_next(L, arg)) {
         lua_pop(L, 1);
-        bool known = false;
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            const char *k = lua_tostring(L, -1);
-            for (int i = 0; names[i] && !known; i++) known = strcmp(k, names[i]) == 0;
-        }
-        if (!known) {
-            const char *v = value_str(L, -1);
-            arg_error_fmt(L, arg, "unknown option %s", v);
-        }
+        if (name_index(L, -1, names) < 0) arg_error_fmt(L, arg, "unknown option %s", value_str(L, -1));
     }
 }
 
-/* Reads option `name` of the table at arg onto the stack top; returns whether it is non-nil. */
-static bool get_option(lua_State *L, int arg, const char *name) {
-    lua_getfield(L, arg, name);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return false;
-    }
-    return true;
-}
+/* ------------------------------------------------------------- classes */
 
-static lua_Number option_number(lua_State *L, int arg, const char *name, lua_Number lo,
-                                const char *rule) {
-    lua_Number n = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !(n >= lo))
-        arg_error_fmt(L, arg, "option '%s' must be %s, got %s", name, rule, value_str(L, -1));
-    return n;
-}
+/*
+ * One class of userdata, registered like liolib's createmeta: its metatable holds
+ * exactly its metamethods, and __index its methods, then its read-only fields.
+ */
+typedef struct lclass {
+    const char *name;            /* registry key and __name */
+    const luaL_Reg *methods;
+    const luaL_Reg *metamethods; /* __gc (also __close), __tostring */
+    /* Pushes field `key` of the open or freed object o and returns 1, or returns 0. */
+    int (*field)(lua_State *L, void *o, const char *key);
+} lclass;
 
-/* __index for every type: methods first, then the read-only fields width/height (and a
- * grid's diagonal mode). */
-static int object_index(lua_State *L) {
+/* __index: upvalue 1 the methods, 2 the lclass. Checks self: a metamethod can be called on
+ * anything (getmetatable(grid).__index(io.stdout, "width")). */
+static int class_index(lua_State *L) {
+    const lclass *cls = lua_touserdata(L, lua_upvalueindex(2));
+    void *o = check_object(L, 1, cls->name);
     lua_pushvalue(L, 2);
     lua_rawget(L, lua_upvalueindex(1));
     if (!lua_isnil(L, -1)) return 1;
-    const char *k = lua_tostring(L, 2);
-    const lobject *o = lua_touserdata(L, 1);
-    if (k && o && lua_type(L, 2) == LUA_TSTRING) {
-        if (strcmp(k, "width") == 0) return lua_pushinteger(L, o->width), 1;
-        if (strcmp(k, "height") == 0) return lua_pushinteger(L, o->height), 1;
-        const lgrid *g = astar_testudata(L, 1, GRID_MT);
-        if (g && g->grid && strcmp(k, "diagonal") == 0)
-            return lua_pushstring(L, MODE_NAMES[astar_grid_diagonal(g->grid)]), 1;
-        if (g && g->grid && strcmp(k, "topology") == 0)
-            return lua_pushstring(L, astar_grid_diagonal(g->grid) == ASTAR_DIAG_HEX ? "hex" : "square"), 1;
-    }
+    if (cls->field && lua_type(L, 2) == LUA_TSTRING) return cls->field(L, o, lua_tostring(L, 2));
     return 0;
 }
 
-static int object_newindex(lua_State *L) {
+static int class_newindex(lua_State *L) {
     const char *key = astar_tolstring(L, 2, NULL);
     return luaL_error(L, "cannot set field '%s' of %s: its fields are read-only", key,
                       astar_tolstring(L, 1, NULL));
 }
 
-static int object_size(lua_State *L) {
-    const lobject *o = astar_testudata(L, 1, GRID_MT);
-    if (!o) o = astar_testudata(L, 1, LAYER_MT);
-    if (!o) o = astar_testudata(L, 1, CLAIMS_MT);
-    if (!o) return type_error(L, 1, "astar object");
-    lua_pushinteger(L, o->width);
-    lua_pushinteger(L, o->height);
-    return 2;
+static int protected_metatable(lua_State *L) {
+    return luaL_error(L, "the metatables of astar objects are read-only");
 }
 
-/* Makes the metatable `name` with methods in __index and `gc` as __gc (and __close). */
-static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction gc,
-                      lua_CFunction tostring) {
-    luaL_newmetatable(L, name);
-    lua_newtable(L);
-    astar_setfuncs(L, methods);
-    lua_pushcfunction(L, object_size);
-    lua_setfield(L, -2, "size");
-    lua_pushcclosure(L, object_index, 1);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, object_newindex);
-    lua_setfield(L, -2, "__newindex");
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__gc");
+/*
+ * Makes the metatable of cls. Scripts see a stand-in (__metatable) that reads through to it
+ * but takes no writes: a mod may look at the functions, not change other mods' objects.
+ */
+static void register_class(lua_State *L, const lclass *cls) {
+    luaL_newmetatable(L, cls->name);
+    int mt = lua_gettop(L);
+    astar_setfuncs(L, cls->metamethods);
 #if LUA_VERSION_NUM >= 504
-    lua_pushcfunction(L, gc);
-    lua_setfield(L, -2, "__close");
+    lua_getfield(L, mt, "__gc");
+    lua_setfield(L, mt, "__close");
 #endif
-    lua_pushcfunction(L, tostring);
-    lua_setfield(L, -2, "__tostring");
+    lua_newtable(L);
+    astar_setfuncs(L, cls->methods);
+    lua_pushlightuserdata(L, (void *)cls);
+    lua_pushcclosure(L, class_index, 2);
+    lua_setfield(L, mt, "__index");
+    lua_pushcfunction(L, class_newindex);
+    lua_setfield(L, mt, "__newindex");
+    lua_newtable(L); /* the stand-in */
+    lua_createtable(L, 0, 3);
+    lua_pushvalue(L, mt);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, protected_metatable);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, mt, "__metatable");
     lua_pop(L, 1);
+}
+
+/* width and height, the fields of every class but graphs. */
+static int size_field(lua_State *L, void *o, const char *key) {
+    const lobject *b = o;
+    if (strcmp(key, "width") == 0) return lua_pushinteger(L, b->width), 1;
+    if (strcmp(key, "height") == 0) return lua_pushinteger(L, b->height), 1;
+    return 0;
 }
 
 /* A zeroed userdata of `size` with its metatable (and so its __gc) set before any init. */
@@ -319,11 +365,18 @@ static void *new_object(lua_State *L, size_t size, const char *mt) {
     return p;
 }
 
+/* obj:size() -> width, height, for the class mt (self checked: each class has its own). */
+static int push_size(lua_State *L, const char *mt) {
+    const lobject *o = check_object(L, 1, mt);
+    lua_pushinteger(L, o->width);
+    lua_pushinteger(L, o->height);
+    return 2;
+}
+
 static void check_size_args(lua_State *L, int32_t *w, int32_t *h) {
     *w = (int32_t)check_integer(L, 1, "width", 1, ASTAR_MAX_SIDE);
     *h = (int32_t)check_integer(L, 2, "height", 1, ASTAR_MAX_SIDE);
 }
-
 /* --------------------------------------------------------------- grid */
 
 static int grid_gc(lua_State *L) {
@@ -351,39 +404,69 @@ static int grid_tostring(lua_State *L) {
     return 1;
 }
 
+static int grid_field(lua_State *L, void *o, const char *key) {
+    const lgrid *g = o;
+    if (size_field(L, o, key)) return 1;
+    if (!g->grid) return 0;
+    astar_diagonal mode = astar_grid_diagonal(g->grid);
+    if (strcmp(key, "diagonal") == 0) return lua_pushstring(L, MODE_NAMES[mode]), 1;
+    if (strcmp(key, "topology") == 0)
+        return lua_pushstring(L, mode == ASTAR_DIAG_HEX ? "hex" : "square"), 1;
+    return 0;
+}
+
+static int grid_size(lua_State *L) { return push_size(L, GRID_MT); }
+
+/*
+ * Reads the table at arg as a few named options: its keys raw (each must be one of names),
+ * then each name once (an __index may run), pushed in the order of names; a missing table
+ * gives nils. Returns the stack index of the first.
+ */
+static int read_fields(lua_State *L, int arg, const char *const names[]) {
+    int n = 0;
+    while (names[n]) n++;
+    check_stack(L, n + 4);
+    bool given = !lua_isnoneornil(L, arg);
+    if (given) check_option_keys(L, arg, names);
+    int first = lua_gettop(L) + 1;
+    for (int i = 0; i < n; i++) {
+        if (given) lua_getfield(L, arg, names[i]);
+        else lua_pushnil(L);
+    }
+    return first;
+}
+
 static const char *const GRID_OPTIONS[] = {"diagonal", "cost", "topology", NULL};
 
 static int l_grid(lua_State *L) {
     int32_t w, h;
     check_size_args(L, &w, &h);
+    int opt = read_fields(L, 3, GRID_OPTIONS);
+    int diagonal = opt, cost_at = opt + 1, topology = opt + 2;
     astar_diagonal diag = ASTAR_DIAG_NO_CORNER_CUT;
-    double cost = 1.0;
-    if (!lua_isnoneornil(L, 3)) {
-        luaL_checktype(L, 3, LUA_TTABLE);
-        check_option_keys(L, 3, GRID_OPTIONS);
-        if (get_option(L, 3, "diagonal")) diag = check_diagonal(L, 3, lua_gettop(L));
-        if (get_option(L, 3, "topology")) {
-            const char *t = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
-            if (strcmp(t, "hex") == 0) {
-                lua_getfield(L, 3, "diagonal");
-                if (!lua_isnil(L, -1))
-                    arg_error_fmt(L, 3, "option 'diagonal' cannot be used with topology \"hex\"");
-                diag = ASTAR_DIAG_HEX;
-            } else if (strcmp(t, "square") != 0) {
-                arg_error_fmt(L, 3, "option 'topology' must be \"square\" or \"hex\", got %s",
-                              value_str(L, -1));
-            }
-        }
-        if (get_option(L, 3, "cost")) {
-            if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))
-                cost = INFINITY;
-            else
-                cost = option_number(L, 3, "cost", 0, "a number > 0 or false");
-            if (!(cost > 0))
-                arg_error_fmt(L, 3, "option 'cost' must be a number > 0 or false, got %s",
-                              value_str(L, -1));
+    if (!lua_isnil(L, diagonal)) {
+        int i = name_index(L, diagonal, DIAGONAL_NAMES);
+        if (i < 0)
+            arg_error_fmt(L, 3, "option 'diagonal' must be " DIAGONAL_RULE ", got %s",
+                          value_str(L, diagonal));
+        diag = (astar_diagonal)i;
+    }
+    if (!lua_isnil(L, topology)) {
+        static const char *const TOPOLOGIES[] = {"square", "hex", NULL};
+        int t = name_index(L, topology, TOPOLOGIES);
+        if (t < 0)
+            arg_error_fmt(L, 3, "option 'topology' must be \"square\" or \"hex\", got %s",
+                          value_str(L, topology));
+        if (t == 1) {
+            if (!lua_isnil(L, diagonal))
+                arg_error_fmt(L, 3, "option 'diagonal' cannot be used with topology \"hex\"");
+            diag = ASTAR_DIAG_HEX;
         }
     }
+    double cost = 1.0;
+    if (!lua_isnil(L, cost_at) && !to_cost(L, cost_at, &cost))
+        arg_error_fmt(L, 3, "option 'cost' must be a number in (0, " MAX_VALUE_STR "] or false, got %s",
+                      value_str(L, cost_at));
     lgrid *g = new_object(L, sizeof *g, GRID_MT);
     astar_alloc a = lua_allocator(L);
     g->grid = astar_grid_new(w, h, diag, &a);
@@ -498,13 +581,10 @@ static int grid_load(lua_State *L) {
             if (!k || len != 1)
                 arg_error_fmt(L, 3, "legend keys must be one-character strings, got %s",
                               value_str(L, -2));
-            double c = INFINITY;
-            if (!(lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1))) {
-                c = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : NAN;
-                if (!(c > 0))
-                    arg_error_fmt(L, 3, "legend['%s'] must be a number > 0 or false, got %s", k,
-                                  value_str(L, -1));
-            }
+            double c;
+            if (!to_cost(L, -1, &c))
+                arg_error_fmt(L, 3, "legend['%s'] must be a number in (0, " MAX_VALUE_STR "] or false, got %s",
+                              k, value_str(L, -1));
             unsigned char ch = (unsigned char)k[0];
             legend[ch] = c;
             known[ch] = true;
@@ -538,6 +618,318 @@ static int grid_load(lua_State *L) {
     return 0;
 }
 
+
+/* ------------------------------------------------------- query options */
+
+/* The functions a query option may be given to. */
+enum {
+    IN_FIND = 1 << 0,
+    IN_NEAREST = 1 << 1,
+    IN_SEARCH = 1 << 2,
+    IN_MANY = 1 << 3,
+    IN_FIELD = 1 << 4,
+    IN_RANGE = 1 << 5,
+    IN_GRAPH = 1 << 6
+};
+#define IN_PATHS (IN_FIND | IN_NEAREST | IN_SEARCH | IN_MANY)
+#define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE)
+#define IN_ALL (IN_GRID | IN_GRAPH)
+
+typedef enum opt_kind {
+    K_NUMBER,    /* a number in lo..hi, to a double */
+    K_INTEGER,   /* an integer >= lo, to an int32_t, saturated at hi */
+    K_COUNT,     /* an integer >= 0, to a uint64_t, saturated */
+    K_BOOLEAN,   /* to an int */
+    K_SEED,      /* an integer, to a uint32_t modulo 2^32 */
+    K_JUMP,      /* a boolean, to an astar_jps */
+    K_DIAGONAL,  /* a mode's name, to an astar_diagonal */
+    K_HEURISTIC, /* a name or a function (resolved) */
+    K_CALLBACK,  /* a function (pinned, resolved) */
+    K_VALUE,     /* an object, a list of them, a key (pinned, resolved) */
+    K_REFUSED    /* known, but not here: rule says why */
+} opt_kind;
+
+typedef struct option {
+    const char *name;
+    opt_kind kind;
+    unsigned in;         /* the functions it may be given to */
+    double lo, hi;       /* K_NUMBER's range; K_INTEGER's least value and saturation */
+    const char *rule;    /* what a bad value must be; for K_REFUSED, why not */
+    ptrdiff_t grid_at;   /* where a scalar lands: offsetof in astar_query, */
+    ptrdiff_t graph_at;  /* and in astar_graph_query; -1 where resolved by hand */
+} option;
+
+#define AT(field) offsetof(astar_query, field), offsetof(astar_graph_query, field)
+#define GRID_AT(field) offsetof(astar_query, field), -1
+#define GRAPH_AT(field) -1, offsetof(astar_graph_query, field)
+#define BY_HAND -1, -1
+
+typedef enum option_id {
+    O_HEURISTIC, O_WEIGHT, O_DIAGONAL, O_INFLUENCE, O_INFLUENCE_WEIGHT, O_CLAIMS, O_UNIT,
+    O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
+    O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_KNOWN,
+    O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, NOPTIONS
+} option_id;
+
+/* Every query option of grids and graphs: read by read_options, the one reader of them. */
+static const option OPTIONS[NOPTIONS] = {
+    [O_HEURISTIC] = {"heuristic", K_HEURISTIC, IN_PATHS | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_WEIGHT] = {"weight", K_NUMBER, IN_PATHS | IN_GRAPH, 1, ASTAR_MAX_VALUE,
+                  "a number in 1.." MAX_VALUE_STR, AT(weight)},
+    [O_DIAGONAL] = {"diagonal", K_DIAGONAL, IN_GRID, 0, 0, NULL, GRID_AT(diagonal)},
+    [O_INFLUENCE] = {"influence", K_VALUE, IN_ALL, 0, 0, NULL, BY_HAND},
+    [O_INFLUENCE_WEIGHT] = {"influence_weight", K_NUMBER, IN_ALL, -ASTAR_MAX_VALUE, ASTAR_MAX_VALUE,
+                            "a number in -" MAX_VALUE_STR ".." MAX_VALUE_STR, BY_HAND},
+    [O_CLAIMS] = {"claims", K_VALUE, IN_ALL, 0, 0, NULL, BY_HAND},
+    [O_UNIT] = {"unit", K_VALUE, IN_ALL, 0, 0, NULL, BY_HAND},
+    [O_CLAIM_PENALTY] = {"claim_penalty", K_NUMBER, IN_ALL, 0, ASTAR_MAX_VALUE,
+                         "a number in 0.." MAX_VALUE_STR, AT(claim_penalty)},
+    [O_CLAIM_RADIUS] = {"claim_radius", K_INTEGER, IN_PATHS | IN_RANGE, 0, 2e9, "an integer >= 0",
+                        GRID_AT(claim_radius)},
+    [O_GRAPH_CLAIM_RADIUS] = {"claim_radius", K_NUMBER, IN_GRAPH, 0, HUGE_VAL,
+                              "a number >= 0 (a distance)", GRAPH_AT(claim_radius)},
+    [O_FIELD_CLAIM_RADIUS] = {"claim_radius", K_REFUSED, IN_FIELD, 0, 0, " (it has no start)", BY_HAND},
+    [O_CLAIM_WINDOW] = {"claim_window", K_INTEGER, IN_PATHS, 0, 1e9, "an integer >= 0",
+                        GRID_AT(claim_window)},
+    [O_NODE_COST] = {"node_cost", K_CALLBACK, IN_ALL, 0, 0, NULL, BY_HAND},
+    [O_EDGE_COST] = {"edge_cost", K_CALLBACK, IN_ALL, 0, 0, NULL, BY_HAND},
+    [O_MAX_EXPANSIONS] = {"max_expansions", K_COUNT, IN_ALL, 0, 0, "an integer >= 0", AT(max_expansions)},
+    [O_MAX_COST] = {"max_cost", K_NUMBER, IN_ALL & ~IN_RANGE, 0, HUGE_VAL, "a number >= 0", AT(max_cost)},
+    [O_RANGE_MAX_COST] = {"max_cost", K_REFUSED, IN_RANGE, 0, 0, ": the budget is it", BY_HAND},
+    [O_PARTIAL] = {"partial", K_BOOLEAN, IN_PATHS | IN_GRAPH, 0, 0, NULL, AT(partial)},
+    [O_KNOWN] = {"known", K_VALUE, IN_GRID, 0, 0, NULL, BY_HAND},
+    [O_NOISE] = {"noise", K_NUMBER, IN_ALL, 0, ASTAR_MAX_VALUE, "a number in 0.." MAX_VALUE_STR, AT(noise)},
+    [O_SEED] = {"seed", K_SEED, IN_ALL, 0, 0, NULL, AT(seed)},
+    [O_TURN_PENALTY] = {"turn_penalty", K_NUMBER, IN_PATHS, 0, ASTAR_MAX_VALUE,
+                        "a number in 0.." MAX_VALUE_STR, GRID_AT(turn_penalty)},
+    [O_JUMP] = {"jump", K_JUMP, IN_PATHS, 0, 0, NULL, GRID_AT(jps)},
+};
+
+static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
+                                              "zero", "hex", NULL};
+
+/* What read_options found, before its objects are resolved. */
+typedef struct query_args {
+    int arg;                       /* the options' argument number, for messages */
+    unsigned in;
+    const char *fn;
+    int slot[NOPTIONS];            /* stack index of each option given, pinned; 0: not given */
+    astar_heuristic heuristic;     /* a name's, or ASTAR_H_CUSTOM */
+    int nlayers;                   /* influence: 1 for one, the length of a list */
+    int layer_slot[ASTAR_MAX_LAYERS]; /* each layer (a graph's: or Lua array), pinned */
+    double layer_weight[ASTAR_MAX_LAYERS];
+} query_args;
+
+/* The row for the key at idx in the functions `in`; NULL if there is none: *known says whether
+ * the name is an option elsewhere. */
+static const option *option_row(lua_State *L, int idx, unsigned in, bool *known) {
+    *known = false;
+    if (lua_type(L, idx) != LUA_TSTRING) return NULL;
+    for (int id = 0; id < NOPTIONS; id++) {
+        if (!string_is(L, idx, OPTIONS[id].name)) continue;
+        *known = true;
+        if (OPTIONS[id].in & in) return &OPTIONS[id];
+    }
+    return NULL;
+}
+
+static int option_error(lua_State *L, const query_args *a, const option *o, int idx) {
+    return arg_error_fmt(L, a->arg, "option '%s' must be %s, got %s", o->name, o->rule,
+                         value_str(L, idx));
+}
+
+static void read_count(lua_State *L, const query_args *a, const option *o, int idx, double lo) {
+    lua_Number n = lua_tonumber(L, idx);
+    if (lua_type(L, idx) != LUA_TNUMBER || !(n >= lo) || n != floor(n)) option_error(L, a, o, idx);
+}
+
+/* Option 'influence' at idx: one layer, or a list { {layer, weight}, ... } whose layers are
+ * pinned on the stack in turn. A graph also takes a Lua array of values per node for a layer;
+ * then a list is told by its first entry being a table. */
+static void read_influence(lua_State *L, query_args *a, int idx) {
+    bool list = lua_type(L, idx) == LUA_TTABLE;
+    if (list && a->in == IN_GRAPH) {
+        lua_rawgeti(L, idx, 1);
+        list = lua_type(L, -1) == LUA_TTABLE;
+        lua_pop(L, 1);
+    }
+    const char *entry = a->in == IN_GRAPH ? "{values, weight}" : "{layer, weight}";
+    if (!list) {
+        if (lua_type(L, idx) != LUA_TUSERDATA && !(a->in == IN_GRAPH && lua_type(L, idx) == LUA_TTABLE))
+            arg_error_fmt(L, a->arg, "option 'influence' must be an astar.Influence or a list of %s, got %s",
+                          entry, type_name(L, idx));
+        a->nlayers = 1;
+        a->layer_slot[0] = idx;
+        a->layer_weight[0] = 1.0;
+        return;
+    }
+    if (a->slot[O_INFLUENCE_WEIGHT])
+        arg_error_fmt(L, a->arg, "option 'influence_weight' cannot be used with a list of "
+                                 "layers: give each layer its weight");
+    size_t n = astar_rawlen(L, idx);
+    if (n > ASTAR_MAX_LAYERS)
+        arg_error_fmt(L, a->arg, "option 'influence' lists %d layers, at most %d are allowed", (int)n,
+                      ASTAR_MAX_LAYERS);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, (int)i);
+        if (lua_type(L, -1) != LUA_TTABLE)
+            arg_error_fmt(L, a->arg, "option 'influence'[%d] must be a table %s, got %s", (int)i,
+                          entry, type_name(L, -1));
+        lua_rawgeti(L, -1, 2);
+        double w = 1.0;
+        if (!lua_isnil(L, -1)) {
+            w = lua_tonumber(L, -1);
+            if (lua_type(L, -1) != LUA_TNUMBER || !(fabs(w) <= ASTAR_MAX_VALUE))
+                arg_error_fmt(L, a->arg, "option 'influence'[%d][2] (weight) must be a number in -"
+                              MAX_VALUE_STR ".." MAX_VALUE_STR ", got %s", (int)i, value_str(L, -1));
+        }
+        lua_pop(L, 1);
+        lua_rawgeti(L, -1, 1);
+        lua_remove(L, -2); /* the entry goes, its layer stays: pinned for the query */
+        a->layer_slot[i - 1] = lua_gettop(L);
+        a->layer_weight[i - 1] = w;
+    }
+    a->nlayers = (int)n;
+}
+
+/*
+ * Reads the options table at arg (none or nil: no options) of a query of `in` (fn names it
+ * in messages): its keys raw, then each option it may hold exactly once (an __index of the
+ * table may run then, and nothing of ours is resolved yet), then their values. Scalars land
+ * in query (an astar_query, or an astar_graph_query when in is IN_GRAPH); objects,
+ * callbacks and the unit key stay pinned on the stack, their slots in a, for the resolve.
+ */
+static void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args *a,
+                         void *query) {
+    memset(a, 0, sizeof *a);
+    a->arg = arg;
+    a->in = in;
+    a->fn = fn;
+    if (lua_isnoneornil(L, arg)) return;
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
+    check_stack(L, NOPTIONS + ASTAR_MAX_LAYERS + 8);
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        lua_pop(L, 1);
+        bool known;
+        const option *o = option_row(L, -1, in, &known);
+        if (!o && known && in != IN_GRAPH) /* a graph's options are its own */
+            arg_error_fmt(L, arg, "option %s does not apply to %s", value_str(L, -1), fn);
+        if (!o) arg_error_fmt(L, arg, "unknown option %s", value_str(L, -1));
+        if (o->kind == K_REFUSED)
+            arg_error_fmt(L, arg, "option '%s' does not apply to %s%s", o->name, fn, o->rule);
+    }
+    for (int id = 0; id < NOPTIONS; id++) {
+        if (!(OPTIONS[id].in & in) || OPTIONS[id].kind == K_REFUSED) continue;
+        lua_getfield(L, arg, OPTIONS[id].name);
+        if (lua_isnil(L, -1)) lua_pop(L, 1);
+        else a->slot[id] = lua_gettop(L);
+    }
+
+    char *land = query;
+    for (int id = 0; id < NOPTIONS; id++) {
+        const option *o = &OPTIONS[id];
+        int v = a->slot[id];
+        if (!v) continue;
+        ptrdiff_t at = in == IN_GRAPH ? o->graph_at : o->grid_at;
+        lua_Number n = lua_tonumber(L, v);
+        switch (o->kind) {
+        case K_NUMBER:
+            if (lua_type(L, v) != LUA_TNUMBER || !(n >= o->lo && n <= o->hi)) option_error(L, a, o, v);
+            if (at >= 0) *(double *)(void *)(land + at) = n;
+            break;
+        case K_INTEGER:
+            read_count(L, a, o, v, o->lo);
+            *(int32_t *)(void *)(land + at) = n > o->hi ? (int32_t)o->hi : (int32_t)n;
+            break;
+        case K_COUNT:
+            read_count(L, a, o, v, 0);
+            *(uint64_t *)(void *)(land + at) = n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
+            break;
+        case K_BOOLEAN:
+        case K_JUMP:
+            if (lua_type(L, v) != LUA_TBOOLEAN)
+                arg_error_fmt(L, arg, "option '%s' must be a boolean, got %s", o->name, type_name(L, v));
+            if (o->kind == K_BOOLEAN) *(int *)(void *)(land + at) = lua_toboolean(L, v);
+            else *(astar_jps *)(void *)(land + at) = lua_toboolean(L, v) ? ASTAR_JPS_AUTO : ASTAR_JPS_OFF;
+            break;
+        case K_SEED: {
+            int isint;
+            lua_Integer seed = astar_tointegerx(L, v, &isint);
+            if (!isint) arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, v));
+            *(uint32_t *)(void *)(land + at) = (uint32_t)(uint64_t)seed; /* modulo 2^32 */
+            break;
+        }
+        case K_DIAGONAL: {
+            int i = name_index(L, v, DIAGONAL_NAMES);
+            if (i < 0) arg_error_fmt(L, arg, "option 'diagonal' must be " DIAGONAL_RULE ", got %s", value_str(L, v));
+            *(astar_diagonal *)(void *)(land + at) = (astar_diagonal)i;
+            break;
+        }
+        case K_HEURISTIC:
+            if (lua_type(L, v) == LUA_TSTRING) {
+                int i = name_index(L, v, HEURISTIC_NAMES);
+                bool graph_name = i == ASTAR_H_EUCLIDEAN || i == ASTAR_H_ZERO;
+                if (in == IN_GRAPH && !graph_name)
+                    arg_error_fmt(L, arg, "option 'heuristic' must be \"euclidean\", \"zero\" or a function, got %s",
+                                  value_str(L, v));
+                if (i < 0)
+                    arg_error_fmt(L, arg, "option 'heuristic' must be \"octile\", \"manhattan\", "
+                                  "\"euclidean\", \"chebyshev\", \"zero\", \"hex\" or a function, got %s",
+                                  value_str(L, v));
+                a->heuristic = (astar_heuristic)i;
+            } else if (is_callable(L, v)) {
+                if (in == IN_NEAREST) arg_error_fmt(L, arg, "option 'heuristic' must be a name for find_nearest");
+                a->heuristic = ASTAR_H_CUSTOM;
+            } else {
+                arg_error_fmt(L, arg, "option 'heuristic' must be a string or a function, got %s", type_name(L, v));
+            }
+            break;
+        case K_CALLBACK:
+            if (!is_callable(L, v))
+                arg_error_fmt(L, arg, "option '%s' must be a function, got %s", o->name, type_name(L, v));
+            break;
+        case K_VALUE:
+        case K_REFUSED:
+            break;
+        }
+    }
+    if (a->slot[O_INFLUENCE]) read_influence(L, a, a->slot[O_INFLUENCE]);
+    else if (a->slot[O_INFLUENCE_WEIGHT]) arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
+    if (a->slot[O_INFLUENCE_WEIGHT] && a->nlayers == 1)
+        a->layer_weight[0] = lua_tonumber(L, a->slot[O_INFLUENCE_WEIGHT]);
+    if (!a->slot[O_CLAIMS]) {
+        static const option_id NEED_CLAIMS[] = {O_UNIT, O_CLAIM_PENALTY, O_CLAIM_RADIUS,
+                                                O_GRAPH_CLAIM_RADIUS, O_CLAIM_WINDOW};
+        for (size_t i = 0; i < sizeof NEED_CLAIMS / sizeof *NEED_CLAIMS; i++)
+            if (a->slot[NEED_CLAIMS[i]])
+                arg_error_fmt(L, arg, "option '%s' needs option 'claims'", OPTIONS[NEED_CLAIMS[i]].name);
+    }
+    if (a->slot[O_UNIT]) {
+        int key = a->slot[O_UNIT], t = lua_type(L, key);
+        if (!(t == LUA_TSTRING || (t == LUA_TNUMBER && lua_tonumber(L, key) == floor(lua_tonumber(L, key)))))
+            arg_error_fmt(L, arg, "option 'unit' must be an integer or a string, got %s", value_str(L, key));
+    }
+}
+
+/* The object of class mt at idx, named `what` by messages about option arg: open. */
+static lobject *resolve_object(lua_State *L, int arg, int idx, const char *mt, const char *what) {
+    lobject *o = astar_testudata(L, idx, mt);
+    if (!o) arg_error_fmt(L, arg, "%s must be an %s, got %s", what, mt, type_name(L, idx));
+    if (o->freed) arg_error_fmt(L, arg, "%s is a freed %s", what, mt);
+    return o;
+}
+
+/* The claims' slot of the unit keyed at idx, or -1 (no code runs: the table is read raw). */
+static int32_t unit_slot(lua_State *L, int claims, int key) {
+    astar_getuservalue(L, claims);
+    lua_pushvalue(L, key);
+    lua_rawget(L, -2);
+    int32_t slot = lua_type(L, -1) == LUA_TNUMBER ? (int32_t)lua_tointeger(L, -1) : -1;
+    lua_pop(L, 2);
+    return slot;
+}
+
 /* --------------------------------------------------------------- find */
 
 typedef struct find_ctx {
@@ -546,9 +938,10 @@ typedef struct find_ctx {
     workspace *ws;
     astar_query q;
     astar_layer_ref layers[ASTAR_MAX_LAYERS];
-    lobject *read[ASTAR_MAX_LAYERS + 3]; /* marked "in use" while the query runs: layers, claims,
-                                         mask and the grid */
+    lobject *read[ASTAR_MAX_LAYERS + 4]; /* marked "in use" while the query runs: layers, claims,
+                                           mask, the grid and a field being built */
     int nread;
+    int callback[3];                    /* stack slots of node_cost, edge_cost, heuristic; 0 */
     astar_field *field;                 /* distance_field and range: what to fill */
     const int32_t *cells;
     int32_t ncells;
@@ -562,34 +955,46 @@ typedef struct find_ctx {
 /* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil). */
 enum { RUN_CTX = 1, RUN_NODE_COST, RUN_EDGE_COST, RUN_HEURISTIC, RUN_NARGS = 4 };
 
-/* Reads a cost callback's result; raises (naming the callback) on a bad one. */
 /* Where a callback was asked: cell (x, y), or graph node x when y < 0 (0-based in, 1-based out). */
 static const char *callback_place(lua_State *L, int32_t x, int32_t y) {
     if (y < 0) return lua_pushfstring(L, "node %d", (int)x + 1);
     return lua_pushfstring(L, "(%d, %d)", (int)x + 1, (int)y + 1);
 }
 
+/* Reads a cost callback's result; raises (naming the callback) on a bad one. */
 static int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra) {
     int t = lua_type(L, -1);
     int r = ASTAR_CB_PASS;
     *extra = 0.0;
     if (t == LUA_TNUMBER) {
         lua_Number v = lua_tonumber(L, -1);
-        if (!(v >= 0)) {
+        if (!(v >= 0 && (v <= ASTAR_MAX_VALUE || v == HUGE_VAL))) {
             const char *value = value_str(L, -1); /* before the place: both push a string */
-            luaL_error(L, "%s returned %s for %s: expected a number >= 0, nil or false", name,
-                       value, callback_place(L, x, y));
+            luaL_error(L, "%s returned %s for %s: expected a number in 0.." MAX_VALUE_STR
+                          ", math.huge, nil or false", name, value, callback_place(L, x, y));
         }
         *extra = v;
     } else if (t == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
         r = ASTAR_CB_BLOCK;
     } else if (t != LUA_TNIL) {
-        const char *type = luaL_typename(L, -1);
-        luaL_error(L, "%s returned a %s for %s: expected a number >= 0, nil or false", name, type,
+        const char *type = type_name(L, -1);
+        luaL_error(L, "%s returned a %s for %s: expected a number in 0.." MAX_VALUE_STR
+                      ", math.huge, nil or false", name, type, callback_place(L, x, y));
+    }
+    lua_settop(L, -2);
+    return r;
+}
+
+/* A custom heuristic's result at the stack top, popped; raises on a bad one. */
+static double heuristic_result(lua_State *L, int32_t x, int32_t y) {
+    lua_Number h = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(h >= 0 && h <= ASTAR_MAX_VALUE)) {
+        const char *value = value_str(L, -1);
+        luaL_error(L, "heuristic returned %s for %s: expected a number in 0.." MAX_VALUE_STR, value,
                    callback_place(L, x, y));
     }
-    lua_pop(L, 1);
-    return r;
+    lua_settop(L, -2);
+    return h;
 }
 
 static int node_cost_trampoline(void *ud, int32_t x, int32_t y, double *extra) {
@@ -621,282 +1026,105 @@ static double heuristic_trampoline(void *ud, int32_t x, int32_t y, int32_t gx, i
     lua_pushinteger(L, gx + 1);
     lua_pushinteger(L, gy + 1);
     lua_call(L, 4, 1);
-    lua_Number h = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !(h >= 0) || h == HUGE_VAL)
-        luaL_error(L, "heuristic returned %s for (%d, %d): expected a finite number >= 0",
-                   value_str(L, -1), (int)x + 1, (int)y + 1);
-    lua_pop(L, 1);
-    return h;
+    return heuristic_result(L, x, y);
 }
 
-static const char *const FIND_OPTIONS[] = {
-    "heuristic", "weight",     "diagonal",      "influence",    "influence_weight",
-    "claims",    "unit",       "claim_penalty", "claim_radius", "node_cost",
-    "edge_cost", "max_expansions", "max_cost",  "partial",      "known",
-    "noise",     "seed",       "turn_penalty",  "claim_window", "jump",     NULL};
-
-static const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
-                                              "zero", "hex", NULL};
-
-static void mark_read(find_ctx *c, lobject *o) {
-    for (int i = 0; i < c->nread; i++)
-        if (c->read[i] == o) return;
-    c->read[c->nread++] = o;
+static void mark_read(lobject **read, int *nread, lobject *o) {
+    for (int i = 0; i < *nread; i++)
+        if (read[i] == o) return;
+    read[(*nread)++] = o;
 }
 
-static llayer *option_layer(lua_State *L, int arg, int idx, const lgrid *g, const char *what) {
-    llayer *l = astar_testudata(L, idx, LAYER_MT);
-    if (!l || !l->layer)
-        arg_error_fmt(L, arg, "%s must be an astar.Influence, got %s", what, luaL_typename(L, idx));
-    if (l->base.width != g->base.width || l->base.height != g->base.height)
-        arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", what, (int)l->base.width,
-                      (int)l->base.height, (int)g->base.width, (int)g->base.height);
-    return l;
+/* The marks: from mark_in_use to unmark, the objects refuse writers and __gc. */
+static void mark_in_use(lobject *const *read, int nread) {
+    for (int i = 0; i < nread; i++) read[i]->readers++;
+}
+
+static void unmark(lobject *const *read, int nread) {
+    for (int i = 0; i < nread; i++) read[i]->readers--;
+}
+
+/* Is heuristic h admissible under the diagonal mode? A step to a diagonal hex neighbour is 1,
+ * a square diagonal sqrt 2 or 2 (manhattan): each family overestimates on the other. */
+static bool admissible(astar_heuristic h, astar_diagonal mode) {
+    if (h == ASTAR_H_ZERO || h == ASTAR_H_CHEBYSHEV) return true;
+    if (mode == ASTAR_DIAG_HEX) return h == ASTAR_H_HEX;
+    if (h == ASTAR_H_HEX) return false;
+    return h != ASTAR_H_MANHATTAN || mode == ASTAR_DIAG_NEVER;
 }
 
 /*
- * Reads the options table at `arg` into c->q. Callbacks go to the stack slots
- * cb[0..2] (node_cost, edge_cost, heuristic), which hold nil otherwise.
+ * Resolves a grid query: the grid (c->grid, open), then what the options read into a name:
+ * layers, claims and the unit's slot, the mask, the heuristic and the callbacks, into c->q
+ * and c->read. Runs no Lua code.
  */
-static void read_find_options(lua_State *L, int arg, find_ctx *c, const int cb[3]) {
+static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
+    lgrid *g = c->grid;
+    if (g->base.freed) freed_error(L, GRID_MT);
     astar_query *q = &c->q;
-    luaL_checktype(L, arg, LUA_TTABLE);
-    check_option_keys(L, arg, FIND_OPTIONS);
-    check_stack(L, ASTAR_MAX_LAYERS + 16);
-    int top = lua_gettop(L);
-
-    if (get_option(L, arg, "heuristic")) {
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            const char *s = lua_tostring(L, -1);
-            int i = 0;
-            while (HEURISTIC_NAMES[i] && strcmp(s, HEURISTIC_NAMES[i]) != 0) i++;
-            if (!HEURISTIC_NAMES[i])
-                arg_error_fmt(L, arg,
-                              "option 'heuristic' must be \"octile\", \"manhattan\", "
-                              "\"euclidean\", \"chebyshev\", \"zero\", \"hex\" or a function, got %s",
-                              value_str(L, -1));
-            q->heuristic = (astar_heuristic)i;
-            /* A step to a diagonal hex neighbour is 1 but a square diagonal: the square
-             * distances overestimate on hexes, and hex steps on squares. */
-            bool hex = astar_grid_diagonal(c->grid->grid) == ASTAR_DIAG_HEX;
-            bool fits = q->heuristic == ASTAR_H_ZERO || q->heuristic == ASTAR_H_CHEBYSHEV ||
-                        hex == (q->heuristic == ASTAR_H_HEX);
-            if (!fits)
-                arg_error_fmt(L, arg, "option 'heuristic' %s is not admissible on a %s grid (use %s)",
-                              value_str(L, -1), hex ? "hex" : "square",
-                              hex ? "\"hex\", \"chebyshev\", \"zero\" or a function"
-                                  : "\"octile\", \"manhattan\", \"euclidean\", \"chebyshev\" or \"zero\"");
-        } else if (is_callable(L, -1)) {
-            q->heuristic = ASTAR_H_CUSTOM;
-            q->heuristic_fn = heuristic_trampoline;
-            q->heuristic_ud = c;
-            lua_replace(L, cb[2]);
-        } else {
-            arg_error_fmt(L, arg, "option 'heuristic' must be a string or a function, got %s",
-                          luaL_typename(L, -1));
-        }
+    int arg = a->arg;
+    astar_diagonal grid_mode = astar_grid_diagonal(g->grid);
+    if (a->slot[O_DIAGONAL] && grid_mode == ASTAR_DIAG_HEX)
+        arg_error_fmt(L, arg, "option 'diagonal' does not apply to a hex grid");
+    if (a->slot[O_HEURISTIC] && a->heuristic != ASTAR_H_CUSTOM) {
+        astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? grid_mode : q->diagonal;
+        if (!admissible(a->heuristic, mode))
+            arg_error_fmt(L, arg, "option 'heuristic' \"%s\" is not admissible on %s grid (use %s)",
+                          HEURISTIC_NAMES[a->heuristic],
+                          mode == ASTAR_DIAG_HEX ? "a hex" : mode == ASTAR_DIAG_NEVER ? "a 4-connected" : "an 8-connected",
+                          mode == ASTAR_DIAG_HEX ? "\"hex\", \"chebyshev\", \"zero\" or a function"
+                          : mode == ASTAR_DIAG_NEVER ? "\"manhattan\", \"octile\", \"euclidean\", \"chebyshev\" or \"zero\""
+                          : "\"octile\", \"euclidean\", \"chebyshev\", \"zero\" or a function; \"weight\" trades optimality for speed");
     }
-    if (get_option(L, arg, "weight")) {
-        q->weight = option_number(L, arg, "weight", 1, "a finite number >= 1");
-        if (q->weight == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'weight' must be a finite number >= 1, got %s",
-                          value_str(L, -1));
+    if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
+    if (a->heuristic == ASTAR_H_CUSTOM) {
+        q->heuristic_fn = heuristic_trampoline;
+        q->heuristic_ud = c;
     }
-    if (get_option(L, arg, "diagonal")) {
-        if (astar_grid_diagonal(c->grid->grid) == ASTAR_DIAG_HEX)
-            arg_error_fmt(L, arg, "option 'diagonal' does not apply to a hex grid");
-        q->diagonal = check_diagonal(L, arg, lua_gettop(L));
+    for (int i = 0; i < a->nlayers; i++) {
+        char what[40];
+        if (a->slot[O_INFLUENCE] == a->layer_slot[i]) snprintf(what, sizeof what, "option 'influence'");
+        else snprintf(what, sizeof what, "option 'influence'[%d][1]", i + 1);
+        llayer *l = (llayer *)resolve_object(L, arg, a->layer_slot[i], LAYER_MT, what);
+        if (l->base.width != g->base.width || l->base.height != g->base.height)
+            arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", what, (int)l->base.width,
+                          (int)l->base.height, (int)g->base.width, (int)g->base.height);
+        c->layers[i].layer = l->layer;
+        c->layers[i].weight = a->layer_weight[i];
+        mark_read(c->read, &c->nread, &l->base);
     }
-
-    bool have_weight = get_option(L, arg, "influence_weight");
-    double single_weight = 1.0;
-    if (have_weight) {
-        single_weight = option_number(L, arg, "influence_weight", -HUGE_VAL, "a finite number");
-        if (!isfinite(single_weight))
-            arg_error_fmt(L, arg, "option 'influence_weight' must be a finite number, got %s",
-                          value_str(L, -1));
-    }
-    if (get_option(L, arg, "influence")) {
-        int inf = lua_gettop(L);
-        if (astar_testudata(L, inf, LAYER_MT)) {
-            llayer *l = option_layer(L, arg, inf, c->grid, "option 'influence'");
-            c->layers[0].layer = l->layer;
-            c->layers[0].weight = single_weight;
-            q->nlayers = 1;
-            mark_read(c, &l->base);
-        } else if (lua_type(L, inf) == LUA_TTABLE) {
-            if (have_weight)
-                arg_error_fmt(L, arg, "option 'influence_weight' cannot be used with a list of "
-                                      "layers: give each layer its weight");
-            size_t n = astar_rawlen(L, inf);
-            if (n > ASTAR_MAX_LAYERS)
-                arg_error_fmt(L, arg, "option 'influence' lists %d layers, at most %d are allowed",
-                              (int)n, ASTAR_MAX_LAYERS);
-            for (size_t i = 1; i <= n; i++) {
-                lua_rawgeti(L, inf, (int)i);
-                if (lua_type(L, -1) != LUA_TTABLE)
-                    arg_error_fmt(L, arg, "option 'influence'[%d] must be a table {layer, weight}, got %s",
-                                  (int)i, luaL_typename(L, -1));
-                int entry = lua_gettop(L);
-                lua_rawgeti(L, entry, 1);
-                const char *what = lua_pushfstring(L, "option 'influence'[%d][1]", (int)i);
-                llayer *l = option_layer(L, arg, entry + 1, c->grid, what);
-                lua_rawgeti(L, entry, 2);
-                double w = 1.0;
-                if (!lua_isnil(L, -1)) {
-                    w = lua_tonumber(L, -1);
-                    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(w))
-                        arg_error_fmt(L, arg, "option 'influence'[%d][2] (weight) must be a finite number, got %s",
-                                      (int)i, value_str(L, -1));
-                }
-                c->layers[i - 1].layer = l->layer;
-                c->layers[i - 1].weight = w;
-                mark_read(c, &l->base);
-                lua_settop(L, entry - 1);
-                lua_rawgeti(L, inf, (int)i); /* pin the layer (see below) */
-                lua_rawgeti(L, -1, 1);
-                lua_remove(L, -2);
-            }
-            q->nlayers = (int)n;
-        } else {
-            arg_error_fmt(L, arg, "option 'influence' must be an astar.Influence or a list of {layer, weight}, got %s",
-                          luaL_typename(L, inf));
-        }
-        q->layers = c->layers;
-        /* The layers stay on the stack until the query ends: a callback may drop every
-         * other reference to them (opts.influence = nil) and run the collector. */
-        if (lua_type(L, inf) == LUA_TTABLE) { /* stack: [weight] list L1 .. Ln */
-            lua_remove(L, inf);
-            if (have_weight) lua_remove(L, top + 1);
-        } else if (have_weight) { /* stack: weight layer; without a weight the layer is
-                                    already where it stays */
-            lua_replace(L, top + 1);
-        }
-        top += q->nlayers;
-    } else if (have_weight) {
-        arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
-    }
-    lua_settop(L, top);
-
-    lclaims *cl = NULL;
-    if (get_option(L, arg, "claims")) {
-        cl = astar_testudata(L, -1, CLAIMS_MT);
-        if (!cl || !cl->claims)
-            arg_error_fmt(L, arg, "option 'claims' must be an astar.Claims, got %s",
-                          luaL_typename(L, -1));
-        if (cl->base.width != c->grid->base.width || cl->base.height != c->grid->base.height)
+    q->layers = c->layers;
+    q->nlayers = a->nlayers;
+    if (a->slot[O_CLAIMS]) {
+        lclaims *cl = (lclaims *)resolve_object(L, arg, a->slot[O_CLAIMS], CLAIMS_MT, "option 'claims'");
+        if (cl->base.width != g->base.width || cl->base.height != g->base.height)
             arg_error_fmt(L, arg, "option 'claims' is for a %dx%d grid but this grid is %dx%d",
-                          (int)cl->base.width, (int)cl->base.height, (int)c->grid->base.width,
-                          (int)c->grid->base.height);
+                          (int)cl->base.width, (int)cl->base.height, (int)g->base.width,
+                          (int)g->base.height);
         q->claims = cl->claims;
-        mark_read(c, &cl->base);
-        top++; /* pinned for the query, like the layers */
+        q->unit = a->slot[O_UNIT] ? unit_slot(L, a->slot[O_CLAIMS], a->slot[O_UNIT]) : -1;
+        mark_read(c->read, &c->nread, &cl->base);
     }
-    static const char *const CLAIM_OPTIONS[] = {"unit", "claim_penalty", "claim_radius"};
-    for (int i = 0; i < 3 && !cl; i++)
-        if (get_option(L, arg, CLAIM_OPTIONS[i]))
-            arg_error_fmt(L, arg, "option '%s' needs option 'claims'", CLAIM_OPTIONS[i]);
-    if (cl && get_option(L, arg, "unit")) {
-        int key = lua_gettop(L);
-        int t = lua_type(L, key);
-        if (!(t == LUA_TSTRING ||
-              (t == LUA_TNUMBER && lua_tonumber(L, key) == floor(lua_tonumber(L, key)))))
-            arg_error_fmt(L, arg, "option 'unit' must be an integer or a string, got %s",
-                          value_str(L, key));
-        lua_getfield(L, arg, "claims");
-        astar_getuservalue(L, -1);
-        lua_pushvalue(L, key);
-        lua_rawget(L, -2);
-        if (lua_type(L, -1) == LUA_TNUMBER) q->unit = (int32_t)lua_tointeger(L, -1);
-    }
-    lua_settop(L, top);
-    if (cl && get_option(L, arg, "claim_penalty")) {
-        q->claim_penalty = option_number(L, arg, "claim_penalty", 0, "a finite number >= 0");
-        if (q->claim_penalty == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'claim_penalty' must be a finite number >= 0, got %s",
-                          value_str(L, -1));
-    }
-    if (cl && get_option(L, arg, "claim_radius")) {
-        lua_Number r = option_number(L, arg, "claim_radius", 0, "an integer >= 0");
-        if (r != floor(r))
-            arg_error_fmt(L, arg, "option 'claim_radius' must be an integer >= 0, got %s",
-                          value_str(L, -1));
-        q->claim_radius = r > 2e9 ? 2000000000 : (int32_t)r;
-    }
-    if (get_option(L, arg, "claim_window")) {
-        if (!cl) arg_error_fmt(L, arg, "option 'claim_window' needs option 'claims'");
-        lua_Number w = option_number(L, arg, "claim_window", 0, "an integer >= 0");
-        if (w != floor(w))
-            arg_error_fmt(L, arg, "option 'claim_window' must be an integer >= 0, got %s",
-                          value_str(L, -1));
-        q->claim_window = w > 1e9 ? 1000000000 : (int32_t)w;
-    }
-    lua_settop(L, top);
-
-    static const char *const CALLBACKS[] = {"node_cost", "edge_cost"};
-    for (int i = 0; i < 2; i++) {
-        if (!get_option(L, arg, CALLBACKS[i])) continue;
-        if (!is_callable(L, -1))
-            arg_error_fmt(L, arg, "option '%s' must be a function, got %s", CALLBACKS[i],
-                          luaL_typename(L, -1));
-        lua_replace(L, cb[i]);
-        if (i == 0) {
-            q->node_cost = node_cost_trampoline;
-            q->node_cost_ud = c;
-        } else {
-            q->edge_cost = edge_cost_trampoline;
-            q->edge_cost_ud = c;
-        }
-    }
-    if (get_option(L, arg, "max_expansions")) {
-        lua_Number n = option_number(L, arg, "max_expansions", 0, "an integer >= 0");
-        if (n != floor(n))
-            arg_error_fmt(L, arg, "option 'max_expansions' must be an integer >= 0, got %s",
-                          value_str(L, -1));
-        q->max_expansions = n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
-    }
-    if (get_option(L, arg, "max_cost"))
-        q->max_cost = option_number(L, arg, "max_cost", 0, "a number >= 0");
-    if (get_option(L, arg, "partial")) {
-        if (lua_type(L, -1) != LUA_TBOOLEAN)
-            arg_error_fmt(L, arg, "option 'partial' must be a boolean, got %s", luaL_typename(L, -1));
-        q->partial = lua_toboolean(L, -1);
-    }
-    if (get_option(L, arg, "noise")) {
-        q->noise = option_number(L, arg, "noise", 0, "a number >= 0");
-        if (q->noise == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'noise' must be a finite number >= 0, got %s", value_str(L, -1));
-    }
-    if (get_option(L, arg, "turn_penalty")) {
-        q->turn_penalty = option_number(L, arg, "turn_penalty", 0, "a number >= 0");
-        if (q->turn_penalty == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'turn_penalty' must be a finite number >= 0, got %s",
-                          value_str(L, -1));
-    }
-    if (get_option(L, arg, "jump")) {
-        if (lua_type(L, -1) != LUA_TBOOLEAN)
-            arg_error_fmt(L, arg, "option 'jump' must be a boolean, got %s", luaL_typename(L, -1));
-        q->jps = lua_toboolean(L, -1) ? ASTAR_JPS_AUTO : ASTAR_JPS_OFF;
-    }
-    if (get_option(L, arg, "seed")) {
-        int isint;
-        lua_Integer seed = astar_tointegerx(L, -1, &isint);
-        if (!isint || lua_type(L, -1) != LUA_TNUMBER)
-            arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, -1));
-        q->seed = (uint32_t)(uint64_t)seed; /* modulo 2^32 */
-    }
-    if (get_option(L, arg, "known")) {
-        lmask *m = astar_testudata(L, -1, MASK_MT);
-        if (!m || !m->mask)
-            arg_error_fmt(L, arg, "option 'known' must be an astar.Mask, got %s", luaL_typename(L, -1));
-        if (m->base.width != c->grid->base.width || m->base.height != c->grid->base.height)
+    if (a->slot[O_KNOWN]) {
+        lmask *m = (lmask *)resolve_object(L, arg, a->slot[O_KNOWN], MASK_MT, "option 'known'");
+        if (m->base.width != g->base.width || m->base.height != g->base.height)
             arg_error_fmt(L, arg, "option 'known' is %dx%d but the grid is %dx%d", (int)m->base.width,
-                          (int)m->base.height, (int)c->grid->base.width, (int)c->grid->base.height);
+                          (int)m->base.height, (int)g->base.width, (int)g->base.height);
         q->known = m->mask;
-        mark_read(c, &m->base);
-        lua_insert(L, ++top); /* pinned for the query below the other options, like the layers */
+        mark_read(c->read, &c->nread, &m->base);
     }
-    lua_settop(L, top);
+    if (a->slot[O_NODE_COST]) {
+        q->node_cost = node_cost_trampoline;
+        q->node_cost_ud = c;
+    }
+    if (a->slot[O_EDGE_COST]) {
+        q->edge_cost = edge_cost_trampoline;
+        q->edge_cost_ud = c;
+    }
+    c->callback[0] = a->slot[O_NODE_COST];
+    c->callback[1] = a->slot[O_EDGE_COST];
+    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
+    mark_read(c->read, &c->nread, &g->base);
 }
 
 static workspace *acquire_workspace(lua_State *L, lgrid *g) {
@@ -984,38 +1212,37 @@ static int find_run(lua_State *L) {
     return 2;
 }
 
-/*
- * The query in c, with the options at opts_arg: callbacks in the stack slots
- * find_run expects, the objects it reads marked "in use", then the search in a
- * protected call. Returns find_run's two results or re-raises its error.
- */
-static int run_query(lua_State *L, find_ctx *c, int opts_arg) {
-    lgrid *g = c->grid;
+/* Pushes the protected runner's arguments after `runner`: ctx, then the callbacks in
+ * slots (nil for none). */
+static void push_run_args(lua_State *L, int runner, void *ctx, const int callback[3]) {
     check_stack(L, RUN_NARGS + 8);
-    int cb[3];
+    lua_pushvalue(L, runner);
+    lua_pushlightuserdata(L, ctx);
     for (int i = 0; i < 3; i++) {
-        lua_pushnil(L);
-        cb[i] = lua_gettop(L);
+        if (callback[i]) lua_pushvalue(L, callback[i]);
+        else lua_pushnil(L);
     }
-    if (!lua_isnoneornil(L, opts_arg)) read_find_options(L, opts_arg, c, cb);
+}
 
-    c->ws = acquire_workspace(L, g);
+/*
+ * Runs the resolved query in c: a workspace, the marks, then c's runner (this function's
+ * upvalue 1) in a protected call. Returns the runner's two results or re-raises its error.
+ */
+static int run_query(lua_State *L, find_ctx *c) {
+    c->ws = acquire_workspace(L, c->grid);
+    push_run_args(L, lua_upvalueindex(1), c, c->callback);
     /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    mark_read(c, &g->base);
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
-    lua_pushvalue(L, lua_upvalueindex(1)); /* find_run */
-    lua_pushlightuserdata(L, c);
-    for (int i = 0; i < 3; i++) lua_pushvalue(L, cb[i]);
+    mark_in_use(c->read, c->nread);
     int rc = lua_pcall(L, RUN_NARGS, 2, 0);
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    unmark(c->read, c->nread);
     c->ws->busy = false;
     if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
     return 2;
 }
 
-/* The grid at 1 and the start at 2, 3 of find and find_nearest. */
+/* The grid at 1 (open or not: resolved after the options) and the start at 2, 3. */
 static void start_query(lua_State *L, find_ctx *c) {
-    lgrid *g = check_grid(L, 1);
+    lgrid *g = check_object(L, 1, GRID_MT);
     memset(c, 0, sizeof *c);
     c->grid = g;
     astar_query_init(&c->q);
@@ -1031,31 +1258,55 @@ static int grid_find(lua_State *L) {
     const lgrid *g = c->grid;
     c->q.gx = check_coord(L, 4, "x", g->base.width);
     c->q.gy = check_coord(L, 5, "y", g->base.height);
-    return run_query(L, c, 6);
+    lua_settop(L, 6);
+    query_args a;
+    read_options(L, 6, IN_FIND, "find", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    return run_query(L, c);
 }
 
-/* One point of a list: {x=, y=} or {x, y}, 1-based, inside the grid; its node id. */
-static int32_t list_point(lua_State *L, int arg, lua_Integer i, const lgrid *g, const char *what) {
+/*
+ * Point i of the list at arg: {x=, y=} or {x, y}, 1-based, inside a width x height grid; its
+ * node id. Each coordinate is read once (an __index of the point may run).
+ */
+static int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t height,
+                          const char *what) {
     lua_rawgeti(L, arg, i);
     if (lua_type(L, -1) != LUA_TTABLE)
-        arg_error_fmt(L, arg, "%s %d must be a point {x=, y=}, got %s", what, (int)i, luaL_typename(L, -1));
-    lua_getfield(L, -1, "x");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, -1, 1);
+        arg_error_fmt(L, arg, "%s %d must be a point {x=, y=}, got %s", what, (int)i, type_name(L, -1));
+    lua_Number xy[2];
+    bool ok = true;
+    for (int k = 0; k < 2; k++) {
+        lua_getfield(L, -1 - k, k == 0 ? "x" : "y");
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_rawgeti(L, -1 - k, k + 1);
+        }
+        xy[k] = lua_tonumber(L, -1);
+        ok = ok && lua_type(L, -1) == LUA_TNUMBER && xy[k] == floor(xy[k]) && xy[k] >= 1 &&
+             xy[k] <= (k == 0 ? width : height);
     }
-    lua_getfield(L, -2, "y");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, -2, 2);
-    }
-    int isx, isy;
-    lua_Integer x = astar_tointegerx(L, -2, &isx), y = astar_tointegerx(L, -1, &isy);
-    if (!isx || !isy || x < 1 || y < 1 || x > g->base.width || y > g->base.height)
-        arg_error_fmt(L, arg, "%s %d is not a cell of the %dx%d grid", what, (int)i, (int)g->base.width,
-                      (int)g->base.height);
+    if (!ok)
+        arg_error_fmt(L, arg, "%s %d is not a cell of the %dx%d grid", what, (int)i, (int)width,
+                      (int)height);
     lua_pop(L, 3);
-    return (int32_t)((y - 1) * g->base.width + (x - 1));
+    return ((int32_t)xy[1] - 1) * width + ((int32_t)xy[0] - 1);
+}
+
+/* The points of the non-empty list at arg as node ids, in a userdata left on the stack. */
+static int32_t *read_points(lua_State *L, int arg, const lgrid *g, const char *what, const char *list,
+                            int32_t *count) {
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
+    lua_Integer n = (lua_Integer)astar_rawlen(L, arg);
+    if (n < 1) arg_error_fmt(L, arg, "%s must be a non-empty list of points", list);
+    if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, arg, "too many %s", list);
+    check_stack(L, 8);
+    /* A userdata on the stack: freed with it, whatever error comes. */
+    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
+    for (lua_Integer i = 1; i <= n; i++)
+        ids[i - 1] = read_point(L, arg, i, g->base.width, g->base.height, what);
+    *count = (int32_t)n;
+    return ids;
 }
 
 /*
@@ -1067,25 +1318,17 @@ static int grid_find_nearest(lua_State *L) {
     find_ctx *c = &ctx;
     start_query(L, c);
     const lgrid *g = c->grid;
-    luaL_checktype(L, 4, LUA_TTABLE);
-    lua_Integer n = (lua_Integer)astar_rawlen(L, 4);
-    if (n < 1) arg_error_fmt(L, 4, "targets must be a non-empty list of points");
-    if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, 4, "too many targets");
     lua_settop(L, 5);
-    check_stack(L, 8);
-    /* A userdata on the stack: freed with it, whatever error comes. */
-    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
-    for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 4, i, g, "target");
+    int32_t n;
+    int32_t *ids = read_points(L, 4, g, "target", "targets", &n);
     c->q.targets = ids;
-    c->q.ntargets = (int32_t)n;
+    c->q.ntargets = n;
     c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
     c->q.gy = ids[0] / g->base.width;
-    if (lua_istable(L, 5)) {
-        lua_getfield(L, 5, "heuristic");
-        if (is_callable(L, -1)) arg_error_fmt(L, 5, "option 'heuristic' must be a name for find_nearest");
-        lua_pop(L, 1);
-    }
-    return run_query(L, c, 5);
+    query_args a;
+    read_options(L, 5, IN_NEAREST, "find_nearest", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    return run_query(L, c);
 }
 
 /* ---------------------------------------------------------------- jobs */
@@ -1093,8 +1336,10 @@ static int grid_find_nearest(lua_State *L) {
 /*
  * A resumable search. Its uservalue table keeps alive what the search reads:
  * [1..3] the callbacks (node_cost, edge_cost, heuristic; false when absent),
- * [4] the grid, [5...] the layers, claims and mask of its options; and, once it
- * is finished, .path and .info (its workspace is then given back).
+ * [4] the grid, [5...] the layers, claims and mask of its options, .claims and
+ * .unit (the unit's slot is looked up at every step: the unit may claim a path
+ * after the search was made); and, once it is finished, .path and .info (its
+ * workspace is then given back).
  */
 typedef struct ljob {
     lobject base;
@@ -1103,7 +1348,7 @@ typedef struct ljob {
                             to the end */
     bool finished;
     bool started;        /* astar_search_start ran (false again after an error) */
-    bool stepping;       /* a step is running: a callback may not step this job */
+    bool stepping;       /* a step is running: a callback may not step or close this job */
     astar_status status;
     uint64_t expansions; /* so far, since the last (re)start */
     uint32_t restarts;
@@ -1111,10 +1356,6 @@ typedef struct ljob {
 } ljob;
 
 enum { JOB_CALLBACKS = 1, JOB_GRID = 4, JOB_PINNED = 5 };
-
-static ljob *check_job(lua_State *L, int arg) {
-    return check_object(L, arg, JOB_MT, "astar.Search");
-}
 
 /* Gives the workspace back to the grid's pool (unless the grid, and so the pool, is gone). */
 static void job_release(ljob *j) {
@@ -1126,14 +1367,17 @@ static int job_gc(lua_State *L) {
     ljob *j = luaL_checkudata(L, 1, JOB_MT);
     if (j->stepping) return luaL_error(L, "astar.Search is in use by its own step");
     job_release(j);
+    j->base.freed = true;
     return 0;
 }
 
 static int job_tostring(lua_State *L) {
     ljob *j = luaL_checkudata(L, 1, JOB_MT);
-    lua_pushfstring(L, "astar.Search(%s)", astar_status_name(j->status));
+    lua_pushfstring(L, "astar.Search(%s)%s", astar_status_name(j->status), j->base.freed ? " (freed)" : "");
     return 1;
 }
+
+static int job_size(lua_State *L) { return push_size(L, JOB_MT); }
 
 /* Runs inside lua_pcall: start if needed, one step, and the result tables once finished. */
 static int job_run(lua_State *L) {
@@ -1173,10 +1417,9 @@ static int job_run(lua_State *L) {
 /* grid:search(sx, sy, gx, gy [, opts]) -> a resumable search of what find would answer */
 static int grid_search(lua_State *L) {
     lua_settop(L, 6);
-    lgrid *g = check_grid(L, 1);
+    lgrid *g = check_object(L, 1, GRID_MT);
     int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
     int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
-    check_stack(L, ASTAR_MAX_LAYERS + 24);
     ljob *j = new_object(L, sizeof *j, JOB_MT);
     int job = lua_gettop(L);
     find_ctx *c = &j->ctx;
@@ -1186,31 +1429,47 @@ static int grid_search(lua_State *L) {
     j->base.width = g->base.width;
     j->base.height = g->base.height;
     j->status = ASTAR_RUNNING;
-    int mark = lua_gettop(L);
-    int cb[3];
+    query_args a;
+    read_options(L, 6, IN_SEARCH, "search", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    /* What the search reads stays alive with the job. */
+    check_stack(L, 8);
+    lua_createtable(L, JOB_PINNED + a.nlayers + 2, 2);
+    int uv = lua_gettop(L);
     for (int i = 0; i < 3; i++) {
-        lua_pushboolean(L, 0);
-        cb[i] = lua_gettop(L);
+        if (c->callback[i]) lua_pushvalue(L, c->callback[i]);
+        else lua_pushboolean(L, 0);
+        lua_rawseti(L, uv, JOB_CALLBACKS + i);
+        c->callback[i] = 0; /* slots of this call only: a step pushes them anew */
     }
     lua_pushvalue(L, 1);
-    if (!lua_isnil(L, 6)) read_find_options(L, 6, c, cb);
-    /* Everything read_find_options left above the mark goes to the uservalue table. */
-    int top = lua_gettop(L);
-    lua_createtable(L, top - mark, 2);
-    for (int i = mark + 1; i <= top; i++) {
-        lua_pushvalue(L, i);
-        lua_rawseti(L, -2, i - mark);
+    lua_rawseti(L, uv, JOB_GRID);
+    int pinned = JOB_PINNED;
+    for (int i = 0; i < a.nlayers; i++) {
+        lua_pushvalue(L, a.layer_slot[i]);
+        lua_rawseti(L, uv, pinned++);
+    }
+    if (a.slot[O_KNOWN]) {
+        lua_pushvalue(L, a.slot[O_KNOWN]);
+        lua_rawseti(L, uv, pinned++);
+    }
+    if (a.slot[O_CLAIMS]) {
+        lua_pushvalue(L, a.slot[O_CLAIMS]);
+        lua_setfield(L, uv, "claims");
+    }
+    if (a.slot[O_UNIT]) {
+        lua_pushvalue(L, a.slot[O_UNIT]);
+        lua_setfield(L, uv, "unit");
     }
     astar_setuservalue(L, job);
     lua_settop(L, job);
-    mark_read(c, &g->base);
     return 1;
 }
 
 /* job:step([n]) -> status ("running" | "found" | "unreachable" | "limit" | "partial"), and
  * the expansions this step made (at most n) */
 static int job_step(lua_State *L) {
-    ljob *j = check_job(L, 1);
+    ljob *j = check_open(L, 1, JOB_MT);
     /* 2^53: every integer up to it is a double, on every Lua */
     const lua_Integer most = (lua_Integer)1 << 53;
     lua_Integer n = lua_isnoneornil(L, 2) ? most : check_integer(L, 2, "n", -most, most);
@@ -1221,30 +1480,34 @@ static int job_step(lua_State *L) {
         lua_pushinteger(L, 0);
         return 2;
     }
+    /* Resolve: every object it reads is open, and the unit's slot is the one it has now. */
     find_ctx *c = &j->ctx;
     for (int i = 0; i < c->nread; i++)
         if (c->read[i]->freed) return luaL_error(L, "astar.Search: an object it reads has been freed");
-    check_stack(L, RUN_NARGS + 8);
-    /* A workspace only while it runs: a game may queue far more searches than it runs. */
-    if (!c->ws) c->ws = acquire_workspace(L, c->grid);
+    lua_settop(L, 2);
+    check_stack(L, RUN_NARGS + 12);
     astar_getuservalue(L, 1);
     int uv = lua_gettop(L);
-    lua_pushvalue(L, lua_upvalueindex(1)); /* job_run */
-    lua_pushlightuserdata(L, j);
+    if (c->q.claims) {
+        lua_getfield(L, uv, "claims");
+        lua_getfield(L, uv, "unit");
+        c->q.unit = lua_isnil(L, -1) ? -1 : unit_slot(L, uv + 1, uv + 2);
+    }
+    int cb[3];
     for (int i = 0; i < 3; i++) {
         lua_rawgeti(L, uv, JOB_CALLBACKS + i);
-        if (lua_toboolean(L, -1) == 0) {
-            lua_pop(L, 1);
-            lua_pushnil(L);
-        }
+        cb[i] = lua_toboolean(L, -1) ? lua_gettop(L) : 0;
     }
+    /* A workspace only while it runs: a game may queue far more searches than it runs. */
+    if (!c->ws) c->ws = acquire_workspace(L, c->grid);
+    push_run_args(L, lua_upvalueindex(1), j, cb);
     lua_pushinteger(L, n);
     /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
+    mark_in_use(c->read, c->nread);
     j->stepping = true;
     int rc = lua_pcall(L, RUN_NARGS + 1, 2, 0);
     j->stepping = false;
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    unmark(c->read, c->nread);
     if (rc != LUA_OK) {
         j->started = false; /* the search stopped mid-expansion: the next step starts over */
         return lua_error(L);
@@ -1262,7 +1525,7 @@ static int job_step(lua_State *L) {
 
 /* job:result() -> path, info as find gives them once finished; nil, {status = "running"} before */
 static int job_result(lua_State *L) {
-    ljob *j = check_job(L, 1);
+    ljob *j = check_open(L, 1, JOB_MT);
     if (!j->finished) {
         lua_pushnil(L);
         lua_createtable(L, 0, 1);
@@ -1277,7 +1540,7 @@ static int job_result(lua_State *L) {
 }
 
 static int job_status(lua_State *L) {
-    lua_pushstring(L, astar_status_name(check_job(L, 1)->status));
+    lua_pushstring(L, astar_status_name(((ljob *)check_open(L, 1, JOB_MT))->status));
     return 1;
 }
 
@@ -1341,12 +1604,13 @@ static int many_run(lua_State *L) {
 
 static const char *const QUERY_KEYS[] = {"sx", "sy", "gx", "gy"};
 
-/* Query i of the list at arg: {sx, sy, gx, gy} or {sx=, sy=, gx=, gy=}, 1-based, into e 0-based. */
+/* Query i of the list at arg: {sx, sy, gx, gy} or {sx=, sy=, gx=, gy=}, 1-based, into e
+ * 0-based; each coordinate read once. */
 static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int32_t *e) {
     lua_rawgeti(L, arg, i);
     if (lua_type(L, -1) != LUA_TTABLE)
         arg_error_fmt(L, arg, "query %d must be a table {sx, sy, gx, gy}, got %s", (int)i,
-                      luaL_typename(L, -1));
+                      type_name(L, -1));
     for (int k = 0; k < 4; k++) {
         lua_getfield(L, -1, QUERY_KEYS[k]);
         if (lua_isnil(L, -1)) {
@@ -1374,36 +1638,37 @@ static const char *const MANY_OPTIONS[] = {"threads", NULL};
 static int grid_find_many(lua_State *L) {
     find_ctx ctx;
     find_ctx *c = &ctx;
-    lgrid *g = check_grid(L, 1);
+    lgrid *g = check_object(L, 1, GRID_MT);
     memset(c, 0, sizeof *c);
     c->grid = g;
     astar_query_init(&c->q);
     if (lua_type(L, 2) != LUA_TTABLE) type_error(L, 2, "table");
-    if (!lua_isnoneornil(L, 3) && lua_type(L, 3) != LUA_TTABLE) type_error(L, 3, "table or nil");
-    if (!lua_isnoneornil(L, 4)) {
-        if (lua_type(L, 4) != LUA_TTABLE) type_error(L, 4, "table or nil");
-        check_option_keys(L, 4, MANY_OPTIONS);
-        if (get_option(L, 4, "threads")) {
-            lua_Number t = lua_tonumber(L, -1);
-            if (lua_type(L, -1) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
-                arg_error_fmt(L, 4, "option 'threads' must be an integer in 1..%d, got %s",
-                              ASTAR_MANY_MAX_THREADS, value_str(L, -1));
-            c->threads = (int)t;
-        }
-    }
+    for (int arg = 3; arg <= 4; arg++)
+        if (!lua_isnoneornil(L, arg) && lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table or nil");
     lua_settop(L, 4);
     lua_Integer n = (lua_Integer)astar_rawlen(L, 2);
     if (n > INT32_MAX / (lua_Integer)(4 * sizeof(int32_t) + sizeof(astar_result)))
         arg_error_fmt(L, 2, "too many queries");
     check_stack(L, 8);
     /* Userdata on the stack: freed with it, whatever error comes. */
-    int32_t *e = lua_newuserdata(L, (size_t)n * 4 * sizeof *e + 1);
-    astar_result *results = lua_newuserdata(L, (size_t)n * sizeof *results + 1);
+    int32_t *e = astar_newuserdata_plain(L, (size_t)n * 4 * sizeof *e + 1);
+    astar_result *results = astar_newuserdata_plain(L, (size_t)n * sizeof *results + 1);
     for (lua_Integer i = 1; i <= n; i++) read_query(L, 2, i, g, e + 4 * (i - 1));
     c->endpoints = e;
     c->nqueries = (int32_t)n;
     c->results = results;
-    run_query(L, c, 3);
+    query_args a;
+    read_options(L, 3, IN_MANY, "find_many", &a, &c->q);
+    int run = read_fields(L, 4, MANY_OPTIONS);
+    if (!lua_isnil(L, run)) {
+        lua_Number t = lua_tonumber(L, run);
+        if (lua_type(L, run) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
+            arg_error_fmt(L, 4, "option 'threads' must be an integer in 1..%d, got %s",
+                          ASTAR_MANY_MAX_THREADS, value_str(L, run));
+        c->threads = (int)t;
+    }
+    resolve_grid_query(L, c, &a);
+    run_query(L, c);
     lua_pop(L, 1);
     return 1;
 }
@@ -1411,15 +1676,17 @@ static int grid_find_many(lua_State *L) {
 /* -------------------------------------------------------------- fields */
 
 static lfield *check_field(lua_State *L, int arg) {
-    lfield *f = check_object(L, arg, FIELD_MT, "astar.Field");
-    if (!f->field) luaL_argerror(L, arg, "astar.Field has been freed");
+    lfield *f = check_open(L, arg, FIELD_MT);
+    if (f->base.readers > 0) luaL_error(L, "astar.Field is being built");
     return f;
 }
 
 static int field_gc(lua_State *L) {
     lfield *f = luaL_checkudata(L, 1, FIELD_MT);
+    check_writable(L, &f->base, "field"); /* being built: only a direct __close/__gc call */
     astar_field_free(f->field);
     f->field = NULL;
+    f->base.freed = true;
     return 0;
 }
 
@@ -1429,6 +1696,8 @@ static int field_tostring(lua_State *L) {
                     f->field ? "" : " (freed)");
     return 1;
 }
+
+static int field_size(lua_State *L) { return push_size(L, FIELD_MT); }
 
 /* Runs inside lua_pcall, like find_run: the build, then its info table. */
 static int field_run(lua_State *L) {
@@ -1451,17 +1720,9 @@ static int field_run(lua_State *L) {
     return 2;
 }
 
-/* Options of find that mean nothing to a field: an error, not silently ignored. */
-static void reject_search_options(lua_State *L, int arg, const char *fn) {
-    static const char *const NAMES[] = {"heuristic", "weight", "partial", "turn_penalty", "claim_window"};
-    if (!lua_istable(L, arg)) return;
-    for (int i = 0; i < 5; i++)
-        if (get_option(L, arg, NAMES[i]))
-            arg_error_fmt(L, arg, "option '%s' does not apply to %s", NAMES[i], fn);
-}
-
-/* Builds into a new field (left on the stack below the info table) from the ctx's cells. */
-static void build_field(lua_State *L, find_ctx *c, int opts_arg) {
+/* Builds into a new field (left on the stack below the info table) from the ctx's cells;
+ * the field is marked "in use" while it is built, as the objects the query reads are. */
+static void build_field(lua_State *L, find_ctx *c) {
     lfield *f = new_object(L, sizeof *f, FIELD_MT);
     astar_alloc a = lua_allocator(L);
     f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
@@ -1469,8 +1730,9 @@ static void build_field(lua_State *L, find_ctx *c, int opts_arg) {
     f->base.width = c->grid->base.width;
     f->base.height = c->grid->base.height;
     c->field = f->field;
+    mark_read(c->read, &c->nread, &f->base);
     int field_idx = lua_gettop(L);
-    run_query(L, c, opts_arg); /* info, nil */
+    run_query(L, c); /* info, nil */
     lua_pop(L, 1);
     lua_pushvalue(L, field_idx);
     lua_insert(L, -2); /* field, info */
@@ -1483,29 +1745,22 @@ static void build_field(lua_State *L, find_ctx *c, int opts_arg) {
 static int grid_distance_field(lua_State *L) {
     find_ctx ctx;
     find_ctx *c = &ctx;
-    lgrid *g = check_grid(L, 1);
+    lgrid *g = check_object(L, 1, GRID_MT);
     memset(c, 0, sizeof *c);
     c->grid = g;
     astar_query_init(&c->q);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    lua_Integer n = (lua_Integer)astar_rawlen(L, 2);
-    if (n < 1) arg_error_fmt(L, 2, "goals must be a non-empty list of points");
-    if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, 2, "too many goals");
     lua_settop(L, 3);
-    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-    reject_search_options(L, 3, "distance_field");
-    /* claim_radius counts the units near where a unit starts; a field has no one start. */
-    if (lua_istable(L, 3) && get_option(L, 3, "claim_radius"))
-        arg_error_fmt(L, 3, "option 'claim_radius' does not apply to distance_field (it has no start)");
-    check_stack(L, 8);
-    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
-    for (lua_Integer i = 1; i <= n; i++) ids[i - 1] = list_point(L, 2, i, g, "goal");
+    int32_t n;
+    int32_t *ids = read_points(L, 2, g, "goal", "goals", &n);
     c->cells = ids;
-    c->ncells = (int32_t)n;
+    c->ncells = n;
     c->kind = ASTAR_FIELD_TO;
     c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
     c->q.sy = c->q.gy = ids[0] / g->base.width;
-    build_field(L, c, 3);
+    query_args a;
+    read_options(L, 3, IN_FIELD, "distance_field", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    build_field(L, c);
     return 2;
 }
 
@@ -1552,11 +1807,9 @@ static int grid_range(lua_State *L) {
     lua_Number budget = lua_tonumber(L, 4);
     if (lua_type(L, 4) != LUA_TNUMBER || !(budget >= 0)) arg_error_fmt(L, 4, "budget must be a number >= 0, got %s", value_str(L, 4));
     lua_settop(L, 5);
-    if (!lua_isnoneornil(L, 5)) {
-        luaL_checktype(L, 5, LUA_TTABLE);
-        if (get_option(L, 5, "max_cost")) arg_error_fmt(L, 5, "option 'max_cost' does not apply to range: the budget is it");
-    }
-    reject_search_options(L, 5, "range");
+    query_args a;
+    read_options(L, 5, IN_RANGE, "range", &a, &c->q);
+    resolve_grid_query(L, c, &a);
     int32_t *start = astar_newuserdata_plain(L, sizeof *start);
     *start = c->q.sy * c->grid->base.width + c->q.sx;
     c->cells = start;
@@ -1564,8 +1817,8 @@ static int grid_range(lua_State *L) {
     c->kind = ASTAR_FIELD_FROM;
     c->q.gx = c->q.sx;
     c->q.gy = c->q.sy;
-    c->q.max_cost = budget; /* options may not set it (checked above) */
-    build_field(L, c, 5); /* field, info */
+    c->q.max_cost = budget; /* options may not set it (read_options refuses) */
+    build_field(L, c); /* field, info */
     push_cells(L, lua_touserdata(L, -2));
     lua_insert(L, -3);
     return 3;
@@ -1645,10 +1898,20 @@ static double check_finite(lua_State *L, int arg, const char *what) {
     return v;
 }
 
+/* A layer's value, or a weight of one: |v| <= ASTAR_MAX_VALUE, so no query's sum overflows. */
+static double check_value(lua_State *L, int arg, const char *what) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number");
+    lua_Number v = lua_tonumber(L, arg);
+    if (!(fabs(v) <= ASTAR_MAX_VALUE))
+        arg_error_fmt(L, arg, "%s must be a number in -" MAX_VALUE_STR ".." MAX_VALUE_STR ", got %s", what,
+                      value_str(L, arg));
+    return v;
+}
+
 static int l_influence(lua_State *L) {
     int32_t w, h;
     check_size_args(L, &w, &h);
-    double initial = lua_isnoneornil(L, 3) ? 0.0 : check_finite(L, 3, "initial value");
+    double initial = lua_isnoneornil(L, 3) ? 0.0 : check_value(L, 3, "initial value");
     llayer *l = new_object(L, sizeof *l, LAYER_MT);
     astar_alloc a = lua_allocator(L);
     l->layer = astar_layer_new(w, h, initial, &a);
@@ -1661,7 +1924,7 @@ static int l_influence(lua_State *L) {
 static int layer_set(lua_State *L) {
     llayer *l = check_layer(L, 1);
     int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
-    double v = check_finite(L, 4, "value");
+    double v = check_value(L, 4, "value");
     check_writable(L, &l->base, "influence layer");
     astar_layer_set(l->layer, x, y, v);
     return 0;
@@ -1670,10 +1933,10 @@ static int layer_set(lua_State *L) {
 static int layer_add(lua_State *L) {
     llayer *l = check_layer(L, 1);
     int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
-    double v = check_finite(L, 4, "value");
+    double v = check_value(L, 4, "value");
     check_writable(L, &l->base, "influence layer");
     if (astar_layer_add(l->layer, x, y, v) != ASTAR_OK)
-        arg_error_fmt(L, 4, "the sum is not a finite number");
+        arg_error_fmt(L, 4, "the sum would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     lua_pushnumber(L, astar_layer_get(l->layer, x, y));
     return 1;
 }
@@ -1687,7 +1950,7 @@ static int layer_get(lua_State *L) {
 
 static int layer_fill(lua_State *L) {
     llayer *l = check_layer(L, 1);
-    double v = check_finite(L, 2, "value");
+    double v = check_value(L, 2, "value");
     check_writable(L, &l->base, "influence layer");
     astar_layer_fill(l->layer, v);
     return 0;
@@ -1699,21 +1962,23 @@ static int layer_stamp(lua_State *L) {
     int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
     double radius = check_finite(L, 4, "radius");
     if (radius < 0) arg_error_fmt(L, 4, "radius must be >= 0, got %s", value_str(L, 4));
-    double strength = check_finite(L, 5, "strength");
-    astar_falloff falloff = (astar_falloff)luaL_checkoption(L, 6, "linear", FALLOFFS);
+    double strength = check_value(L, 5, "strength");
+    int falloff = lua_isnoneornil(L, 6) ? ASTAR_FALLOFF_LINEAR : name_index(L, 6, FALLOFFS);
+    if (falloff < 0)
+        arg_error_fmt(L, 6, "falloff must be \"linear\", \"quadratic\" or \"constant\", got %s", value_str(L, 6));
     check_writable(L, &l->base, "influence layer");
-    if (astar_layer_stamp(l->layer, x, y, radius, strength, falloff) != ASTAR_OK)
-        arg_error_fmt(L, 5, "a stamped value would not be a finite number");
+    if (astar_layer_stamp(l->layer, x, y, radius, strength, (astar_falloff)falloff) != ASTAR_OK)
+        arg_error_fmt(L, 5, "a stamped value would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     return 0;
 }
 
 static int layer_decay(lua_State *L) {
     llayer *l = check_layer(L, 1);
-    double factor = check_finite(L, 2, "factor");
+    double factor = check_value(L, 2, "factor");
     if (factor < 0) arg_error_fmt(L, 2, "factor must be >= 0, got %s", value_str(L, 2));
     check_writable(L, &l->base, "influence layer");
     if (astar_layer_scale(l->layer, factor) != ASTAR_OK)
-        arg_error_fmt(L, 2, "a decayed value would not be a finite number");
+        arg_error_fmt(L, 2, "a decayed value would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     return 0;
 }
 
@@ -1749,20 +2014,16 @@ static int layer_add_layer(lua_State *L) {
     if (other->base.width != l->base.width || other->base.height != l->base.height)
         arg_error_fmt(L, 2, "the layer is %dx%d, this one %dx%d", (int)other->base.width,
                       (int)other->base.height, (int)l->base.width, (int)l->base.height);
-    double weight = lua_isnoneornil(L, 3) ? 1.0 : check_finite(L, 3, "weight");
+    double weight = lua_isnoneornil(L, 3) ? 1.0 : check_value(L, 3, "weight");
     check_writable(L, &l->base, "influence layer");
     if (astar_layer_add_layer(l->layer, other->layer, weight) != ASTAR_OK)
-        arg_error_fmt(L, 3, "a sum would not be a finite number");
+        arg_error_fmt(L, 3, "a sum would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     return 0;
 }
 
 /* ---------------------------------------------------------- fog of war */
 
-static lmask *check_mask(lua_State *L, int arg) {
-    lmask *m = check_object(L, arg, MASK_MT, MASK_MT);
-    if (!m->mask) luaL_error(L, "attempt to use a freed astar.Mask");
-    return m;
-}
+static lmask *check_mask(lua_State *L, int arg) { return check_open(L, arg, MASK_MT); }
 
 static int mask_gc(lua_State *L) {
     lmask *m = luaL_checkudata(L, 1, MASK_MT);
@@ -1856,45 +2117,13 @@ static void check_unit_key(lua_State *L, int arg) {
     if (n != floor(n)) arg_error_fmt(L, arg, "unit must be an integer or a string, got %s", value_str(L, arg));
 }
 
-/* The unit's slot, or -1. Leaves the unit table (uservalue) on the stack. */
-static int32_t unit_slot(lua_State *L, int self, int key) {
-    astar_getuservalue(L, self);
-    lua_pushvalue(L, key);
-    lua_rawget(L, -2);
-    int32_t slot = lua_type(L, -1) == LUA_TNUMBER ? (int32_t)lua_tointeger(L, -1) : -1;
-    lua_pop(L, 1);
-    return slot;
-}
-
-/* Reads point i of a path: {x=, y=} or {x, y}. */
-static int32_t path_node(lua_State *L, int path, size_t i, int32_t w, int32_t h) {
-    lua_rawgeti(L, path, (int)i);
-    if (lua_type(L, -1) != LUA_TTABLE)
-        arg_error_fmt(L, path, "path[%d] must be a point {x=, y=}, got %s", (int)i, luaL_typename(L, -1));
-    lua_getfield(L, -1, "x");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, -1, 1);
-    }
-    lua_getfield(L, -2, "y");
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, -2, 2);
-    }
-    lua_Number x = lua_tonumber(L, -2), y = lua_tonumber(L, -1);
-    if (lua_type(L, -2) != LUA_TNUMBER || lua_type(L, -1) != LUA_TNUMBER || x != floor(x) ||
-        y != floor(y) || x < 1 || y < 1 || x > w || y > h)
-        arg_error_fmt(L, path, "path[%d] is not a cell of the %dx%d grid", (int)i, (int)w, (int)h);
-    lua_pop(L, 3);
-    return ((int32_t)y - 1) * w + ((int32_t)x - 1);
-}
-
 /*
  * The claim of the unit keyed at 2 (claims object at 1, checked and writable) becomes
  * ids[0..n-1]; grid and graph claims share it.
  */
 static int set_claim(lua_State *L, astar_claims *claims, const int32_t *ids, int32_t n) {
     int32_t slot = unit_slot(L, 1, 2);
+    astar_getuservalue(L, 1);
     int units = lua_gettop(L);
     bool fresh = slot < 0;
     if (fresh) {
@@ -1941,6 +2170,7 @@ static int release_claim(lua_State *L, astar_claims *claims) {
     int32_t slot = unit_slot(L, 1, 2);
     if (slot >= 0) {
         astar_claims_release(claims, slot);
+        astar_getuservalue(L, 1);
         lua_pushvalue(L, 2);
         lua_pushnil(L);
         lua_rawset(L, -3);
@@ -1949,15 +2179,20 @@ static int release_claim(lua_State *L, astar_claims *claims) {
     return 1;
 }
 
+/* claims:claim(unit, path): the path's points are read first (an __index of one may run),
+ * then the claims resolved and written. */
 static int claims_claim(lua_State *L) {
-    lclaims *c = check_claims(L, 1);
+    lclaims *c = check_object(L, 1, CLAIMS_MT);
     check_unit_key(L, 2);
-    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    if (lua_type(L, 3) != LUA_TTABLE) type_error(L, 3, "table");
     size_t n = astar_rawlen(L, 3);
     if (n < 1) arg_error_fmt(L, 3, "path is empty");
     if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
-    int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
-    for (size_t i = 1; i <= n; i++) ids[i - 1] = path_node(L, 3, i, c->base.width, c->base.height);
+    int32_t *ids = astar_newuserdata_plain(L, n * sizeof *ids); /* scratch, collected with the call */
+    for (size_t i = 1; i <= n; i++)
+        ids[i - 1] = read_point(L, 3, (lua_Integer)i, c->base.width, c->base.height, "path point");
+    check_claims(L, 1);
     check_writable(L, &c->base, "claims");
     return set_claim(L, c->claims, ids, (int32_t)n);
 }
@@ -2001,8 +2236,15 @@ static int file_box_gc(lua_State *L) {
 }
 
 /*
- * Reads a whole file into a string left on the stack. The FILE sits in a box
- * whose __gc closes it, so a memory error while reading leaks no handle.
+ * The largest file load_movingai and load_scen read: a map of 16384 x 16384 cells. Files are
+ * refused beyond it before they are read (and a stream that never ends once it is passed).
+ */
+#define MAX_FILE_BYTES ((size_t)256 << 20)
+
+/*
+ * Reads a whole text file into a string left on the stack; a NUL byte (a binary file,
+ * /dev/zero) is refused where it is met. The FILE sits in a box whose __gc closes it, so a
+ * memory error while reading leaks no handle.
  */
 static const char *read_file(lua_State *L, const char *path, size_t *len) {
     FILE **box = lua_newuserdata(L, sizeof *box);
@@ -2013,12 +2255,25 @@ static const char *read_file(lua_State *L, const char *path, size_t *len) {
     lua_setmetatable(L, -2);
     *box = fopen(path, "rb");
     if (!*box) luaL_error(L, "cannot open '%s': %s", path, strerror(errno));
+    int first = getc(*box); /* a directory opens, but fails here */
+    if (first == EOF && ferror(*box)) luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
+    if (first != EOF) ungetc(first, *box);
+    if (fseek(*box, 0, SEEK_END) == 0) { /* a file with a size: refused before it is read */
+        long size = ftell(*box);
+        if (size > 0 && (unsigned long)size > MAX_FILE_BYTES)
+            luaL_error(L, "'%s' is larger than %d MiB", path, (int)(MAX_FILE_BYTES >> 20));
+        rewind(*box);
+    }
     luaL_Buffer b;
     luaL_buffinit(L, &b);
-    size_t got;
+    size_t got, total = 0;
     do {
         char *p = luaL_prepbuffer(&b);
         got = fread(p, 1, LUAL_BUFFERSIZE, *box);
+        if (memchr(p, '\0', got)) luaL_error(L, "'%s' is not a text file (it holds a NUL byte)", path);
+        total += got;
+        if (total > MAX_FILE_BYTES)
+            luaL_error(L, "'%s' is larger than %d MiB", path, (int)(MAX_FILE_BYTES >> 20));
         luaL_addsize(&b, got);
     } while (got == LUAL_BUFFERSIZE);
     if (ferror(*box)) luaL_error(L, "cannot read '%s': %s", path, strerror(errno));
@@ -2049,7 +2304,7 @@ static int push_movingai(lua_State *L, const char *text, size_t len, const char 
 
 /* astar.load_movingai(path) -> grid, meta */
 static int l_load_movingai(lua_State *L) {
-    const char *path = luaL_checkstring(L, 1);
+    const char *path = check_c_string(L, 1, "path");
     size_t len;
     const char *text = read_file(L, path, &len);
     return push_movingai(L, text, len, path);
@@ -2119,7 +2374,7 @@ static int push_scen(lua_State *L, const char *text, size_t len, const char *nam
 
 /* astar.load_scen(path) -> { {bucket=, map=, width=, height=, sx=, sy=, gx=, gy=, optimal=}, ... } */
 static int l_load_scen(lua_State *L) {
-    const char *path = luaL_checkstring(L, 1);
+    const char *path = check_c_string(L, 1, "path");
     size_t len;
     const char *text = read_file(L, path, &len);
     return push_scen(L, text, len, path);
@@ -2158,11 +2413,7 @@ typedef struct lgraph_claims {
     lgraph *graph;
 } lgraph_claims;
 
-static lgraph *check_graph(lua_State *L, int arg) {
-    lgraph *g = check_object(L, arg, GRAPH_MT, GRAPH_MT);
-    if (!g->graph) luaL_error(L, "attempt to use a freed astar.Graph");
-    return g;
-}
+static lgraph *check_graph(lua_State *L, int arg) { return check_open(L, arg, GRAPH_MT); }
 
 /* A 1-based node id of the Lua API, returned 0-based. */
 static int32_t check_node(lua_State *L, int arg, const lgraph *g) {
@@ -2187,6 +2438,7 @@ static int graph_gc(lua_State *L) {
     }
     astar_graph_free(g->graph);
     g->graph = NULL;
+    g->base.freed = true;
     return 0;
 }
 
@@ -2208,17 +2460,12 @@ static int l_graph(lua_State *L) {
     return 1;
 }
 
-/* __index: methods, then the read-only fields nodes and arcs. */
-static int graph_index(lua_State *L) {
-    lua_pushvalue(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
-    if (!lua_isnil(L, -1)) return 1;
-    const lgraph *g = lua_touserdata(L, 1);
-    const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
-    if (k && g && g->graph) {
-        if (strcmp(k, "nodes") == 0) return lua_pushinteger(L, astar_graph_node_count(g->graph)), 1;
-        if (strcmp(k, "arcs") == 0) return lua_pushinteger(L, astar_graph_arc_count(g->graph)), 1;
-    }
+/* The read-only fields nodes and arcs. */
+static int graph_field(lua_State *L, void *o, const char *key) {
+    const lgraph *g = o;
+    if (!g->graph) return 0;
+    if (strcmp(key, "nodes") == 0) return lua_pushinteger(L, astar_graph_node_count(g->graph)), 1;
+    if (strcmp(key, "arcs") == 0) return lua_pushinteger(L, astar_graph_arc_count(g->graph)), 1;
     return 0;
 }
 
@@ -2251,8 +2498,8 @@ static double check_arc_cost(lua_State *L, int arg) {
     if (lua_isnoneornil(L, arg)) return ASTAR_GRAPH_LENGTH;
     if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number");
     lua_Number c = lua_tonumber(L, arg);
-    if (!(c >= 0) || c == HUGE_VAL)
-        arg_error_fmt(L, arg, "cost must be a finite number >= 0, got %s", value_str(L, arg));
+    if (!(c >= 0 && c <= ASTAR_MAX_VALUE))
+        arg_error_fmt(L, arg, "cost must be a number in 0.." MAX_VALUE_STR ", got %s", value_str(L, arg));
     return c;
 }
 
@@ -2351,9 +2598,13 @@ static int graph_neighbours(lua_State *L) {
 /* ------------------------------------------------------ graph claims */
 
 static lgraph_claims *check_graph_claims(lua_State *L, int arg) {
-    lgraph_claims *c = check_object(L, arg, GRAPH_CLAIMS_MT, GRAPH_CLAIMS_MT);
-    if (!c->claims) luaL_error(L, "attempt to use a freed astar.GraphClaims");
-    return c;
+    return check_open(L, arg, GRAPH_CLAIMS_MT);
+}
+
+/* The open graph of open claims c. */
+static lgraph *claims_graph(lua_State *L, const lgraph_claims *c) {
+    if (c->graph->base.freed) freed_error(L, GRAPH_MT);
+    return c->graph;
 }
 
 static int graph_claims_gc(lua_State *L) {
@@ -2361,6 +2612,7 @@ static int graph_claims_gc(lua_State *L) {
     check_writable(L, &c->base, "claims");
     astar_claims_free(c->claims);
     c->claims = NULL;
+    c->base.freed = true;
     return 0;
 }
 
@@ -2439,6 +2691,13 @@ static int graph_claims_position(lua_State *L) {
     return 1;
 }
 
+/* claims:size() -> the nodes of its graph */
+static int graph_claims_size(lua_State *L) {
+    lgraph_claims *c = check_object(L, 1, GRAPH_CLAIMS_MT);
+    lua_pushinteger(L, astar_graph_node_count(claims_graph(L, c)->graph));
+    return 1;
+}
+
 /* -------------------------------------------------------- graph:find */
 
 /* Stack slots of the protected runner: the context, the callbacks (or nil), then the
@@ -2447,7 +2706,7 @@ enum { GRUN_CTX = 1, GRUN_NODE_COST, GRUN_EDGE_COST, GRUN_HEURISTIC, GRUN_LAYERS
 
 typedef struct graph_find_ctx graph_find_ctx;
 
-/* A Lua array of per-node values, read node by node as the search reaches them. */
+/* A Lua array of per-node values, read node by node (raw) as the search reaches them. */
 typedef struct lua_values {
     graph_find_ctx *ctx;
     int slot;        /* its stack slot in the runner */
@@ -2461,36 +2720,28 @@ struct graph_find_ctx {
     astar_graph_query q;
     astar_graph_layer layers[ASTAR_MAX_LAYERS];
     lua_values values[ASTAR_MAX_LAYERS];
-    int value_index[ASTAR_MAX_LAYERS]; /* caller's stack index of each Lua array (0: none) */
+    int value_index[ASTAR_MAX_LAYERS]; /* caller's stack index of each Lua array */
     int nvalues;
+    int callback[3];
     lobject *read[ASTAR_MAX_LAYERS + 2];
     int nread;
 };
-
-static void mark_graph_read(graph_find_ctx *c, lobject *o) {
-    for (int i = 0; i < c->nread; i++)
-        if (c->read[i] == o) return;
-    c->read[c->nread++] = o;
-}
 
 static double lua_values_trampoline(void *ud, int32_t node) {
     const lua_values *v = ud;
     lua_State *L = v->ctx->L;
     lua_rawgeti(L, v->slot, node + 1);
     lua_Number x = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x)) {
+    if (lua_type(L, -1) != LUA_TNUMBER || !(fabs(x) <= ASTAR_MAX_VALUE)) {
+        const char *value = value_str(L, -1);
         if (v->list_index)
-            luaL_error(L, "option 'influence'[%d][1] holds %s for node %d: expected a finite number",
-                       v->list_index, value_str(L, -1), (int)node + 1);
-        luaL_error(L, "option 'influence' holds %s for node %d: expected a finite number",
-                   value_str(L, -1), (int)node + 1);
+            luaL_error(L, "option 'influence'[%d][1] holds %s for node %d: expected a number in -"
+                       MAX_VALUE_STR ".." MAX_VALUE_STR, v->list_index, value, (int)node + 1);
+        luaL_error(L, "option 'influence' holds %s for node %d: expected a number in -" MAX_VALUE_STR
+                   ".." MAX_VALUE_STR, value, (int)node + 1);
     }
     lua_pop(L, 1);
     return x;
-}
-
-static int graph_callback_result(lua_State *L, const char *name, int32_t node, double *extra) {
-    return callback_result(L, name, node, -1, extra);
 }
 
 static int graph_node_cost_trampoline(void *ud, int32_t node, double *extra) {
@@ -2498,7 +2749,7 @@ static int graph_node_cost_trampoline(void *ud, int32_t node, double *extra) {
     lua_pushvalue(L, GRUN_NODE_COST);
     lua_pushinteger(L, (lua_Integer)node + 1);
     lua_call(L, 1, 1);
-    return graph_callback_result(L, "node_cost", node, extra);
+    return callback_result(L, "node_cost", node, -1, extra);
 }
 
 static int graph_edge_cost_trampoline(void *ud, int32_t to, int32_t from, double *extra) {
@@ -2507,7 +2758,7 @@ static int graph_edge_cost_trampoline(void *ud, int32_t to, int32_t from, double
     lua_pushinteger(L, (lua_Integer)to + 1);
     lua_pushinteger(L, (lua_Integer)from + 1);
     lua_call(L, 2, 1);
-    return graph_callback_result(L, "edge_cost", to, extra);
+    return callback_result(L, "edge_cost", to, -1, extra);
 }
 
 static double graph_heuristic_trampoline(void *ud, int32_t node, int32_t goal) {
@@ -2516,219 +2767,81 @@ static double graph_heuristic_trampoline(void *ud, int32_t node, int32_t goal) {
     lua_pushinteger(L, (lua_Integer)node + 1);
     lua_pushinteger(L, (lua_Integer)goal + 1);
     lua_call(L, 2, 1);
-    lua_Number h = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !(h >= 0) || h == HUGE_VAL)
-        luaL_error(L, "heuristic returned %s for node %d: expected a finite number >= 0",
-                   value_str(L, -1), (int)node + 1);
-    lua_pop(L, 1);
-    return h;
+    return heuristic_result(L, node, -1);
 }
 
-static const char *const GRAPH_FIND_OPTIONS[] = {
-    "heuristic", "weight",         "influence", "influence_weight", "claims",
-    "unit",      "claim_penalty",  "claim_radius", "node_cost",     "edge_cost",
-    "max_expansions", "max_cost",  "partial",   "noise",            "seed",
-    NULL};
-
 /*
- * One entry of option 'influence' (the value at idx): a Lua array of one
- * number per node, or an astar.Influence of n x 1. The value stays on the
- * stack, pinned for the query.
+ * Resolves a graph query: the graph (open, start and goal still its nodes), then the layers
+ * (an astar.Influence of n x 1 or a Lua array of one value per node), the claims and the
+ * unit's slot, the heuristic and the callbacks. Runs no Lua code.
  */
-static void graph_influence_entry(lua_State *L, int arg, int idx, graph_find_ctx *c, double weight,
-                                  int list_index) {
-    int32_t n = astar_graph_node_count(c->graph->graph);
-    char what[48];
-    if (list_index) snprintf(what, sizeof what, "option 'influence'[%d][1]", list_index);
-    else snprintf(what, sizeof what, "option 'influence'");
-    astar_graph_layer *l = &c->layers[c->q.nlayers];
-    l->weight = weight;
-    llayer *layer = astar_testudata(L, idx, LAYER_MT);
-    if (layer && layer->layer) {
+static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_args *a) {
+    lgraph *g = c->graph;
+    if (g->base.freed) freed_error(L, GRAPH_MT);
+    astar_graph_query *q = &c->q;
+    int arg = a->arg;
+    int32_t n = astar_graph_node_count(g->graph);
+    for (int i = 0; i < a->nlayers; i++) {
+        int idx = a->layer_slot[i];
+        int list_index = a->slot[O_INFLUENCE] == idx ? 0 : i + 1;
+        char what[40];
+        if (list_index) snprintf(what, sizeof what, "option 'influence'[%d][1]", list_index);
+        else snprintf(what, sizeof what, "option 'influence'");
+        astar_graph_layer *l = &c->layers[i];
+        l->weight = a->layer_weight[i];
+        if (lua_type(L, idx) == LUA_TTABLE) {
+            size_t len = astar_rawlen(L, idx);
+            if (len != (size_t)n)
+                arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", what, (int)len, (int)n);
+            lua_values *v = &c->values[c->nvalues];
+            v->ctx = c;
+            v->list_index = list_index;
+            c->value_index[c->nvalues++] = idx;
+            l->value_fn = lua_values_trampoline;
+            l->value_ud = v;
+            continue;
+        }
+        if (!astar_testudata(L, idx, LAYER_MT))
+            arg_error_fmt(L, arg, "%s must be an array of numbers (one per node) or an astar.Influence, got %s",
+                          what, type_name(L, idx));
+        llayer *layer = (llayer *)resolve_object(L, arg, idx, LAYER_MT, what);
         if (layer->base.height != 1 || layer->base.width != n)
             arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", what,
                           (int)layer->base.width, (int)layer->base.height, (int)n);
         l->values = astar_layer_row(layer->layer, 0);
-        mark_graph_read(c, &layer->base);
-    } else if (lua_type(L, idx) == LUA_TTABLE) {
-        size_t len = astar_rawlen(L, idx);
-        if (len != (size_t)n)
-            arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", what, (int)len, (int)n);
-        lua_values *v = &c->values[c->nvalues];
-        v->ctx = c;
-        v->list_index = list_index;
-        c->value_index[c->nvalues++] = idx;
-        l->value_fn = lua_values_trampoline;
-        l->value_ud = v;
-    } else {
-        arg_error_fmt(L, arg, "%s must be an array of numbers (one per node) or an astar.Influence, got %s",
-                      what, luaL_typename(L, idx));
+        mark_read(c->read, &c->nread, &layer->base);
     }
-    c->q.nlayers++;
-}
-
-/* Reads the options at `arg` into c->q; callbacks go to the stack slots cb[0..2]. */
-static void read_graph_options(lua_State *L, int arg, graph_find_ctx *c, const int cb[3]) {
-    astar_graph_query *q = &c->q;
-    luaL_checktype(L, arg, LUA_TTABLE);
-    check_option_keys(L, arg, GRAPH_FIND_OPTIONS);
-    check_stack(L, 2 * ASTAR_MAX_LAYERS + 16);
-    int top = lua_gettop(L);
-
-    if (get_option(L, arg, "heuristic")) {
-        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (s && strcmp(s, "euclidean") == 0) {
-            q->heuristic = ASTAR_H_EUCLIDEAN;
-        } else if (s && strcmp(s, "zero") == 0) {
-            q->heuristic = ASTAR_H_ZERO;
-        } else if (!s && is_callable(L, -1)) {
-            q->heuristic = ASTAR_H_CUSTOM;
-            q->heuristic_fn = graph_heuristic_trampoline;
-            q->heuristic_ud = c;
-            lua_replace(L, cb[2]);
-        } else {
-            arg_error_fmt(L, arg, "option 'heuristic' must be \"euclidean\", \"zero\" or a function, got %s",
-                          value_str(L, -1));
-        }
-    }
-    lua_settop(L, top);
-    if (get_option(L, arg, "weight")) {
-        q->weight = option_number(L, arg, "weight", 1, "a finite number >= 1");
-        if (q->weight == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'weight' must be a finite number >= 1, got %s", value_str(L, -1));
-    }
-    lua_settop(L, top);
-
-    bool have_weight = get_option(L, arg, "influence_weight");
-    double single_weight = 1.0;
-    if (have_weight) {
-        single_weight = option_number(L, arg, "influence_weight", -HUGE_VAL, "a finite number");
-        if (!isfinite(single_weight))
-            arg_error_fmt(L, arg, "option 'influence_weight' must be a finite number, got %s", value_str(L, -1));
-    }
-    lua_settop(L, top);
     q->layers = c->layers;
-    if (get_option(L, arg, "influence")) {
-        int inf = lua_gettop(L);
-        bool list = false;
-        if (lua_type(L, inf) == LUA_TTABLE) { /* a list's first entry is a {values, weight} table */
-            lua_rawgeti(L, inf, 1);
-            list = lua_type(L, -1) == LUA_TTABLE;
-            lua_pop(L, 1);
-        }
-        if (!list) {
-            graph_influence_entry(L, arg, inf, c, single_weight, 0); /* pinned where it is */
-        } else {
-            if (have_weight)
-                arg_error_fmt(L, arg, "option 'influence_weight' cannot be used with a list of "
-                                      "layers: give each layer its weight");
-            size_t n = astar_rawlen(L, inf);
-            if (n > ASTAR_MAX_LAYERS)
-                arg_error_fmt(L, arg, "option 'influence' lists %d layers, at most %d are allowed",
-                              (int)n, ASTAR_MAX_LAYERS);
-            for (size_t i = 1; i <= n; i++) {
-                lua_rawgeti(L, inf, (int)i);
-                if (lua_type(L, -1) != LUA_TTABLE)
-                    arg_error_fmt(L, arg, "option 'influence'[%d] must be a table {values, weight}, got %s",
-                                  (int)i, luaL_typename(L, -1));
-                lua_rawgeti(L, -1, 2);
-                double w = 1.0;
-                if (!lua_isnil(L, -1)) {
-                    w = lua_tonumber(L, -1);
-                    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(w))
-                        arg_error_fmt(L, arg, "option 'influence'[%d][2] (weight) must be a finite number, got %s",
-                                      (int)i, value_str(L, -1));
-                }
-                lua_pop(L, 1);
-                lua_rawgeti(L, -1, 1);
-                lua_remove(L, -2); /* the values stay, pinned; the entry table goes */
-                graph_influence_entry(L, arg, lua_gettop(L), c, w, (int)i);
-            }
-        }
-    } else if (have_weight) {
-        arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
-    }
-    top = lua_gettop(L); /* keeps what the layers pinned */
-
-    lgraph_claims *cl = NULL;
-    if (get_option(L, arg, "claims")) {
-        cl = astar_testudata(L, -1, GRAPH_CLAIMS_MT);
-        if (!cl || !cl->claims)
+    q->nlayers = a->nlayers;
+    if (a->slot[O_CLAIMS]) {
+        int idx = a->slot[O_CLAIMS];
+        lgraph_claims *cl = astar_testudata(L, idx, GRAPH_CLAIMS_MT);
+        if (!cl)
             arg_error_fmt(L, arg, "option 'claims' must be an astar.GraphClaims (astar.claims(graph)), got %s",
-                          luaL_typename(L, -1));
-        if (cl->graph != c->graph) arg_error_fmt(L, arg, "option 'claims' belongs to another graph");
+                          type_name(L, idx));
+        resolve_object(L, arg, idx, GRAPH_CLAIMS_MT, "option 'claims'");
+        if (cl->graph != g) arg_error_fmt(L, arg, "option 'claims' belongs to another graph");
         q->claims = cl->claims;
-        mark_graph_read(c, &cl->base);
-        top++; /* pinned for the query */
+        q->unit = a->slot[O_UNIT] ? unit_slot(L, idx, a->slot[O_UNIT]) : -1;
+        mark_read(c->read, &c->nread, &cl->base);
     }
-    static const char *const CLAIM_OPTIONS[] = {"unit", "claim_penalty", "claim_radius"};
-    for (int i = 0; i < 3 && !cl; i++)
-        if (get_option(L, arg, CLAIM_OPTIONS[i]))
-            arg_error_fmt(L, arg, "option '%s' needs option 'claims'", CLAIM_OPTIONS[i]);
-    if (cl && get_option(L, arg, "unit")) {
-        int key = lua_gettop(L);
-        int t = lua_type(L, key);
-        if (!(t == LUA_TSTRING || (t == LUA_TNUMBER && lua_tonumber(L, key) == floor(lua_tonumber(L, key)))))
-            arg_error_fmt(L, arg, "option 'unit' must be an integer or a string, got %s", value_str(L, key));
-        astar_getuservalue(L, top);
-        lua_pushvalue(L, key);
-        lua_rawget(L, -2);
-        if (lua_type(L, -1) == LUA_TNUMBER) q->unit = (int32_t)lua_tointeger(L, -1);
+    if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
+    if (a->heuristic == ASTAR_H_CUSTOM) {
+        q->heuristic_fn = graph_heuristic_trampoline;
+        q->heuristic_ud = c;
     }
-    lua_settop(L, top);
-    if (cl && get_option(L, arg, "claim_penalty")) {
-        q->claim_penalty = option_number(L, arg, "claim_penalty", 0, "a finite number >= 0");
-        if (q->claim_penalty == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'claim_penalty' must be a finite number >= 0, got %s", value_str(L, -1));
+    if (a->slot[O_NODE_COST]) {
+        q->node_cost = graph_node_cost_trampoline;
+        q->node_cost_ud = c;
     }
-    lua_settop(L, top);
-    if (cl && get_option(L, arg, "claim_radius"))
-        q->claim_radius = option_number(L, arg, "claim_radius", 0, "a number >= 0 (a distance)");
-    lua_settop(L, top);
-
-    static const char *const CALLBACKS[] = {"node_cost", "edge_cost"};
-    for (int i = 0; i < 2; i++) {
-        if (!get_option(L, arg, CALLBACKS[i])) continue;
-        if (!is_callable(L, -1))
-            arg_error_fmt(L, arg, "option '%s' must be a function, got %s", CALLBACKS[i], luaL_typename(L, -1));
-        lua_replace(L, cb[i]);
-        if (i == 0) {
-            q->node_cost = graph_node_cost_trampoline;
-            q->node_cost_ud = c;
-        } else {
-            q->edge_cost = graph_edge_cost_trampoline;
-            q->edge_cost_ud = c;
-        }
+    if (a->slot[O_EDGE_COST]) {
+        q->edge_cost = graph_edge_cost_trampoline;
+        q->edge_cost_ud = c;
     }
-    if (get_option(L, arg, "max_expansions")) {
-        lua_Number n = option_number(L, arg, "max_expansions", 0, "an integer >= 0");
-        if (n != floor(n))
-            arg_error_fmt(L, arg, "option 'max_expansions' must be an integer >= 0, got %s", value_str(L, -1));
-        q->max_expansions = n >= 1.8e19 ? UINT64_MAX : (uint64_t)n;
-    }
-    lua_settop(L, top);
-    if (get_option(L, arg, "max_cost")) q->max_cost = option_number(L, arg, "max_cost", 0, "a number >= 0");
-    lua_settop(L, top);
-    if (get_option(L, arg, "partial")) {
-        if (lua_type(L, -1) != LUA_TBOOLEAN)
-            arg_error_fmt(L, arg, "option 'partial' must be a boolean, got %s", luaL_typename(L, -1));
-        q->partial = lua_toboolean(L, -1);
-    }
-    lua_settop(L, top);
-    if (get_option(L, arg, "noise")) {
-        q->noise = option_number(L, arg, "noise", 0, "a number >= 0");
-        if (q->noise == HUGE_VAL)
-            arg_error_fmt(L, arg, "option 'noise' must be a finite number >= 0, got %s", value_str(L, -1));
-    }
-    lua_settop(L, top);
-    if (get_option(L, arg, "seed")) {
-        int isint;
-        lua_Integer seed = astar_tointegerx(L, -1, &isint);
-        if (!isint || lua_type(L, -1) != LUA_TNUMBER)
-            arg_error_fmt(L, arg, "option 'seed' must be an integer, got %s", value_str(L, -1));
-        q->seed = (uint32_t)(uint64_t)seed; /* modulo 2^32 */
-    }
-    lua_settop(L, top);
+    c->callback[0] = a->slot[O_NODE_COST];
+    c->callback[1] = a->slot[O_EDGE_COST];
+    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
+    mark_read(c->read, &c->nread, &g->base);
 }
 
 static graph_workspace *acquire_graph_workspace(lua_State *L, lgraph *g) {
@@ -2800,130 +2913,123 @@ static int graph_find(lua_State *L) {
     memset(c, 0, sizeof *c);
     c->graph = g;
     astar_graph_query_init(&c->q);
-    c->q.start = check_node(L, 2, g);
+    c->q.start = check_node(L, 2, g); /* nodes are never removed: still nodes once resolved */
     c->q.goal = check_node(L, 3, g);
     lua_settop(L, 4);
-    check_stack(L, ASTAR_MAX_LAYERS + 16);
-    int cb[3];
-    for (int i = 0; i < 3; i++) {
-        lua_pushnil(L);
-        cb[i] = lua_gettop(L);
-    }
-    if (!lua_isnil(L, 4)) read_graph_options(L, 4, c, cb);
+    query_args a;
+    read_options(L, 4, IN_GRAPH, "find", &a, &c->q);
+    resolve_graph_query(L, c, &a);
 
     c->ws = acquire_graph_workspace(L, g);
     check_stack(L, GRUN_LAYERS + c->nvalues + 2);
-    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    mark_graph_read(c, &g->base);
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
-    lua_pushvalue(L, lua_upvalueindex(1)); /* graph_find_run */
-    lua_pushlightuserdata(L, c);
-    for (int i = 0; i < 3; i++) lua_pushvalue(L, cb[i]);
+    push_run_args(L, lua_upvalueindex(1), c, c->callback);
     for (int i = 0; i < c->nvalues; i++) lua_pushvalue(L, c->value_index[i]);
+    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
+    mark_in_use(c->read, c->nread);
     int rc = lua_pcall(L, GRUN_LAYERS - 1 + c->nvalues, 2, 0);
-    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    unmark(c->read, c->nread);
     c->ws->busy = false;
     if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
     return 2;
 }
 
-static const luaL_Reg GRAPH_METHODS[] = {
-    {"add_node", graph_add_node},       {"add_edge", graph_add_edge},
-    {"add_arc", graph_add_arc},         {"remove_edge", graph_remove_edge},
-    {"remove_arc", graph_remove_arc},   {"arc_cost", graph_arc_cost},
-    {"set_blocked", graph_set_blocked}, {"is_blocked", graph_is_blocked},
-    {"node", graph_node},               {"neighbours", graph_neighbours},
-    {"size", graph_size},               {NULL, NULL}};
-
-static const luaL_Reg GRAPH_CLAIMS_METHODS[] = {
-    {"claim", graph_claims_claim},   {"advance", graph_claims_advance},
-    {"release", graph_claims_release}, {"count", graph_claims_count},
-    {"position", graph_claims_position}, {NULL, NULL}};
-
-/* The graph's metatables; astar.graph itself is set by luaopen. */
-static void register_graph(lua_State *L) {
-    new_class(L, GRAPH_CLAIMS_MT, GRAPH_CLAIMS_METHODS, graph_claims_gc, graph_claims_tostring);
-    new_class(L, GRAPH_MT, GRAPH_METHODS, graph_gc, graph_tostring);
-    luaL_getmetatable(L, GRAPH_MT);
-    lua_getfield(L, -1, "__index");
-    lua_getupvalue(L, -1, 1); /* the methods */
-    lua_pushcfunction(L, graph_size); /* new_class put the grids' size there */
-    lua_setfield(L, -2, "size");
-    lua_pushcfunction(L, graph_find_run);
-    lua_pushcclosure(L, graph_find, 1);
-    lua_setfield(L, -2, "find");
-    lua_pushcclosure(L, graph_index, 1); /* over the same methods */
-    lua_setfield(L, -3, "__index");
-    lua_pop(L, 2);
-}
-
 /* -------------------------------------------------------------- module */
 
+static int layer_size(lua_State *L) { return push_size(L, LAYER_MT); }
+static int mask_size(lua_State *L) { return push_size(L, MASK_MT); }
+static int claims_size(lua_State *L) { return push_size(L, CLAIMS_MT); }
+
 static const luaL_Reg GRID_METHODS[] = {
-    {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost}, {"set_blocked", grid_set_blocked},
-    {"is_walkable", grid_is_walkable}, {"fill", grid_fill}, {"load", grid_load},
-    {"component", grid_component}, {"reachable", grid_reachable},
-    {"landmarks", grid_landmarks}, {NULL, NULL}};
+    {"size", grid_size}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
+    {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
+    {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
+    {"landmarks", grid_landmarks}, {"search", grid_search}, {NULL, NULL}};
+static const luaL_Reg GRID_META[] = {{"__gc", grid_gc}, {"__tostring", grid_tostring}, {NULL, NULL}};
 
 static const luaL_Reg LAYER_METHODS[] = {
-    {"set", layer_set},       {"get", layer_get},         {"add", layer_add},
-    {"fill", layer_fill},     {"stamp", layer_stamp},     {"decay", layer_decay},
-    {"spread", layer_spread}, {"max_abs", layer_max_abs}, {"add_layer", layer_add_layer},
-    {NULL, NULL}};
+    {"size", layer_size},     {"set", layer_set},         {"get", layer_get},
+    {"add", layer_add},       {"fill", layer_fill},       {"stamp", layer_stamp},
+    {"decay", layer_decay},   {"spread", layer_spread},   {"max_abs", layer_max_abs},
+    {"add_layer", layer_add_layer}, {NULL, NULL}};
+static const luaL_Reg LAYER_META[] = {{"__gc", layer_gc}, {"__tostring", layer_tostring}, {NULL, NULL}};
 
 static const luaL_Reg JOB_METHODS[] = {
-    {"result", job_result}, {"status", job_status}, {NULL, NULL}};
+    {"size", job_size}, {"result", job_result}, {"status", job_status}, {NULL, NULL}};
+static const luaL_Reg JOB_META[] = {{"__gc", job_gc}, {"__tostring", job_tostring}, {NULL, NULL}};
 
 static const luaL_Reg FIELD_METHODS[] = {
-    {"distance", field_distance}, {"next", field_next}, {"path", field_path},
-    {"cells", field_cells},       {NULL, NULL}};
+    {"size", field_size},   {"distance", field_distance}, {"next", field_next},
+    {"path", field_path},   {"cells", field_cells},       {NULL, NULL}};
+static const luaL_Reg FIELD_META[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};
 
 static const luaL_Reg MASK_METHODS[] = {
-    {"reveal", mask_reveal}, {"is_known", mask_is_known}, {NULL, NULL}};
+    {"size", mask_size}, {"reveal", mask_reveal}, {"is_known", mask_is_known}, {NULL, NULL}};
+static const luaL_Reg MASK_META[] = {{"__gc", mask_gc}, {"__tostring", mask_tostring}, {NULL, NULL}};
 
 static const luaL_Reg CLAIMS_METHODS[] = {
-    {"claim", claims_claim}, {"advance", claims_advance}, {"release", claims_release},
-    {"count", claims_count}, {"position", claims_position}, {NULL, NULL}};
+    {"size", claims_size},   {"claim", claims_claim}, {"advance", claims_advance},
+    {"release", claims_release}, {"count", claims_count}, {"position", claims_position},
+    {NULL, NULL}};
+static const luaL_Reg CLAIMS_META[] = {{"__gc", claims_gc}, {"__tostring", claims_tostring}, {NULL, NULL}};
+
+static const luaL_Reg GRAPH_METHODS[] = {
+    {"size", graph_size},               {"add_node", graph_add_node},
+    {"add_edge", graph_add_edge},       {"add_arc", graph_add_arc},
+    {"remove_edge", graph_remove_edge}, {"remove_arc", graph_remove_arc},
+    {"arc_cost", graph_arc_cost},       {"set_blocked", graph_set_blocked},
+    {"is_blocked", graph_is_blocked},   {"node", graph_node},
+    {"neighbours", graph_neighbours},   {NULL, NULL}};
+static const luaL_Reg GRAPH_META[] = {{"__gc", graph_gc}, {"__tostring", graph_tostring}, {NULL, NULL}};
+
+static const luaL_Reg GRAPH_CLAIMS_METHODS[] = {
+    {"size", graph_claims_size},       {"claim", graph_claims_claim},
+    {"advance", graph_claims_advance}, {"release", graph_claims_release},
+    {"count", graph_claims_count},     {"position", graph_claims_position}, {NULL, NULL}};
+static const luaL_Reg GRAPH_CLAIMS_META[] = {
+    {"__gc", graph_claims_gc}, {"__tostring", graph_claims_tostring}, {NULL, NULL}};
+
+static const lclass CLASSES[] = {
+    {GRID_MT, GRID_METHODS, GRID_META, grid_field},
+    {LAYER_MT, LAYER_METHODS, LAYER_META, size_field},
+    {JOB_MT, JOB_METHODS, JOB_META, size_field},
+    {FIELD_MT, FIELD_METHODS, FIELD_META, size_field},
+    {MASK_MT, MASK_METHODS, MASK_META, size_field},
+    {CLAIMS_MT, CLAIMS_METHODS, CLAIMS_META, size_field},
+    {GRAPH_MT, GRAPH_METHODS, GRAPH_META, graph_field},
+    {GRAPH_CLAIMS_MT, GRAPH_CLAIMS_METHODS, GRAPH_CLAIMS_META, NULL},
+};
+
+/* Methods that run a query: each gets its protected runner as upvalue 1, so that no closure
+ * is made per query. */
+typedef struct query_method {
+    const char *class_name, *name;
+    lua_CFunction fn, runner;
+} query_method;
+
+static const query_method QUERY_METHODS[] = {
+    {GRID_MT, "find", grid_find, find_run},
+    {GRID_MT, "find_nearest", grid_find_nearest, find_run},
+    {GRID_MT, "find_many", grid_find_many, many_run},
+    {GRID_MT, "distance_field", grid_distance_field, field_run},
+    {GRID_MT, "range", grid_range, field_run},
+    {JOB_MT, "step", job_step, job_run},
+    {GRAPH_MT, "find", graph_find, graph_find_run},
+};
 
 ASTAR_EXPORT int luaopen_astar_core(lua_State *L);
 
 int luaopen_astar_core(lua_State *L) {
-    new_class(L, GRID_MT, GRID_METHODS, grid_gc, grid_tostring);
-    /* find gets its protected runner as an upvalue: no closure is made per query. */
-    luaL_getmetatable(L, GRID_MT);
-    lua_getfield(L, -1, "__index");
-    lua_getupvalue(L, -1, 1);
-    lua_pushcfunction(L, find_run);
-    lua_pushcclosure(L, grid_find, 1);
-    lua_setfield(L, -2, "find");
-    lua_pushcfunction(L, find_run);
-    lua_pushcclosure(L, grid_find_nearest, 1);
-    lua_setfield(L, -2, "find_nearest");
-    lua_pushcfunction(L, many_run);
-    lua_pushcclosure(L, grid_find_many, 1);
-    lua_setfield(L, -2, "find_many");
-    lua_pushcfunction(L, field_run);
-    lua_pushcclosure(L, grid_distance_field, 1);
-    lua_setfield(L, -2, "distance_field");
-    lua_pushcfunction(L, field_run);
-    lua_pushcclosure(L, grid_range, 1);
-    lua_setfield(L, -2, "range");
-    lua_pushcfunction(L, grid_search);
-    lua_setfield(L, -2, "search");
-    lua_pop(L, 3);
-    new_class(L, FIELD_MT, FIELD_METHODS, field_gc, field_tostring);
-    new_class(L, JOB_MT, JOB_METHODS, job_gc, job_tostring);
-    luaL_getmetatable(L, JOB_MT);
-    lua_getfield(L, -1, "__index");
-    lua_getupvalue(L, -1, 1);
-    lua_pushcfunction(L, job_run);
-    lua_pushcclosure(L, job_step, 1);
-    lua_setfield(L, -2, "step");
-    lua_pop(L, 3);
-    new_class(L, LAYER_MT, LAYER_METHODS, layer_gc, layer_tostring);
-    new_class(L, CLAIMS_MT, CLAIMS_METHODS, claims_gc, claims_tostring);
-    new_class(L, MASK_MT, MASK_METHODS, mask_gc, mask_tostring);
-    register_graph(L);
+    for (size_t i = 0; i < sizeof CLASSES / sizeof *CLASSES; i++) register_class(L, &CLASSES[i]);
+    for (size_t i = 0; i < sizeof QUERY_METHODS / sizeof *QUERY_METHODS; i++) {
+        const query_method *m = &QUERY_METHODS[i];
+        luaL_getmetatable(L, m->class_name);
+        lua_getfield(L, -1, "__index");
+        lua_getupvalue(L, -1, 1); /* the class's methods */
+        lua_pushcfunction(L, m->runner);
+        lua_pushcclosure(L, m->fn, 1);
+        lua_setfield(L, -2, m->name);
+        lua_pop(L, 3);
+    }
 
     lua_newtable(L);
     lua_pushcfunction(L, l_grid);
