@@ -1,6 +1,8 @@
 #!/bin/sh
 # The modding host (examples/host): start it, edit a unit's AI script while it runs, and see
 # the unit take another route on the next tick; a broken edit keeps the last good version.
+# Then scripts that misbehave (erroring metamethods, odd error values, endless loops): the
+# host reports them, stops each at its instruction budget and goes on with the other unit.
 #   sh spec/host_test.sh HOST_BINARY SOURCE_DIR
 set -eu
 host=$1
@@ -14,7 +16,8 @@ cleanup() {
 trap cleanup EXIT
 cp "$root"/examples/host/scripts/*.lua "$tmp/"
 mkfifo "$tmp/in"
-"$host" "$root/examples/host/arena.map" "$tmp" "$root/lua" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
+budget=200000
+"$host" --budget $budget "$root/examples/host/arena.map" "$tmp" "$root/lua" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 exec 3>"$tmp/in"
 
@@ -27,6 +30,7 @@ fail() {
 wait_for() { # a line the host will print
   i=0
   until grep -q "^$1\$" "$tmp/out"; do
+    kill -0 "$pid" 2>/dev/null || fail "the host died before '$1'"
     i=$((i + 1))
     [ "$i" -lt 400 ] || fail "no '$1' within 20 s"
     sleep 0.05
@@ -66,8 +70,81 @@ wait_for "ticked 5"
 grep -q "^tick 5 unit scout script scout.lua error .*mod bug" "$tmp/out" || fail "a failing script was not reported"
 [ "$(route 5 runner)" = "$(route 4 runner)" ] || fail "the runner was disturbed"
 
+runner=$(route 2 runner)
+case $runner in cost\ [0-9]*\ length\ [1-9]*) ;; *) fail "the runner found no route: $runner" ;; esac
+t=5
+scout_runs() { # script text: the scout's script for the next tick
+  printf '%s\n' "$1" >"$tmp/scout.lua"
+  t=$((t + 1))
+  echo "tick 1" >&3
+  wait_for "ticked $t"
+  [ "$(route "$t" runner)" = "$runner" ] || fail "tick $t: the runner was disturbed: $(route "$t" runner)"
+}
+scout_said() { # the scout's exact line this tick, after "script scout.lua "
+  grep -Fxq "tick $t unit scout script scout.lua $1" "$tmp/out" || fail "tick $t: no '$1' from the scout"
+}
+stopped="unit scout stopped: over its budget of $budget instructions"
+
+# Field reads of what a script returned run its metamethods: protected, not a host panic.
+scout_runs 'return setmetatable({}, { __index = function(_, k) error("no field " .. k) end })'
+scout_said "error scout.lua:1: no field options"
+
+# Error values that are not strings.
+scout_runs 'return { options = function() error({ code = 7 }) end }'
+scout_said "error (error object is a table value)"
+scout_runs 'return { options = function() error(setmetatable({}, { __tostring = function() return "mod bug 7" end })) end }'
+scout_said "error mod bug 7"
+scout_runs 'error({})'
+grep -Fxq "host: scout.lua: (error object is a table value) (keeping the loaded version)" "$tmp/err" ||
+  fail "a table thrown while loading was not reported"
+! grep -q "(null)" "$tmp/out" "$tmp/err" || fail "an error printed as (null)"
+
+# Endless loops: each stopped at the budget. A new version that loops while loading is
+# rejected, and the last good one goes on.
+scout_runs "$(cat "$root/examples/host/scripts/scout.lua")"
+scout_said "$before"
+scout_runs 'while true do end'
+grep -Fxq "host: scout.lua: scout.lua:1: $stopped (keeping the loaded version)" "$tmp/err" ||
+  fail "a script looping while it loads was not stopped"
+scout_said "$before"
+# One looping in its options is stopped each tick, and tried again on the next.
+scout_runs 'return { options = function() while true do end end }'
+scout_said "error scout.lua:1: $stopped"
+scout_runs 'return { options = function() while true do end end }'
+scout_said "error scout.lua:1: $stopped"
+# In a node_cost callback: through astar's own protected query.
+scout_runs 'return { options = function() return { node_cost = function() while true do end end } end }'
+scout_said "error scout.lua:1: $stopped"
+scout_runs 'return { options = function(unit, world)
+  world.grid:find(unit.x, unit.y, 2, 2, { node_cost = function() while true do end end })
+end }'
+scout_said "error scout.lua:2: $stopped"
+# A script cannot swallow the stop with pcall, nor spread its loop over coroutines.
+scout_runs 'return { options = function() while true do pcall(function() while true do end end) end end }'
+scout_said "error scout.lua:1: $stopped"
+scout_runs 'return { options = function()
+  while true do coroutine.resume(coroutine.create(function() while true do end end)) end
+end }'
+scout_said "error scout.lua:2: $stopped"
+# Nor lift its budget (debug.sethook), nor loop where hooks never run (a __gc finalizer).
+scout_runs 'return { options = function() debug.sethook() while true do end end }'
+grep -q "^tick $t unit scout script scout.lua error " "$tmp/out" || fail "debug.sethook was allowed"
+scout_runs 'return { options = function() setmetatable({}, { __gc = function() while true do end end }) collectgarbage() end }'
+scout_said "error scout.lua:1: setmetatable: scripts may not set __gc"
+
+# The fixed script is loaded and runs as before.
+scout_runs "$(cat "$root/examples/host/scripts/scout.lua")"
+scout_said "$before"
+
 echo quit >&3
 exec 3>&-
+i=0
+while kill -0 "$pid" 2>/dev/null; do
+  i=$((i + 1))
+  [ "$i" -lt 400 ] || fail "the host did not exit within 20 s of quit"
+  sleep 0.05
+done
 wait "$pid" || fail "the host exited with $?"
 pid=""
+"$host" --budget 0 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--budget 0 was accepted"
 echo "host test: ok (scout: '$before' -> '$(route 3 scout)')"
