@@ -13,6 +13,9 @@ end
 
 local function close(object) getmetatable(object).__gc(object) end
 
+-- How a message names io.stdout: by its __name, which 5.1 and LuaJIT do not set.
+local FILE = _VERSION == "Lua 5.1" and "userdata" or "FILE%*"
+
 -- A table whose every read of a missing key runs `action` first (once).
 local function trap(action, fields)
   local done = false
@@ -136,11 +139,11 @@ describe("metamethods check self", function()
     }
     for _, o in ipairs(objects) do
       local mt = getmetatable(o)
-      assert.matches("expected, got FILE%*", err_of(mt.__index, io.stdout, "width"))
+      assert.matches("expected, got " .. FILE, err_of(mt.__index, io.stdout, "width"))
       assert.matches("expected, got table", err_of(mt.__index, {}, "size"))
       assert.has_error(function() mt.__gc(io.stdout) end)
       assert.has_error(function() mt.__tostring(io.stdout) end)
-      assert.matches("expected, got FILE%*", err_of(o.size, io.stdout))
+      assert.matches("expected, got " .. FILE, err_of(o.size, io.stdout))
     end
     assert.has_error(function() getmetatable(astar.graph()).__index(io.stdout, "nodes") end)
   end)
@@ -311,7 +314,7 @@ describe("defects a new user hit", function()
 
   it("type errors name the expected type and what was given by its __name", function()
     local g = astar.grid(3, 3)
-    assert.matches("astar.Grid expected, got FILE%*", err_of(g.find, io.stdout, 1, 1, 2, 2))
+    assert.matches("astar.Grid expected, got " .. FILE, err_of(g.find, io.stdout, 1, 1, 2, 2))
     assert.matches("must be an astar.Claims, got astar.Grid", err_of(g.find, g, 1, 1, 2, 2, { claims = g }))
   end)
 end)

@@ -324,6 +324,10 @@ static int protected_metatable(lua_State *L) {
 static void register_class(lua_State *L, const lclass *cls) {
     luaL_newmetatable(L, cls->name);
     int mt = lua_gettop(L);
+#if LUA_VERSION_NUM < 503 /* 5.3 sets it: messages name the type by it (type_name) */
+    lua_pushstring(L, cls->name);
+    lua_setfield(L, mt, "__name");
+#endif
     astar_setfuncs(L, cls->metamethods);
 #if LUA_VERSION_NUM >= 504
     lua_getfield(L, mt, "__gc");
