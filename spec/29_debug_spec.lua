@@ -1,74 +1,9 @@
 -- astar.debug: the ASCII picture cell by cell, and the PNG read back by a decoder written
--- here from the PNG and zlib specifications (signature, IHDR, chunk CRCs, stored deflate
--- blocks, Adler-32), its pixels compared with the documented palette at known cells.
+-- from the PNG and zlib specifications (spec/support/png.lua), its pixels compared with the
+-- documented palette at known cells.
 local astar = require("astar")
 
-local floor = math.floor
-
-local bxor = require("spec.support.bits").bxor
-
-local CRC = {}
-for n = 0, 255 do
-  local c = n
-  for _ = 1, 8 do
-    if c % 2 == 1 then c = bxor(0xEDB88320, floor(c / 2)) else c = floor(c / 2) end
-  end
-  CRC[n] = c
-end
-local function crc32(s)
-  local c = 0xFFFFFFFF
-  for i = 1, #s do c = bxor(CRC[bxor(c, s:byte(i)) % 256], floor(c / 256)) end
-  return bxor(c, 0xFFFFFFFF)
-end
-
-local function u32(s, i)
-  local a, b, c, d = s:byte(i, i + 3)
-  return ((a * 256 + b) * 256 + c) * 256 + d
-end
-
--- Decodes the PNGs astar writes: 8-bit RGB, stored deflate blocks. Returns width, height
--- and pixel(x, y) -> r, g, b (0-based pixels).
-local function decode(png)
-  assert.are.equal("\137PNG\r\n\26\n", png:sub(1, 8))
-  local at, ihdr, idat, ended = 9, nil, {}, false
-  while at <= #png do
-    local len, kind = u32(png, at), png:sub(at + 4, at + 7)
-    local data = png:sub(at + 8, at + 7 + len)
-    assert.are.equal(crc32(kind .. data), u32(png, at + 8 + len), kind .. " CRC")
-    if kind == "IHDR" then ihdr = data
-    elseif kind == "IDAT" then idat[#idat + 1] = data
-    elseif kind == "IEND" then ended = true end
-    at = at + 12 + len
-  end
-  assert(ihdr and ended, "IHDR or IEND missing")
-  local w, h = u32(ihdr, 1), u32(ihdr, 5)
-  assert.are.same({ 8, 2, 0, 0, 0 }, { ihdr:byte(9, 13) }) -- 8-bit truecolour, no interlace
-  local z = table.concat(idat)
-  assert.are.equal(0, (z:byte(1) * 256 + z:byte(2)) % 31) -- zlib header check bits
-  local raw, i, final = {}, 3, false
-  while not final do
-    local head = z:byte(i)
-    final = head % 2 == 1
-    assert.are.equal(0, floor(head / 2) % 4, "a stored block")
-    local n, nn = z:byte(i + 1) + z:byte(i + 2) * 256, z:byte(i + 3) + z:byte(i + 4) * 256
-    assert.are.equal(65535, n + nn) -- NLEN is the complement of LEN
-    raw[#raw + 1] = z:sub(i + 5, i + 4 + n)
-    i = i + 5 + n
-  end
-  raw = table.concat(raw)
-  local a, b = 1, 0
-  for k = 1, #raw do
-    a = (a + raw:byte(k)) % 65521
-    b = (b + a) % 65521
-  end
-  assert.are.equal(b * 65536 + a, u32(z, i), "Adler-32")
-  assert.are.equal((w * 3 + 1) * h, #raw)
-  return w, h, function(x, y)
-    local row = y * (w * 3 + 1) + 1
-    assert.are.equal(0, raw:byte(row), "filter type none")
-    return raw:byte(row + 1 + x * 3, row + 3 + x * 3)
-  end
-end
+local decode = require("spec.support.png").decode
 
 local function world()
   local g = astar.grid(10, 6)
@@ -195,7 +130,7 @@ describe("astar.debug", function()
     end
     local d = astar.debug
     fails("bad argument #1 to 'png' %(astar.Grid expected, got table%)", d.png, {})
-    fails("bad argument #1 to 'ascii' %(astar.Grid expected, got userdata%)", d.ascii, astar.graph())
+    fails("bad argument #1 to 'ascii' %(astar.Grid expected, got astar.Graph%)", d.ascii, astar.graph())
     fails("bad argument #2 to 'ascii' %(options table or nil expected, got string%)", d.ascii, g, "path")
     fails("bad argument #2 to 'ascii' %(unknown option 'paht'%)", d.ascii, g, { paht = {} })
     fails("unknown option 'scale'", d.ascii, g, { scale = 2 }) -- pixels: png only
@@ -213,6 +148,6 @@ describe("astar.debug", function()
     fails("bad argument #3 to 'png' %(file name or nil expected, got number%)", d.png, g, nil, 3)
     fails("bad argument #1 to 'explore' %(astar.Grid expected, got nil%)", d.explore, nil, 1, 1, 2, 2)
     fails("bad argument #6 to 'explore' %(options table or nil expected, got number%)", d.explore, g, 1, 1, 2, 2, 5)
-    fails("bad argument #1 to 'find'", d.explore, g, 0, 1, 2, 2) -- find checks the rest
+    fails("bad argument #2 to 'explore' %(x out of range", d.explore, g, 0, 1, 2, 2) -- find checks the rest
   end)
 end)

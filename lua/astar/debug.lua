@@ -16,7 +16,38 @@ M.colors = {
   path = { 20, 170, 60 },
   start = { 30, 80, 230 },
   goal = { 200, 0, 120 },
+  background = { 255, 255, 255 }, -- hex pictures: the half cell beside every other row
 }
+
+-- The most pixels png() draws: 2^25, about 100 MB of RGB (more for the copies the encoder
+-- makes). Checked before anything is built: the scale multiplies what a grid's size would
+-- allow. (ascii() needs no limit: a few bytes a cell, less than the grid itself holds.)
+local MAX_PIXELS = 2 ^ 25
+
+-- The metatables of the objects a picture reads: a table or another userdata with the same
+-- methods would be read as if it were one.
+local MT = {}
+do
+  local g = core.grid(1, 1)
+  MT.grid, MT.influence = getmetatable(g), getmetatable(core.influence(1, 1))
+  MT.claims, MT.field = getmetatable(core.claims(g)), getmetatable(g:distance_field({ { x = 1, y = 1 } }))
+end
+
+-- v's type as Lua's own messages name it: its metatable's __name (an astar object, a FILE*),
+-- else type(v). Any metatable may be a mod's: reading it may raise.
+local function type_name(v)
+  local ok, name = pcall(function() return getmetatable(v).__name end)
+  return ok and type(name) == "string" and name or type(v)
+end
+
+-- Whether v is a live astar object of kind `kind` (a freed one fails reading `read` at 1, 1),
+-- w x h when w is given.
+local function object(v, kind, read, w, h)
+  if type(v) ~= "userdata" or getmetatable(v) ~= MT[kind] or not pcall(v[read], v, 1, 1) then
+    return false
+  end
+  return not w or (v.width == w and v.height == h)
+end
 
 -- Argument errors name the function and the argument, as the C functions' do. Only
 -- picture() calls fail(): level 4 is the caller of ascii() or png().
@@ -33,7 +64,7 @@ end
 -- why not when it is neither.
 local function path_marks(p, w, h)
   if p == nil then return {} end
-  if type(p) ~= "table" then return nil, "a path {{x=, y=}, ...} or a list of paths expected" end
+  if type(p) ~= "table" then return nil, "a path {{x=, y=}, ...} or a list of paths expected, got " .. type(p) end
   local paths = type(p[1]) == "table" and p[1].x == nil and p or { p }
   local marks = {}
   for k, path in ipairs(paths) do
@@ -64,26 +95,21 @@ local function explored_of(e, w, h)
     end
     return function(x, y) return set[(y - 1) * w + x] == true end
   end
-  if type(e) == "userdata" and type(e.distance) == "function" and type(e.cells) == "function" then
+  if object(e, "field", "distance", w, h) then
     return function(x, y) return e:distance(x, y) ~= nil end
   end
-  return nil, "a list of points, a field or a function expected"
-end
-
--- An astar object with `method`, the grid's size (a layer or claims of another grid draw
--- nothing sensible).
-local function same_size(v, method, w, h)
-  if type(v) ~= "userdata" or type(v[method]) ~= "function" then return false end
-  local vw, vh = v:size()
-  return vw == w and vh == h
+  if object(e, "field", "distance") then return nil, string.format("a field of another size than %dx%d", w, h) end
+  if type(e) == "userdata" and getmetatable(e) == MT.field then return nil, "attempt to use a freed astar.Field" end
+  return nil, "a list of points, an astar.Field or a function expected, got " .. type_name(e)
 end
 
 local OPTIONS = { path = true, explored = true, influence = true, claims = true }
 
 -- Everything a picture reads, checked: { w, h, marks, explored, inf, top, claims }.
 local function picture(fn, grid, opts, extra)
-  if type(grid) ~= "userdata" or type(grid.get_cost) ~= "function" then
-    fail(fn, 1, "astar.Grid expected, got " .. type(grid))
+  if not object(grid, "grid", "get_cost") then
+    fail(fn, 1, getmetatable(grid) == MT.grid and "attempt to use a freed astar.Grid"
+      or "astar.Grid expected, got " .. type_name(grid))
   end
   if opts == nil then opts = {} end
   if type(opts) ~= "table" then fail(fn, 2, "options table or nil expected, got " .. type(opts)) end
@@ -96,10 +122,10 @@ local function picture(fn, grid, opts, extra)
   local explored, why_not = explored_of(opts.explored, w, h)
   if not explored then fail(fn, 2, "option 'explored': " .. why_not) end
   local inf, claims = opts.influence, opts.claims
-  if inf ~= nil and not same_size(inf, "max_abs", w, h) then
+  if inf ~= nil and not object(inf, "influence", "get", w, h) then
     fail(fn, 2, string.format("option 'influence' must be an astar.Influence of %dx%d", w, h))
   end
-  if claims ~= nil and not same_size(claims, "claim", w, h) then
+  if claims ~= nil and not object(claims, "claims", "count", w, h) then
     fail(fn, 2, string.format("option 'claims' must be the astar.Claims of a %dx%d grid", w, h))
   end
   return { w = w, h = h, marks = marks, explored = explored, inf = inf, top = inf and inf:max_abs() or 0,
@@ -131,21 +157,19 @@ function M.ascii(grid, opts)
       local id = (y - 1) * w + x
       local c
       local mark = marks[id]
+      local cost = grid:get_cost(x, y)
       if mark then
         c = mark == "start" and "S" or mark == "goal" and "G" or "o"
+      elseif not cost then
+        c = "#" -- whatever explored says: a field has a distance on walls (the cost of leaving them)
       elseif claims and claims:count(x, y) > 0 then
         c = "c"
       elseif explored(x, y) then
         c = "x"
       else
-        local cost = grid:get_cost(x, y)
-        if not cost then
-          c = "#"
-        else
-          c = inf and shade(inf:get(x, y), top)
-          if not c then
-            c = cost == 1 and "." or cost < 1 and "," or tostring(math.min(9, math.floor(cost)))
-          end
+        c = inf and shade(inf:get(x, y), top)
+        if not c then
+          c = cost == 1 and "." or cost < 1 and "," or tostring(math.min(9, math.floor(cost)))
         end
       end
       row[x] = c
@@ -161,25 +185,44 @@ local function blend(a, b, t)
   return { a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, a[3] + (b[3] - a[3]) * t }
 end
 
+local function rgb_bytes(rgb)
+  return string.char(math.floor(rgb[1] + 0.5), math.floor(rgb[2] + 0.5), math.floor(rgb[3] + 0.5))
+end
+
 --- astar.debug.png(grid [, opts [, filename]]): the picture as PNG, written to filename
 --- (returns the number of bytes written) or returned as a string. opts as ascii(), and
---- scale = pixels per cell (default: 1 from 256 cells across, else up to 8).
+--- scale = pixels per cell (default: 1 from 256 cells across, else up to 8; on hexes at
+--- least 2). At most 2^25 pixels. Hex grids shift rows 2, 4, ... right by half a cell
+--- (scale / 2 pixels, rounded down), as odd-r lays them out, so that neighbours touch.
 function M.png(grid, opts, filename)
   local p = picture("png", grid, opts, "scale")
   local w, h, marks, explored, inf, top, claims = p.w, p.h, p.marks, p.explored, p.inf, p.top, p.claims
+  local hex = grid.topology == "hex"
+  local least = hex and 2 or 1 -- a shift of half a pixel is none: a hex would touch the wrong neighbours
   local scale = opts and opts.scale
   if scale == nil then
     local side = math.max(w, h)
-    scale = side >= 256 and 1 or math.max(1, math.min(8, math.floor(512 / side)))
+    scale = math.max(least, side >= 256 and 1 or math.min(8, math.floor(512 / side)))
   end
-  if type(scale) ~= "number" or scale < 1 or scale > 64 or scale % 1 ~= 0 then
-    error("bad argument #2 to 'png' (option 'scale' must be an integer 1..64, got " .. tostring(scale) .. ")", 2)
+  if type(scale) ~= "number" or scale < least or scale > 64 or scale % 1 ~= 0 then
+    error("bad argument #2 to 'png' (option 'scale' must be an integer " .. least .. "..64" ..
+      (hex and " on a hex grid" or "") .. ", got " .. tostring(scale) .. ")", 2)
   end
   if filename ~= nil and type(filename) ~= "string" then
     error("bad argument #3 to 'png' (file name or nil expected, got " .. type(filename) .. ")", 2)
   end
+  if filename and filename:find("\0", 1, true) then
+    -- io.open would cut the name there and write another file
+    error("bad argument #3 to 'png' (file name contains a NUL byte)", 2)
+  end
+  local shift = hex and math.floor(scale / 2) or 0
+  local pw, ph = w * scale + shift, h * scale
+  if pw * ph > MAX_PIXELS then
+    error(string.format("bad argument #2 to 'png' (%dx%d pixels (%dx%d cells at scale %d), more than 2^25;"
+      .. " choose a smaller scale)", pw, ph, w, h, scale), 2)
+  end
   local C = M.colors
-  local char = string.char
+  local margin = rgb_bytes(C.background):rep(shift)
   local rows = {}
   for y = 1, h do
     local cells = {}
@@ -203,18 +246,20 @@ function M.png(grid, opts, filename)
       end
       local mark = marks[id]
       if mark then rgb = C[mark] end
-      local px = char(math.floor(rgb[1] + 0.5), math.floor(rgb[2] + 0.5), math.floor(rgb[3] + 0.5))
+      local px = rgb_bytes(rgb)
       cells[x] = scale == 1 and px or px:rep(scale)
     end
     local line = table.concat(cells)
+    if shift > 0 then line = y % 2 == 0 and margin .. line or line .. margin end
     for _ = 1, scale do rows[#rows + 1] = line end
   end
-  local bytes = core.png_encode(w * scale, h * scale, table.concat(rows))
+  local bytes = core.png_encode(pw, ph, table.concat(rows))
   if filename == nil then return bytes end
   local f, err = io.open(filename, "wb")
   if not f then error(err, 2) end
-  f:write(bytes)
+  local wrote, why = f:write(bytes)
   f:close()
+  if not wrote then error(why, 2) end
   return #bytes
 end
 
@@ -222,18 +267,23 @@ end
 --- cells the search looked at (each cell it generated, once: a node_cost wrapper records
 --- them, so the query runs the callback loop and never jump point search).
 function M.explore(grid, sx, sy, gx, gy, opts)
-  if type(grid) ~= "userdata" or type(grid.get_cost) ~= "function" then
-    error("bad argument #1 to 'explore' (astar.Grid expected, got " .. type(grid) .. ")", 2)
+  if not object(grid, "grid", "get_cost") then
+    error("bad argument #1 to 'explore' (" .. (getmetatable(grid) == MT.grid and "attempt to use a freed astar.Grid"
+      or "astar.Grid expected, got " .. type_name(grid)) .. ")", 2)
   end
   if opts ~= nil and type(opts) ~= "table" then
     error("bad argument #6 to 'explore' (options table or nil expected, got " .. type(opts) .. ")", 2)
   end
-  local seen, list = {}, {}
+  local seen, list, called = {}, {}, false
   local q = {}
   for k, v in pairs(opts or {}) do q[k] = v end
   local user = q.node_cost
+  if user ~= nil and type(user) ~= "function" then
+    error("bad argument #6 to 'explore' (option 'node_cost' must be a function, got " .. type(user) .. ")", 2)
+  end
   local w = grid:size()
   q.node_cost = function(x, y)
+    called = true
     local id = (y - 1) * w + x
     if not seen[id] then
       seen[id] = true
@@ -241,7 +291,13 @@ function M.explore(grid, sx, sy, gx, gy, opts)
     end
     if user then return user(x, y) end
   end
-  local path, info = grid:find(sx, sy, gx, gy, q)
+  -- Called as a plain function, find numbers its arguments as explore does (grid = #1).
+  local ok, path, info = pcall(grid.find, grid, sx, sy, gx, gy, q)
+  if not ok then
+    local bad_arg = not called and type(path) == "string" and path:match("^bad argument #(%d+) to '[^']*'")
+    if not bad_arg then error(path, 0) end -- a callback's error, unchanged
+    error((path:gsub("^bad argument #%d+ to '[^']*'", "bad argument #" .. bad_arg .. " to 'explore'")), 2)
+  end
   return path, info, list
 end
 

@@ -18,6 +18,26 @@ local astar = {
   tiled = require("astar.tiled"), -- Tiled maps: grid()
 }
 
+-- v's type as Lua's own messages name it: its metatable's __name (an astar object, a FILE*),
+-- else type(v). Any metatable may be a mod's: reading it may raise.
+local function type_name(v)
+  local ok, name = pcall(function() return getmetatable(v).__name end)
+  return ok and type(name) == "string" and name or type(v)
+end
+
+-- A live grid, or an argument error at `level` (from the caller of check_grid) naming fn. A
+-- freed grid (closed by __close) would otherwise fail at its first read, inside this file.
+local GRID_MT = getmetatable(core.grid(1, 1))
+local function check_grid(grid, fn, arg, level)
+  local why
+  if type(grid) ~= "userdata" or getmetatable(grid) ~= GRID_MT then
+    why = "astar.Grid expected, got " .. type_name(grid)
+  elseif not pcall(grid.get_cost, grid, 1, 1) then
+    why = "attempt to use a freed astar.Grid"
+  end
+  if why then error("bad argument #" .. arg .. " to '" .. fn .. "' (" .. why .. ")", level + 1) end
+end
+
 -- The cells a segment between two cell centres passes through, in order, as
 -- visit(x, y) calls; a step through a grid vertex (a diagonal move between two
 -- cells that share only a corner) first calls corner(x1, y1, x2, y2) with the
@@ -128,12 +148,13 @@ local SIDES_NEEDED = { never = 3, always = 0, one_walkable = 1, no_corner_cut = 
 -- claims and callbacks of the query are not consulted.
 -- opts.diagonal: the mode to respect (default: the grid's; not on hexes).
 function astar.smooth(grid, path, opts)
+  check_grid(grid, "smooth", 1, 2)
   if type(path) ~= "table" then
     error("bad argument #2 to 'smooth' (table expected, got " .. type(path) .. ")", 2)
   end
   opts = opts or {}
   if type(opts) ~= "table" then
-    error("bad argument #3 to 'smooth' (table expected, got " .. type(opts) .. ")", 2)
+    error("bad argument #3 to 'smooth' (options table or nil expected, got " .. type(opts) .. ")", 2)
   end
   for k in pairs(opts) do
     if k ~= "diagonal" then error("bad argument #3 to 'smooth' (unknown option '" .. tostring(k) .. "')", 2) end
@@ -197,9 +218,14 @@ end
 --  * the running searches share a tick's budget round-robin in equal slices,
 --    the first one served rotating from tick to tick.
 -- A finished request's callback(path, info) runs inside tick, after the
--- scheduler has forgotten the request; an error in it (or in a cost callback
--- of a search) propagates out of tick and leaves the scheduler usable (the
--- search then starts over at its next slice).
+-- scheduler has forgotten the request. A request whose search raises an error
+-- (a cost callback fails, an object it reads was freed) ends there, so that
+-- one mod's mistake cannot stall everyone else's searches: its callback gets
+-- nil, { status = "error", error = <the error value> } and the other requests
+-- go on in the same tick. An error in a callback(path, info) propagates out of
+-- tick and leaves the scheduler usable: the requests still to be told are told
+-- by the next tick (or sched:tell()). cancel may be called at any time, from
+-- any callback too.
 local Scheduler = {}
 Scheduler.__index = Scheduler
 
@@ -216,7 +242,7 @@ end
 function astar.scheduler(opts)
   opts = opts or {}
   if type(opts) ~= "table" then
-    error("bad argument #1 to 'scheduler' (table expected, got " .. type(opts) .. ")", 2)
+    error("bad argument #1 to 'scheduler' (options table or nil expected, got " .. type(opts) .. ")", 2)
   end
   for k in pairs(opts) do
     if not SCHEDULER_OPTIONS[k] then
@@ -241,21 +267,34 @@ function astar.scheduler(opts)
   return self
 end
 
+-- Level 3: the caller of request.
+local function request_error(arg, msg)
+  error("bad argument #" .. arg .. " to 'request' (" .. msg .. ")", 3)
+end
+
 --- sched:request(grid, sx, sy, gx, gy, opts, callback [, priority]) -> ticket
 -- The search is checked (and its options read) now; callback(path, info) is
 -- called by the tick that finishes it.
 function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority)
-  if type(callback) ~= "function" then
-    error("bad argument #7 to 'request' (function expected, got " .. type(callback) .. ")", 2)
+  check_grid(grid, "request", 1, 2)
+  local point = { sx, sy, gx, gy }
+  for i = 1, 4 do
+    if type(point[i]) ~= "number" then request_error(i + 1, "number expected, got " .. type(point[i])) end
   end
-  priority = priority or 0
-  if type(priority) ~= "number" or priority ~= priority or math.abs(priority) == math.huge then
-    error("bad argument #8 to 'request' (priority must be a finite number, got " .. tostring(priority) .. ")", 2)
+  if opts ~= nil and type(opts) ~= "table" then request_error(6, "options table or nil expected, got " .. type(opts)) end
+  if type(callback) ~= "function" then request_error(7, "function expected, got " .. type(callback)) end
+  if priority == nil then priority = 0 end
+  if type(priority) ~= "number" then request_error(8, "number expected, got " .. type(priority)) end
+  if priority ~= priority or math.abs(priority) == math.huge then
+    request_error(8, "priority must be a finite number, got " .. tostring(priority))
   end
-  if type(grid) ~= "userdata" or type(grid.search) ~= "function" then
-    error("bad argument #1 to 'request' (astar.Grid expected, got " .. type(grid) .. ")", 2)
+  -- Called as a plain function (not a method) search numbers its arguments as request does,
+  -- grid being #1; only the function's name is not request's.
+  local ok, job = pcall(grid.search, grid, sx, sy, gx, gy, opts)
+  if not ok then
+    if type(job) == "string" then job = job:gsub("^bad argument #(%d+) to '[^']*'", "bad argument #%1 to 'request'") end
+    error(job, 2)
   end
-  local job = grid:search(sx, sy, gx, gy, opts) -- its argument errors name 'search'
   local ticket = self.next_ticket
   self.next_ticket = ticket + 1
   local entry = { ticket = ticket, job = job, callback = callback, priority = priority, since = self.ticks }
@@ -264,12 +303,14 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority)
   return ticket
 end
 
---- sched:cancel(ticket) -> true if the request was still pending
+--- sched:cancel(ticket) -> true if the request's callback was still to be called (it never
+-- will be now)
 function Scheduler:cancel(ticket)
   local entry = self.by_ticket[ticket]
   if not entry then return false end
   self.by_ticket[ticket] = nil
-  for _, list in ipairs({ self.waiting, self.running }) do
+  entry.cancelled = true -- for a tick going through its copy of the running list
+  for _, list in ipairs({ self.waiting, self.running, self.untold }) do
     for i = #list, 1, -1 do
       if list[i] == entry then table.remove(list, i) end
     end
@@ -288,8 +329,13 @@ function Scheduler:tell()
   local told = 0
   while #self.untold > 0 do
     local entry = table.remove(self.untold, 1)
+    self.by_ticket[entry.ticket] = nil
     told = told + 1
-    entry.callback(entry.job:result())
+    if entry.failed then
+      entry.callback(nil, { status = "error", error = entry.error })
+    else
+      entry.callback(entry.job:result())
+    end
   end
   return told
 end
@@ -310,8 +356,15 @@ end
 
 --- sched:tick([budget]) -> expansions spent, requests finished
 function Scheduler:tick(budget)
+  if self.stepping then
+    -- it would step the search that is running the callback
+    error("astar.Scheduler: tick called from a cost callback of one of its searches", 2)
+  end
   budget = budget or self.budget
-  if type(budget) ~= "number" or budget < 0 or budget % 1 ~= 0 then
+  if type(budget) ~= "number" then
+    error("bad argument #1 to 'tick' (number expected, got " .. type(budget) .. ")", 2)
+  end
+  if budget < 0 or budget % 1 ~= 0 then
     error("bad argument #1 to 'tick' (budget must be an integer >= 0, got " .. tostring(budget) .. ")", 2)
   end
   self.ticks = self.ticks + 1
@@ -321,28 +374,33 @@ function Scheduler:tick(budget)
   self.turn = self.turn + 1
   while spent < budget and #self.running > 0 do
     if started and (self.clock() - started) * 1e6 >= self.budget_us then break end
-    local n = #self.running
+    local list = {} -- a copy: a cost callback may cancel requests while we go through it
+    for i, entry in ipairs(self.running) do list[i] = entry end
+    local n = #list
     local slice = math.max(1, math.floor((budget - spent) / n))
     local first = self.turn % n + 1
     local served = 0
     for k = 0, n - 1 do
       if spent >= budget then break end
       if started and k > 0 and (self.clock() - started) * 1e6 >= self.budget_us then break end
-      local entry = self.running[(first - 1 + k) % n + 1]
-      local status, used = entry.job:step(math.min(slice, budget - spent))
-      spent = spent + used
-      served = served + 1
-      if status ~= "running" then entry.done = true end
+      local entry = list[(first - 1 + k) % n + 1]
+      if not entry.cancelled then
+        served = served + 1
+        self.stepping = true
+        local ok, status, used = pcall(entry.job.step, entry.job, math.min(slice, budget - spent))
+        self.stepping = false
+        if ok then
+          spent = spent + used
+          entry.done = status ~= "running"
+        else
+          entry.done, entry.failed, entry.error = true, true, status
+        end
+      end
     end
-    -- Forget the finished ones first, then tell their owners (a callback may fail).
+    -- Take the finished ones out first, then tell their owners (a callback may fail).
     local kept = {}
     for _, entry in ipairs(self.running) do
-      if entry.done then
-        self.by_ticket[entry.ticket] = nil
-        self.untold[#self.untold + 1] = entry
-      else
-        kept[#kept + 1] = entry
-      end
+      if entry.done then self.untold[#self.untold + 1] = entry else kept[#kept + 1] = entry end
     end
     self.running = kept
     self:admit()

@@ -19,9 +19,10 @@
 ---@alias astar.Path astar.Point[] start and goal included
 
 ---@class astar.Info
----@field status astar.Status|"running"
+---@field status astar.Status|"running"|"error" "error": a scheduler's request whose search raised an error
 ---@field cost number? total cost of the path (found and partial)
----@field expansions integer nodes taken off the open list
+---@field expansions integer nodes taken off the open list (absent with status "error")
+---@field error any? status "error": the error value the search raised
 ---@field length integer? number of points of the path
 ---@field reason "unreachable"|"limit"? why a partial answer is partial
 ---@field target integer? find_nearest: index of the target reached
@@ -88,7 +89,7 @@
 ---@field explored astar.Point[]|astar.Field|(fun(x: integer, y: integer): boolean)?
 ---@field influence astar.Influence? a heat map: red above 0, blue below
 ---@field claims astar.Claims? claimed cells
----@field scale integer? png: pixels per cell, 1..64
+---@field scale integer? png: pixels per cell, 1..64 (2..64 on hexes); at most 2^25 pixels in all
 
 ---@class astar
 ---@field version string
@@ -497,7 +498,9 @@ function Graph:find(a, b, opts) end
 ---@class astar.Scheduler
 local Scheduler = {}
 
----Queues a search; callback(path, info) is told when it ends.
+---Queues a search; callback(path, info) is told when it ends. If the search raises an error (a
+---cost callback fails, an object it reads was freed), the request ends there and its callback
+---gets nil, { status = "error", error = <the error value> }; the other requests go on.
 ---@param grid astar.Grid
 ---@param sx integer
 ---@param sy integer
@@ -515,8 +518,9 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 ---@return integer finished requests whose callbacks ran
 function Scheduler:tick(budget) end
 
+---Safe at any time, from any callback too.
 ---@param ticket integer
----@return boolean cancelled true when the request was still pending
+---@return boolean cancelled true when the request's callback was still to be called (it never will be)
 function Scheduler:cancel(ticket) end
 
 ---@return integer requests not yet answered
@@ -531,7 +535,7 @@ function Scheduler:tell() end
 function Scheduler:admit() end
 
 ---@class astar.debug
----@field colors table<string, integer[]> png's palette: blocked, open, positive, negative, explored, claimed, path, start, goal
+---@field colors table<string, integer[]> png's palette: blocked, open, positive, negative, explored, claimed, path, start, goal, background
 local Debug = {}
 
 ---One line per row: '#' blocked, '.' cost 1, 2-9 dearer, ',' cheaper, influence ':;+*%@' or
@@ -541,7 +545,8 @@ local Debug = {}
 ---@return string
 function Debug.ascii(grid, opts) end
 
----The picture as a PNG: written to filename (returns the bytes written) or returned.
+---The picture as a PNG: written to filename (returns the bytes written) or returned. Hex grids
+---shift rows 2, 4, ... right by half a cell. At most 2^25 pixels.
 ---@param grid astar.Grid
 ---@param opts astar.DebugOptions?
 ---@param filename string?
@@ -578,7 +583,8 @@ function Debug.explore(grid, sx, sy, gx, gy, opts) end
 ---@class astar.tiled
 local Tiled = {}
 
----A tile layer of a Tiled map as a grid (JSON through lua-cjson or dkjson, when installed).
+---A tile layer of a Tiled map as a grid (JSON through lua-cjson or dkjson, when installed). A map
+---it cannot read raises an error saying what is wrong with it.
 ---@param map string|table the JSON text, or the decoded table
 ---@param opts astar.TiledOptions?
 ---@return astar.Grid grid

@@ -1512,8 +1512,9 @@ static int job_step(lua_State *L) {
     int rc = lua_pcall(L, RUN_NARGS + 1, 2, 0);
     j->stepping = false;
     unmark(c->read, c->nread);
-    if (rc != LUA_OK) {
-        j->started = false; /* the search stopped mid-expansion: the next step starts over */
+    if (rc != LUA_OK) { /* stopped mid-expansion: the next step starts over, on any workspace */
+        j->started = false;
+        job_release(j);
         return lua_error(L);
     }
     if (j->status != ASTAR_RUNNING) { /* keep the result, give the workspace back */
