@@ -58,11 +58,39 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_W 40
+/*
+ * Inputs are kept cheap, so that the fuzzer runs thousands of them a second: the
+ * core under coverage instrumentation and sanitizers takes about a microsecond per
+ * cell a search settles, and nearly every operation checks the whole grid against
+ * the model. So grids are at most 24 x 24 (576 cells: the largest the core treats
+ * no differently from bigger ones, its open list growing past its first 256
+ * entries as on any big grid), and each input has a budget of work (WORK_BUDGET):
+ * every operation charges what it costs, in cells visited, and a run ends once it
+ * is spent, as when the bytes run out. Small grids run many operations, the
+ * largest a query or two. One landmark build per input, of bounded size, is
+ * charged nothing: the queries after it, which read the landmarks, must run.
+ */
+#define MAX_W 24
 #define MAX_CELLS (MAX_W * MAX_W)
 #define LAYER_SLOTS 4
 #define MAX_UNITS 24
 #define MAX_OPS 128
+#define WORK_BUDGET 4000
+/* A cell the core's search or field settles (it tries each neighbour), in the cells the
+ * budget counts; a query's costs more (callbacks, the general loop). */
+#define WORK_PER_EXPANSION 64
+#define WORK_PER_FIELD_CELL 32
+/*
+ * A landmark build measures k + 1 distance fields of the grid, 2k + 1 where walkable
+ * cells' costs differ: one with more cells times fields than this is skipped. A few
+ * landmarks (k <= 6, as most builds ask) fit on 36 cells (6 x 6) where costs differ, 64
+ * where they do not; more than a query uses (k > 32) need 33 walkable cells at least,
+ * and may have 2 * 40 + 1 fields of 33 cells.
+ */
+#define LANDMARK_WORK_FEW 192
+#define LANDMARK_WORK_MANY 2420
+/* A build is charged like any work, but leaves this much for the queries after it. */
+#define LANDMARK_TAIL 1500
 #define SQRT2 1.4142135623730951
 /* Claim windows much wider than any path count every claim: such a query must act as one
  * without a window. */
@@ -143,7 +171,7 @@ static double rd_valid_cost(reader *r) {
 
 static double rd_layer_value(reader *r) {
     static const double table[] = {
-        0.0, 1.0, -1.0, 2.5, 10.0, -10.0, 0.1, 1e6, -1e6, 1e300, -1e300, DBL_MAX, -DBL_MAX,
+        0.0, 1.0, -1.0, 2.5, 10.0, -10.0, 0.1, 1e6, -1e6, 1e100, -1e100, 1e300, DBL_MAX, -DBL_MAX,
         NAN, INFINITY, -INFINITY, /* raw: */ 0.0};
     size_t n = sizeof table / sizeof table[0];
     size_t i = rd8(r) % n;
@@ -155,21 +183,21 @@ static double rd_layer_value(reader *r) {
  * time in 32 each, so that most queries get past the argument checks.
  */
 static double rd_layer_weight(reader *r) {
-    static const double valid[] = {1.0, 1.0, 0.5, 2.0, -1.0, 0.0, 3.0, 1e10, 1e300, -1e300};
+    static const double valid[] = {1.0, 1.0, 0.5, 2.0, -1.0, 0.0, 3.0, 1e10, 1e100, -1e100};
     uint8_t b = rd8(r);
     if (b % 32 == 31) return b & 32 ? NAN : INFINITY;
     return valid[b % 10];
 }
 
 static double rd_claim_penalty(reader *r) {
-    static const double valid[] = {5.0, 5.0, 0.0, 1.0, 0.25, 100.0, 1e300};
+    static const double valid[] = {5.0, 5.0, 0.0, 1.0, 0.25, 100.0, 1e100};
     static const double invalid[] = {-1.0, NAN, INFINITY};
     uint8_t b = rd8(r);
     return b % 32 == 31 ? invalid[(b >> 5) % 3] : valid[b % 7];
 }
 
 static double rd_weight(reader *r) {
-    static const double other[] = {1.5, 2.0, 10.0, 1.0000001, 1e300};
+    static const double other[] = {1.5, 2.0, 10.0, 1.0000001, 1e100};
     static const double invalid[] = {0.5, 0.0, NAN, INFINITY, -1.0};
     uint8_t b = rd8(r);
     if (b % 32 == 31) return invalid[(b >> 5) % 5];
@@ -177,7 +205,7 @@ static double rd_weight(reader *r) {
 }
 
 static double rd_max_cost(reader *r) {
-    static const double finite[] = {0.0, 1.0, 5.0, 10.0, 25.5, 60.0, 1e300};
+    static const double finite[] = {0.0, 1.0, 5.0, 10.0, 25.5, 60.0, 1e100};
     static const double invalid[] = {NAN, -1.0, -INFINITY};
     uint8_t b = rd8(r);
     if (b % 4 != 3) return INFINITY;
@@ -251,9 +279,13 @@ typedef struct world {
     bool known[MAX_CELLS];
 
     int landmark_builds;         /* builds so far in this input */
+    int64_t work;                /* left of WORK_BUDGET */
 } world;
 
 static world W;
+
+/* Charges this input for `cells` cells visited (see WORK_BUDGET). */
+static void spend(int64_t cells) { W.work -= cells; }
 
 /* Mirrors astar_grid_min_cost: the smallest walkable cost, INFINITY when none. */
 static double shadow_min_cost(void) {
@@ -264,6 +296,7 @@ static double shadow_min_cost(void) {
 }
 
 static void check_grid(void) {
+    spend(W.cells);
     fail_if(astar_grid_width(W.grid) != W.w || astar_grid_height(W.grid) != W.h, "grid size changed");
     fail_if(astar_grid_diagonal(W.grid) != W.diagonal, "grid diagonal mode differs");
     for (int32_t i = 0; i < W.cells; i++) {
@@ -276,7 +309,9 @@ static void check_grid(void) {
         fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
 }
 
-static bool valid_cost(double c) { return c > 0 && !isnan(c); }
+static bool valid_cost(double c) { return c == INFINITY || (c > 0 && c <= ASTAR_MAX_VALUE); }
+/* astar.h: every number a query sums is at most ASTAR_MAX_VALUE in magnitude. */
+static bool value_ok(double v) { return v >= -ASTAR_MAX_VALUE && v <= ASTAR_MAX_VALUE; }
 
 static void op_set_cost(reader *r) {
     int32_t x = rd_coord(r, W.w), y = rd_coord(r, W.h);
@@ -345,6 +380,7 @@ static void check_layer(int s) {
     if (!l) return;
     fail_if(astar_layer_width(l) != W.lw[s] || astar_layer_height(l) != W.lh[s], "layer size");
     int32_t n = W.lw[s] * W.lh[s];
+    spend(n);
     for (int32_t i = 0; i < n; i++)
         fail_if(astar_layer_get(l, i % W.lw[s], i / W.lw[s]) != W.lval[s][i],
                 "layer value differs from the model");
@@ -365,7 +401,7 @@ static void op_layer_new(reader *r) {
     uint64_t failures = W.heap.failures;
     astar_layer *l = astar_layer_new(lw, lh, initial, W.palloc);
     bool oom = W.heap.failures != failures;
-    if (!isfinite(initial)) {
+    if (!value_ok(initial)) {
         fail_if(l != NULL, "layer_new accepted a non-finite initial value");
         return;
     }
@@ -389,17 +425,17 @@ static void op_layer_write(reader *r) {
     astar_status st;
     if (how == 0) {
         st = astar_layer_set(l, x, y, v);
-        bool ok = inside && isfinite(v);
+        bool ok = inside && value_ok(v);
         fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_set status");
         if (ok) W.lval[s][y * W.lw[s] + x] = v;
     } else if (how == 1) {
         st = astar_layer_add(l, x, y, v);
-        bool ok = inside && isfinite(v) && isfinite(W.lval[s][y * W.lw[s] + x] + v);
+        bool ok = inside && value_ok(v) && value_ok(W.lval[s][y * W.lw[s] + x] + v);
         fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_add status");
         if (ok) W.lval[s][y * W.lw[s] + x] += v;
     } else {
         st = astar_layer_fill(l, v);
-        fail_if(st != (isfinite(v) ? ASTAR_OK : ASTAR_EINVAL), "layer_fill status");
+        fail_if(st != (value_ok(v) ? ASTAR_OK : ASTAR_EINVAL), "layer_fill status");
         if (st == ASTAR_OK)
             for (int32_t i = 0; i < W.lw[s] * W.lh[s]; i++) W.lval[s][i] = v;
     }
@@ -417,7 +453,7 @@ static void model_stamp(int s, int32_t x, int32_t y, double radius, double stren
             double t = 1.0 - d / (radius + 1.0);
             double w = falloff == ASTAR_FALLOFF_CONSTANT ? 1.0 : falloff == ASTAR_FALLOFF_QUADRATIC ? t * t : t;
             double sum = W.lval[s][cy * lw + cx] + strength * w;
-            if (!isfinite(sum)) *finite = false;
+            if (!value_ok(sum)) *finite = false;
             if (apply) W.lval[s][cy * lw + cx] = sum;
         }
 }
@@ -461,7 +497,7 @@ static void op_layer_update(reader *r) {
         int falloff = rd8(r) % 4; /* 3: not a falloff */
         bool finite = true;
         bool args = x >= 0 && y >= 0 && x < W.lw[s] && y < W.lh[s] && radius >= 0 &&
-                    radius != INFINITY && isfinite(strength) && falloff < 3;
+                    radius != INFINITY && value_ok(strength) && falloff < 3;
         if (args) model_stamp(s, x, y, radius, strength, falloff, false, &finite);
         astar_status st = astar_layer_stamp(l, x, y, radius, strength, (astar_falloff)falloff);
         fail_if(st != (args && finite ? ASTAR_OK : ASTAR_EINVAL), "layer_stamp status");
@@ -471,7 +507,7 @@ static void op_layer_update(reader *r) {
         double max = 0.0;
         for (int32_t i = 0; i < n; i++) max = fmax(max, fabs(W.lval[s][i]));
         fail_if(astar_layer_max_abs(l) != max, "layer_max_abs differs from the model");
-        bool ok = factor >= 0 && isfinite(factor) && isfinite(max * factor);
+        bool ok = factor >= 0 && value_ok(factor) && value_ok(max * factor);
         astar_status st = astar_layer_scale(l, factor);
         fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_scale status");
         if (ok)
@@ -491,8 +527,8 @@ static void op_layer_update(reader *r) {
         double weight = rd_layer_value(r);
         const astar_layer *other = W.layer[o];
         if (!other) return;
-        bool ok = W.lw[o] == W.lw[s] && W.lh[o] == W.lh[s] && isfinite(weight);
-        for (int32_t i = 0; ok && i < n; i++) ok = isfinite(W.lval[s][i] + weight * W.lval[o][i]);
+        bool ok = W.lw[o] == W.lw[s] && W.lh[o] == W.lh[s] && value_ok(weight);
+        for (int32_t i = 0; ok && i < n; i++) ok = value_ok(W.lval[s][i] + weight * W.lval[o][i]);
         astar_status st = astar_layer_add_layer(l, other, weight);
         fail_if(st != (ok ? ASTAR_OK : ASTAR_EINVAL), "layer_add_layer status");
         if (ok)
@@ -506,6 +542,7 @@ static void op_mask_reveal(reader *r) {
     int32_t x = rd_coord(r, W.w), y = rd_coord(r, W.h);
     double radius = (rd8(r) % 9) / 2.0 - 0.5; /* -0.5 (invalid) .. 3.5 */
     bool ok = x >= 0 && y >= 0 && x < W.w && y < W.h && radius >= 0;
+    spend(W.cells);
     fail_if(astar_mask_reveal(W.mask, x, y, radius) != (ok ? ASTAR_OK : ASTAR_EINVAL), "mask_reveal status");
     for (int32_t cy = 0; ok && cy < W.h; cy++)
         for (int32_t cx = 0; cx < W.w; cx++) {
@@ -534,6 +571,7 @@ static void shadow_counts(int32_t *count, int32_t skip_unit, bool radius_mode, i
     for (int32_t k = 0; k < W.nunits; k++) {
         const shadow_unit *u = &W.units[k];
         if (u->state != UNIT_ACTIVE || k == skip_unit) continue;
+        spend(u->n - u->pos);
         if (radius_mode) {
             int32_t here = u->nodes[u->pos];
             int32_t dx = abs(here % W.w - sx), dy = abs(here / W.w - sy);
@@ -557,6 +595,7 @@ static void check_claims(void) {
     fail_if(astar_claims_width(W.claims) != W.w || astar_claims_height(W.claims) != W.h,
             "claims size");
     shadow_counts(count, -1, false, 0, 0, 0);
+    spend(W.cells);
     for (int32_t i = 0; i < W.cells; i++)
         fail_if(astar_claims_count(W.claims, i % W.w, i / W.w) != count[i],
                 "claims count differs from the model");
@@ -762,7 +801,7 @@ typedef enum { CB_COST, CB_BLOCKED, CB_ABORT } cb_class;
 static cb_class cb_classify(cb_value v, double *extra) {
     double e = v.write ? v.extra : 0.0;
     if (v.code == ASTAR_CB_BLOCK || (v.code == ASTAR_CB_PASS && e == INFINITY)) return CB_BLOCKED;
-    if (v.code != ASTAR_CB_PASS || !(e >= 0)) return CB_ABORT;
+    if (v.code != ASTAR_CB_PASS || !(e >= 0 && e <= ASTAR_MAX_VALUE)) return CB_ABORT;
     *extra = e;
     return CB_COST;
 }
@@ -850,7 +889,7 @@ static double heuristic_cb(void *ud, int32_t x, int32_t y, int32_t gx, int32_t g
     check_inside(x, y, "heuristic called for a cell outside the grid");
     fail_if(gx != CB.gx || gy != CB.gy, "heuristic called with another goal");
     double h = h_value(x, y);
-    if (!(h >= 0) || h == INFINITY) CB.abort_signalled = true;
+    if (!(h >= 0 && h <= ASTAR_MAX_VALUE)) CB.abort_signalled = true;
     return h;
 }
 
@@ -899,6 +938,7 @@ static double model_noise(uint32_t seed, int32_t x, int32_t y) {
 typedef struct wclaim {
     int32_t unit, t;
     bool last;      /* the unit's last node: it stays there */
+    int32_t then;   /* the node it moves to after t (not last) */
     int32_t next;
 } wclaim;
 
@@ -921,20 +961,24 @@ static void model_window(void) {
         if (u->n - u->pos > M.window_reach) M.window_reach = u->n - u->pos;
         for (int32_t i = u->pos; i < u->n; i++) {
             wclaim *e = &wclaims[len];
-            *e = (wclaim){k, i - u->pos, i == u->n - 1, whead[u->nodes[i]]};
+            *e = (wclaim){k, i - u->pos, i == u->n - 1, i == u->n - 1 ? -1 : u->nodes[i + 1],
+                          whead[u->nodes[i]]};
             whead[u->nodes[i]] = len++;
         }
     }
 }
 
-/* Units whose claims count for a path entering `cell` at step `step` (astar.h: |s - t| <= w,
- * and s >= t - w on a unit's last node). A unit's claims of one cell are chained together. */
-MODEL_LOOP static int32_t window_count(int32_t cell, int32_t step) {
+/* Units whose claims count for a path entering `cell` from `from` at step `step` (astar.h:
+ * |s - t| <= w, s >= t - w on a unit's last node, and a unit swapping cells with the path
+ * between two steps: at cell at s - 1, at from at s). A unit's claims of one cell are chained
+ * together. */
+MODEL_LOOP static int32_t window_count(int32_t from, int32_t cell, int32_t step) {
     int64_t w = M.q.claim_window, s = step;
     int32_t units = 0, counted = -1;
     for (int32_t i = whead[cell]; i >= 0; i = wclaims[i].next) {
         const wclaim *e = &wclaims[i];
-        if (e->unit != counted && s >= e->t - w && (e->last || s <= e->t + w)) {
+        bool swap = !e->last && s == e->t + 1 && e->then == from;
+        if (e->unit != counted && ((s >= e->t - w && (e->last || s <= e->t + w)) || swap)) {
             units++;
             counted = e->unit;
         }
@@ -1015,7 +1059,7 @@ MODEL_LOOP static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by,
     int32_t b = by * W.w + bx;
     double extra = M.penalties ? M.pen[b] : 0.0;
     if (M.windowed && extra != INFINITY) {
-        int32_t units = depth >= 0 ? window_count(b, depth) : M.window_all ? M.claimed[b] : 0;
+        int32_t units = depth >= 0 ? window_count(ay * W.w + ax, b, depth) : M.window_all ? M.claimed[b] : 0;
         extra += M.q.claim_penalty * units;
     }
     if (M.q.edge_cost) {
@@ -1043,6 +1087,7 @@ static double dist[MAX_CELLS];
 static bool done_cell[MAX_CELLS];
 static dj_entry dj_heap[8 * MAX_CELLS + 8];
 static int32_t dj_len;
+static int64_t dj_work; /* cells settled and steps tried, for the budget */
 
 MODEL_LOOP static void dj_push(double g, int32_t cell) {
     int32_t i = dj_len++;
@@ -1077,8 +1122,11 @@ MODEL_LOOP static dj_entry dj_pop(void) {
  * blocked cell gets a distance (a unit on it may leave) but passes nothing on.
  * Backward sums are formed as the core's backward loop forms them, from the
  * source end: g(p) = g(b) + step(p -> b). Costs above max_cost are dropped.
+ * With `stop`, it ends once a cell marked there is settled: its distance and every
+ * smaller one are final then, and every other cell's is at least as large.
  */
-MODEL_LOOP static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool backward, double max_cost) {
+MODEL_LOOP static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool backward, double max_cost,
+                                      const bool *stop) {
     for (int32_t i = 0; i < W.cells; i++) {
         dist[i] = INFINITY;
         done_cell[i] = false;
@@ -1095,6 +1143,8 @@ MODEL_LOOP static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool bac
         dj_entry e = dj_pop();
         if (done_cell[e.cell] || e.g != dist[e.cell]) continue;
         done_cell[e.cell] = true;
+        dj_work += 8;
+        if (stop && stop[e.cell]) break;
         int32_t ax = e.cell % W.w, ay = e.cell / W.w;
         if (backward && !model_walkable(ax, ay, &dummy)) continue;
         for (int32_t dy = -1; dy <= 1; dy++)
@@ -1113,9 +1163,19 @@ MODEL_LOOP static void dijkstra_multi(const int32_t *src, int32_t nsrc, bool bac
     }
 }
 
-static void dijkstra(int32_t sx, int32_t sy) {
+/* The optimum from (sx, sy) to the nearest cell marked in `goal` (INFINITY: none reached). */
+static double dijkstra_to(int32_t sx, int32_t sy, const bool *goal) {
     int32_t start = sy * W.w + sx;
-    dijkstra_multi(&start, 1, false, INFINITY);
+    double best = INFINITY;
+    bool any = false;
+    for (int32_t i = 0; i < W.cells; i++) any |= goal[i];
+    if (!any) return INFINITY;
+    dj_work = W.cells;
+    dijkstra_multi(&start, 1, false, INFINITY, goal);
+    for (int32_t i = 0; i < W.cells; i++)
+        if (goal[i] && dist[i] < best) best = dist[i];
+    spend(dj_work);
+    return best;
 }
 
 /*
@@ -1130,6 +1190,7 @@ static void dijkstra(int32_t sx, int32_t sy) {
 
 static double ex_dist[EX_STATES];
 static int32_t ex_heap[EX_STATES], ex_pos[EX_STATES], ex_len;
+static int64_t ex_work; /* states cleared and settled, for the budget */
 
 MODEL_LOOP static bool ex_less(int32_t a, int32_t b) { return ex_dist[a] < ex_dist[b]; }
 
@@ -1172,6 +1233,7 @@ MODEL_LOOP static double exact_optimum(const bool *goal) {
     int64_t cap = M.windowed ? (int64_t)M.window_reach + q->claim_window + 1 : 0;
     if ((int64_t)W.cells * nh * (cap + 1) > EX_STATES) return NAN;
     int32_t depths = (int32_t)cap + 1, n = W.cells * nh * depths;
+    ex_work += n;
     for (int32_t i = 0; i < n; i++) {
         ex_dist[i] = INFINITY;
         ex_pos[i] = -1;
@@ -1183,6 +1245,7 @@ MODEL_LOOP static double exact_optimum(const bool *goal) {
     ex_len = 1;
     while (ex_len > 0) {
         int32_t st = ex_pop();
+        ex_work += 8;
         double g = ex_dist[st];
         int32_t depth = st % depths, h = st / depths % nh, cell = st / depths / nh;
         if (goal[cell]) return g;
@@ -1215,7 +1278,7 @@ MODEL_LOOP static double exact_optimum(const bool *goal) {
 static astar_search *other_search; /* another size: queries on it are EINVAL */
 
 static bool layer_ref_ok(const astar_layer_ref *ref, int slot) {
-    return ref->layer && W.lw[slot] == W.w && W.lh[slot] == W.h && isfinite(ref->weight);
+    return ref->layer && W.lw[slot] == W.w && W.lh[slot] == W.h && value_ok(ref->weight);
 }
 
 /* Mirrors the argument checks documented for astar_find. */
@@ -1224,16 +1287,16 @@ static bool query_invalid(const astar_query *q, bool wrong_search) {
     if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_HEX) return true;
     if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return true;
     if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return true;
-    if (!(q->weight >= 1.0) || q->weight == INFINITY) return true;
+    if (!(q->weight >= 1.0 && q->weight <= ASTAR_MAX_VALUE)) return true;
     if (q->nlayers < 0 || q->nlayers > ASTAR_MAX_LAYERS || (q->nlayers > 0 && !q->layers)) return true;
     for (int i = 0; i < q->nlayers; i++)
         if (!layer_ref_ok(&q->layers[i], M.ref_slot[i])) return true;
     if (q->claims && (q->claims != W.claims || !(q->claim_penalty >= 0) ||
-                      q->claim_penalty == INFINITY))
+                      q->claim_penalty > ASTAR_MAX_VALUE))
         return true;
     if (q->ntargets > 0 && q->heuristic == ASTAR_H_CUSTOM) return true;
-    if (!(q->noise >= 0) || q->noise == INFINITY) return true;
-    if (!(q->turn_penalty >= 0) || q->turn_penalty == INFINITY || q->claim_window < -1) return true;
+    if (!(q->noise >= 0 && q->noise <= ASTAR_MAX_VALUE)) return true;
+    if (!(q->turn_penalty >= 0 && q->turn_penalty <= ASTAR_MAX_VALUE) || q->claim_window < -1) return true;
     for (int32_t i = 0; i < q->ntargets; i++)
         if (q->targets[i] < 0 || q->targets[i] >= W.cells) return true;
     return isnan(q->max_cost) || q->max_cost < 0;
@@ -1263,14 +1326,16 @@ static find_out run_find(astar_search *s) {
     } else {
         static const uint64_t SLICE[4] = {0, 1, 3, 17};
         o.st = astar_search_start(s, W.grid, &M.q, &o.res);
-        for (uint64_t k = 0; o.st == ASTAR_RUNNING; k++)
-            o.st = astar_search_step(s, SLICE[slicing] + k % 2, &o.res);
+        uint64_t k = 0;
+        for (; o.st == ASTAR_RUNNING; k++) o.st = astar_search_step(s, SLICE[slicing] + k % 2, &o.res);
+        spend(64 * (int64_t)k);
         fail_if(o.res.restarts != 0, "a search started over without a terrain change");
         astar_result again;
         fail_if(astar_search_step(s, 5, &again) != o.st || again.expansions != o.res.expansions,
                 "stepping a finished search changed its answer");
     }
     o.oom = W.heap.failures != failures;
+    spend(W.cells / 8 + WORK_PER_EXPANSION * (int64_t)o.res.expansions);
     o.path = astar_search_path(s, &o.len);
     fail_if(o.st != o.res.status, "astar_find returned a status other than res.status");
     const char *name = astar_status_name(o.st);
@@ -1323,6 +1388,7 @@ static void model_query(void) {
         shadow_counts(M.claimed, q->unit, q->claim_radius >= 0, q->claim_radius, q->sx, q->sy);
     if (M.windowed) model_window();
     model_penalties();
+    spend(W.cells * (2 + (q->nlayers > 0 ? q->nlayers : 0)));
 }
 
 /* Layers, claims and callbacks of a query (the part of a find that a field reads too). */
@@ -1371,7 +1437,7 @@ static void rd_costs(reader *r, astar_query *q) {
 }
 
 static double rd_noise(reader *r) {
-    static const double valid[] = {1.0, 1.0, 0.5, 3.0, 10.0, 1e-9, 0.0, -0.0, 1e300};
+    static const double valid[] = {1.0, 1.0, 0.5, 3.0, 10.0, 1e-9, 0.0, -0.0, 1e100};
     static const double invalid[] = {-1.0, NAN, INFINITY, -INFINITY};
     uint8_t b = rd8(r);
     return b % 32 == 31 ? invalid[(b >> 5) % 4] : valid[b % 9];
@@ -1415,7 +1481,10 @@ static double exact_to_goals(void) {
     } else {
         goal[q->gy * W.w + q->gx] = true;
     }
-    return exact_optimum(goal);
+    ex_work = W.cells;
+    double best = exact_optimum(goal);
+    spend(ex_work);
+    return best;
 }
 
 static void op_find(reader *r) {
@@ -1575,16 +1644,18 @@ static void op_find(reader *r) {
     if (o.st == ASTAR_OK) fail_if(!(res->cost <= q->max_cost), "found a path costlier than max_cost");
 
     if (!may_abort) {
-        dijkstra(q->sx, q->sy);
-        double opt = INFINITY;
+        /* The walkable goal or targets; the optimum is the distance to the nearest. */
+        static bool goal[MAX_CELLS];
+        for (int32_t i = 0; i < W.cells; i++) goal[i] = false;
         if (q->ntargets) {
             for (int32_t i = 0; i < q->ntargets; i++) {
                 int32_t t = q->targets[i];
-                if (model_walkable(t % W.w, t / W.w, &dummy) && dist[t] < opt) opt = dist[t];
+                if (model_walkable(t % W.w, t / W.w, &dummy)) goal[t] = true;
             }
         } else if (goal_open) {
-            opt = dist[q->gy * W.w + q->gx];
+            goal[q->gy * W.w + q->gx] = true;
         }
+        double opt = dijkstra_to(q->sx, q->sy, goal);
         double tol = REL_TOL * (isfinite(opt) && fabs(opt) > 1.0 ? fabs(opt) : 1.0);
         if (tracing()) fprintf(stderr, "  oracle %.17g%s\n", opt, approx ? " (lower bound)" : "");
         if (opt == INFINITY) {
@@ -1624,6 +1695,7 @@ static void op_find(reader *r) {
         find_out warm = o;
         if (o.len) memcpy(path, o.path, (size_t)o.len * sizeof *path);
         astar_search *fresh = astar_search_new(W.w, W.h, W.palloc);
+        spend(W.cells * 4);
         find_out cold = {0};
         if (fresh) cold = run_find(fresh);
         if (tracing())
@@ -1796,6 +1868,8 @@ static void op_field(reader *r) {
     astar_result res;
     astar_status st = astar_field_build(f, s, W.grid, q, list, ncells, k, &res);
     bool oom = W.heap.failures != failures;
+    /* The build, and the checks' passes over every cell (snapshot, distances, next steps). */
+    spend(W.cells * 12 + WORK_PER_FIELD_CELL * (int64_t)res.expansions);
     if (tracing()) {
         fprintf(stderr, "field %s %dx%d cells", kind == ASTAR_FIELD_TO ? "to" : "from", (int)W.w, (int)W.h);
         for (int32_t i = 0; i < ncells && i < 4; i++) fprintf(stderr, " (%d,%d)", (int)(cells[i] % W.w), (int)(cells[i] / W.w));
@@ -1844,7 +1918,9 @@ static void op_field(reader *r) {
     if (may_abort) return;
     model_query();
     bool to = kind == ASTAR_FIELD_TO;
-    dijkstra_multi(cells, ncells, to, q->max_cost);
+    dj_work = W.cells;
+    dijkstra_multi(cells, ncells, to, q->max_cost, NULL);
+    spend(dj_work);
 
     static bool source[MAX_CELLS];
     bool dummy = false;
@@ -1931,13 +2007,28 @@ static void op_field(reader *r) {
 static void op_landmarks(reader *r) {
     uint8_t b = rd8(r);
     /* Mostly a few; 33..40 (more than a query uses) now and then: a build is 2k + 1
-     * Dijkstras, so one build per input (0xff, common in mutations, asks for 3). */
+     * Dijkstras (k + 1 where walkable cells cost the same), so one build per input (0xff,
+     * common in mutations, asks for 3), and none bigger than LANDMARK_WORK. */
     int32_t k = b == 250 ? -1 : b == 251 ? INT32_MAX : b == 252 ? ASTAR_MAX_LANDMARKS + 1
               : b % 16 == 7 ? 33 + b / 16 % 8 : b % 7;
-    if (k > 0 && k <= ASTAR_MAX_LANDMARKS && W.landmark_builds++ >= 1) return;
+    if (k > 0 && k <= ASTAR_MAX_LANDMARKS) {
+        double lo = INFINITY, hi = 0.0;
+        for (int32_t i = 0; i < W.cells; i++)
+            if (W.cost[i] != INFINITY) {
+                lo = fmin(lo, W.cost[i]);
+                hi = fmax(hi, W.cost[i]);
+            }
+        int64_t fields = (int64_t)k * (lo == hi ? 1 : 2) + 1;
+        int64_t most = k > ASTAR_LANDMARKS_ACTIVE ? LANDMARK_WORK_MANY : LANDMARK_WORK_FEW;
+        if ((int64_t)W.cells * fields > most || W.landmark_builds++ >= 1) return;
+        int64_t left = W.work - WORK_PER_FIELD_CELL * (int64_t)W.cells * fields;
+        int64_t tail = W.work < LANDMARK_TAIL ? W.work : LANDMARK_TAIL;
+        W.work = left > tail ? left : tail;
+    }
     int32_t before = astar_grid_landmark_count(W.grid);
     astar_status st = astar_grid_landmarks(W.grid, k);
     int32_t now = astar_grid_landmark_count(W.grid);
+    if (tracing()) fprintf(stderr, "landmarks %d => %s, %d of them\n", (int)k, astar_status_name(st), (int)now);
     if (k < 0 || k > ASTAR_MAX_LANDMARKS) {
         fail_if(st != ASTAR_EINVAL, "landmarks: k out of range not refused");
         fail_if(now != before, "landmarks: a refused k changed them");
@@ -1958,6 +2049,7 @@ static void op_landmarks(reader *r) {
  */
 static void op_islands(reader *r) {
     static int32_t label[MAX_CELLS], queue[MAX_CELLS], id_of[MAX_CELLS], label_of[MAX_CELLS];
+    spend(W.cells * 16); /* the core's labels (a rebuild), the model's, and a call per cell */
     astar_query_init(&M.q);
     M.fog = false;
     CB.node_kind = CB.edge_kind = 0;
@@ -2092,9 +2184,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     W.last_len = 0;
     W.landmark_builds = 0;
     check_grid();
+    W.work = WORK_BUDGET; /* for the operations: making the grid, workspace and mask is not counted */
 
-    for (int ops = 0; ops < MAX_OPS && r.n > 0; ops++) {
+    int ops = 0;
+    for (; ops < MAX_OPS && r.n > 0 && W.work > 0; ops++) {
         uint8_t op = rd8(&r);
+        spend(16); /* an operation's own calls and checks, on any grid */
         if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
             if (op == 255) op_landmarks(&r);
             else if ((op - 232) % 3 < 2) op_field(&r);
@@ -2121,6 +2216,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
 
+    if (tracing())
+        fprintf(stderr, "%d operations, work %lld of %d%s\n", ops, (long long)(WORK_BUDGET - W.work),
+                WORK_BUDGET, r.n > 0 ? " (bytes left)" : "");
     fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
     for (int s = 0; s < LAYER_SLOTS; s++) astar_layer_free(W.layer[s]);
     drop_claims();
