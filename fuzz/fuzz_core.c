@@ -8,9 +8,11 @@
  * (queries with it see unknown cells as open at cost 1); some queries look for
  * the nearest of a few targets (find_nearest). Influence-map updates (stamp,
  * scale, spread, add_layer) are mirrored by the plain formulas of astar.h.
- * After every call it checks the core against that model, and after every
- * search it checks the result against an independent Dijkstra written from the
- * step-cost formula documented in astar.h:
+ * After every call it checks the core against that model (after a write of one
+ * terrain cell, that cell at once and the whole grid before the next query and
+ * at the end), and after every search it checks the result against an
+ * independent Dijkstra written from the step-cost formula documented in astar.h
+ * (it stops once the goal, or the nearest target, is settled):
  *
  *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b)) [+ turn_penalty]
  *     L = 1 or sqrt(2) (1 on hexes); P = sum of layer value * weight + claim
@@ -32,11 +34,12 @@
  * within the budget) are checked cell by cell, and every next step accounts
  * exactly for its cell's distance.
  *
- * Input layout: 6 setup bytes, then one operation per byte (op % 20, see the
- * switch at the end; bytes from 232 on: distance fields and islands, 255 landmarks) with its
- * operands in the following bytes. Running out of
- * bytes reads zeros and ends the run; a zero operand means "the usual value".
- *   byte 0, 1  width - 1, height - 1 (mod 40)
+ * Input layout: 6 setup bytes, then one operation per byte (op % 20, see
+ * run_op; bytes from 232 on: distance fields and islands, 255 landmarks) with
+ * its operands in the following bytes. Running out of bytes reads zeros and
+ * ends the run, and so does running out of work (WORK_BUDGET); a zero operand
+ * means "the usual value".
+ *   byte 0, 1  width - 1, height - 1 (mod 24)
  *   byte 2     the grid's diagonal mode (mod 5: 4 is ASTAR_DIAG_HEX)
  *   byte 3     allocator (mod 4): 0 counting, 1 refuse request k only,
  *              2 refuse k and every later one, 3 none (malloc; LeakSanitizer
@@ -60,36 +63,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
  * Inputs are kept cheap, so that the fuzzer runs thousands of them a second: the
- * core under coverage instrumentation and sanitizers takes about a microsecond per
- * cell a search settles, and nearly every operation checks the whole grid against
- * the model. So grids are at most 24 x 24 (576 cells: the largest the core treats
- * no differently from bigger ones, its open list growing past its first 256
- * entries as on any big grid), and each input has a budget of work (WORK_BUDGET):
- * every operation charges what it costs, in cells visited, and a run ends once it
- * is spent, as when the bytes run out. Small grids run many operations, the
- * largest a query or two. One landmark build per input, of bounded size, is
- * charged nothing: the queries after it, which read the landmarks, must run.
+ * core under coverage instrumentation and sanitizers takes one to two microseconds
+ * per cell a search settles, and most operations compare the whole grid, a layer
+ * or the claims with the model. So grids are at most 24 x 24 (576 cells: big
+ * enough for the open list to outgrow its first 256 entries, the one thing the
+ * core does only on big grids), and each input has a budget of work: every
+ * operation charges about what it costs, in units of a cell compared with the
+ * model (a few tens of ns), and the run ends once WORK_BUDGET is spent, as when the
+ * bytes run out (the operation that overdraws it still runs whole, so on the
+ * largest grids an input makes a query or two, on small ones dozens).
  */
 #define MAX_W 24
 #define MAX_CELLS (MAX_W * MAX_W)
 #define LAYER_SLOTS 4
 #define MAX_UNITS 24
 #define MAX_OPS 128
-#define WORK_BUDGET 4000
-/* A cell the core's search or field settles (it tries each neighbour), in the cells the
- * budget counts; a query's costs more (callbacks, the general loop). */
+#define WORK_BUDGET 4600
+#define WORK_FLOOR 1000
+/* A node a query expands (its neighbours, callbacks, the general loop), and a cell a
+ * distance field settles, in those units. */
 #define WORK_PER_EXPANSION 64
 #define WORK_PER_FIELD_CELL 32
 /*
  * A landmark build measures k + 1 distance fields of the grid, 2k + 1 where walkable
- * cells' costs differ: one with more cells times fields than this is skipped. A few
- * landmarks (k <= 6, as most builds ask) fit on 36 cells (6 x 6) where costs differ, 64
- * where they do not; more than a query uses (k > 32) need 33 walkable cells at least,
- * and may have 2 * 40 + 1 fields of 33 cells.
+ * cells' costs differ. A few landmarks (k <= 6, as most builds ask: 3 for the common 0xff)
+ * are built when cells times fields are at most LANDMARK_WORK (k = 3: 27 cells where costs
+ * differ, 48 where they do not); more than a query uses (k > 32, which needs 33 walkable
+ * cells) on grids of at most LANDMARK_MANY_CELLS (6 x 6). A build is charged like other
+ * work (a field's cells), but leaves LANDMARK_TAIL for the queries after it, which are what
+ * reads the landmarks.
  */
-#define LANDMARK_WORK_FEW 192
-#define LANDMARK_WORK_MANY 2420
-/* A build is charged like any work, but leaves this much for the queries after it. */
+#define LANDMARK_WORK 192
+#define LANDMARK_MANY_CELLS 36
 #define LANDMARK_TAIL 1500
 #define SQRT2 1.4142135623730951
 /* Claim windows much wider than any path count every claim: such a query must act as one
@@ -152,11 +157,12 @@ static double rd_raw_double(reader *r) {
     return d;
 }
 
-/* Terrain costs, valid ones first; the last entry reads raw bits. */
+/* Terrain costs, valid ones first (but DBL_MAX, above ASTAR_MAX_VALUE); the last entry reads
+ * raw bits. */
 static double rd_cost(reader *r) {
     static const double table[] = {
         1.0, 1.0, 2.0, 0.5, 3.0, 1.5, 7.25, 100.0, 1e-3, INFINITY, INFINITY, INFINITY,
-        1e300, 4.9406564584124654e-324 /* smallest denormal */, DBL_MAX, 1e6,
+        ASTAR_MAX_VALUE, 4.9406564584124654e-324 /* smallest denormal */, DBL_MAX, 1e6,
         NAN, 0.0, -0.0, -1.0, -INFINITY, /* raw: */ 0.0};
     size_t n = sizeof table / sizeof table[0];
     size_t i = rd8(r) % n;
@@ -279,7 +285,9 @@ typedef struct world {
     bool known[MAX_CELLS];
 
     int landmark_builds;         /* builds so far in this input */
+    bool grid_unchecked;         /* cells written since the last check_grid */
     int64_t work;                /* left of WORK_BUDGET */
+    int64_t allowance;           /* what this input's operations had of it */
 } world;
 
 static world W;
@@ -288,25 +296,41 @@ static world W;
 static void spend(int64_t cells) { W.work -= cells; }
 
 /* Mirrors astar_grid_min_cost: the smallest walkable cost, INFINITY when none. */
-static double shadow_min_cost(void) {
+MODEL_LOOP static double shadow_min_cost(void) {
     double m = INFINITY;
     for (int32_t i = 0; i < W.cells; i++)
         if (W.cost[i] < m) m = W.cost[i];
     return m;
 }
 
-static void check_grid(void) {
-    spend(W.cells);
+/* The grid's size and mode, the cells just outside, and (byte 5) its minimum. */
+static void check_grid_frame(void) {
     fail_if(astar_grid_width(W.grid) != W.w || astar_grid_height(W.grid) != W.h, "grid size changed");
     fail_if(astar_grid_diagonal(W.grid) != W.diagonal, "grid diagonal mode differs");
-    for (int32_t i = 0; i < W.cells; i++) {
-        double got = astar_grid_get_cost(W.grid, i % W.w, i / W.w);
-        fail_if(got != W.cost[i], "terrain cost differs from the model");
-    }
     fail_if(!isnan(astar_grid_get_cost(W.grid, -1, 0)) || !isnan(astar_grid_get_cost(W.grid, 0, W.h)),
             "get_cost outside the grid is not NaN");
     if (W.eager_min)
         fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
+}
+
+/* Every cell against the model: after writes of every cell, before each query and at the end. */
+static void check_grid(void) {
+    spend(W.cells);
+    check_grid_frame();
+    for (int32_t i = 0; i < W.cells; i++) {
+        double got = astar_grid_get_cost(W.grid, i % W.w, i / W.w);
+        fail_if(got != W.cost[i], "terrain cost differs from the model");
+    }
+    W.grid_unchecked = false;
+}
+
+/* After a write of one cell (or none): that cell at once, every other one before the next query
+ * reads the grid (check_grid), so that a row of writes costs what they do, not a pass each. */
+static void check_grid_cell(int32_t x, int32_t y) {
+    check_grid_frame();
+    if (x >= 0 && y >= 0 && x < W.w && y < W.h)
+        fail_if(astar_grid_get_cost(W.grid, x, y) != W.cost[y * W.w + x], "terrain cost differs from the model");
+    W.grid_unchecked = true;
 }
 
 static bool valid_cost(double c) { return c == INFINITY || (c > 0 && c <= ASTAR_MAX_VALUE); }
@@ -327,7 +351,7 @@ static void op_set_cost(reader *r) {
     } else {
         fail_if(astar_grid_version(W.grid) != version, "a rejected set_cost bumped the version");
     }
-    check_grid();
+    check_grid_cell(x, y);
 }
 
 static void op_fill(reader *r) {
@@ -370,7 +394,7 @@ static void op_set_diagonal(reader *r) {
     astar_diagonal d = (astar_diagonal)((int)(rd8(r) % 8) - 2); /* -2..5: three are invalid */
     astar_grid_set_diagonal(W.grid, d);
     if (d >= ASTAR_DIAG_NEVER && d <= ASTAR_DIAG_HEX) W.diagonal = d;
-    check_grid();
+    check_grid_cell(-1, -1);
 }
 
 /* ----------------------------------------------------------------- layers */
@@ -749,7 +773,7 @@ static void op_claims_release(reader *r) {
  * model can ask for the same value the core got.
  *   0 none, 1 costs, 2 costs and blocks, 3 as 2 with ASTAR_CB_ABORT now and then,
  *   4 as 2 with bad values now and then (NaN, < 0, an unknown code),
- *   5 any non-negative double from raw bits.
+ *   5 any non-negative double from raw bits, nearly always within ASTAR_MAX_VALUE.
  * Kinds 3 and 4 may abort: whether they do depends on which nodes A* looks at.
  */
 enum { CB_KINDS = 6 };
@@ -766,6 +790,12 @@ static cb_value cb_pick(int kind, uint64_t h) {
     uint64_t r = h >> 8;
     if (kind == 5) {
         uint64_t bits = mix64(h) & ~(1ULL << 63);
+        /* A third of all doubles exceed ASTAR_MAX_VALUE, and one such answer aborts a search:
+         * their exponent is folded into 2^1 .. 2^332, but for one value in 256; so half the
+         * values are below 1, half huge, as before the bound. */
+        uint64_t exponent = bits >> 52;
+        if (exponent >= 1023 + 332 && exponent < 2047 && (h >> 56) != 0)
+            bits = (bits & ((1ULL << 52) - 1)) | (1024 + (exponent - 1355) % 331) << 52;
         memcpy(&v.extra, &bits, sizeof v.extra);
         if (isnan(v.extra)) v.extra = 0.0;
         return v;
@@ -1444,7 +1474,7 @@ static double rd_noise(reader *r) {
 }
 
 static double rd_turn_penalty(reader *r) {
-    static const double valid[] = {1.0, 1.0, 0.5, 2.0, 10.0, 0.0, 1e-9, 1e300};
+    static const double valid[] = {1.0, 1.0, 0.5, 2.0, 10.0, 0.0, 1e-9, ASTAR_MAX_VALUE};
     static const double invalid[] = {-1.0, NAN, INFINITY, -0.5};
     uint8_t b = rd8(r);
     return b % 32 == 31 ? invalid[(b >> 5) % 4] : valid[b % 8];
@@ -1587,8 +1617,11 @@ static void op_find(reader *r) {
     bool custom = hh == ASTAR_H_CUSTOM;
     /* A hex step has length 1 and moves x and y by at most 1 each: Chebyshev (custom kind 0)
      * stays below it, octile, Euclidean and Manhattan do not. Hex steps on squares are taken
-     * for inadmissible, like Manhattan on 8 neighbours. */
-    bool admissible = custom ? CB.h_kind == 0 || (CB.h_kind == 1 && !hex)
+     * for inadmissible, like Manhattan on 8 neighbours. Custom kind 1 is admissible but not
+     * consistent: its answers are optimal because search.c reopens closed nodes, which it does
+     * not with turns or any claim window (even one wider than any path). */
+    bool reopens = !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
+    bool admissible = custom ? CB.h_kind == 0 || (CB.h_kind == 1 && !hex && reopens)
                       : hex  ? hh == ASTAR_H_HEX || hh == ASTAR_H_ZERO || hh == ASTAR_H_CHEBYSHEV
                              : !(hh == ASTAR_H_MANHATTAN && eight) && hh != ASTAR_H_HEX;
     bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 ||
@@ -1627,7 +1660,11 @@ static void op_find(reader *r) {
     if (o.st == ASTAR_OK || o.st == ASTAR_PARTIAL) {
         int32_t end = o.st != ASTAR_OK ? -1 : q->ntargets ? q->targets[res->target] : q->gy * W.w + q->gx;
         double sum = check_path(&o, end);
-        if (tracing()) fprintf(stderr, "  path cost summed by the model %.17g\n", sum);
+        if (tracing()) {
+            fprintf(stderr, "  path cost summed by the model %.17g; nodes", sum);
+            for (int32_t i = 0; i < o.len; i++) fprintf(stderr, " %d", (int)o.path[i]);
+            fprintf(stderr, "\n");
+        }
         if (!custom) {
             fail_if(sum != res->cost, "reported cost differs from the cost of the returned path");
         } else {
@@ -1868,8 +1905,9 @@ static void op_field(reader *r) {
     astar_result res;
     astar_status st = astar_field_build(f, s, W.grid, q, list, ncells, k, &res);
     bool oom = W.heap.failures != failures;
-    /* The build, and the checks' passes over every cell (snapshot, distances, next steps). */
-    spend(W.cells * 12 + WORK_PER_FIELD_CELL * (int64_t)res.expansions);
+    /* The build, and the checks' passes over every cell (snapshot, distances, next steps; a
+     * refused build only the snapshot and its comparison). */
+    spend(W.cells * (st == ASTAR_EINVAL || oom ? 3 : 12) + WORK_PER_FIELD_CELL * (int64_t)res.expansions);
     if (tracing()) {
         fprintf(stderr, "field %s %dx%d cells", kind == ASTAR_FIELD_TO ? "to" : "from", (int)W.w, (int)W.h);
         for (int32_t i = 0; i < ncells && i < 4; i++) fprintf(stderr, " (%d,%d)", (int)(cells[i] % W.w), (int)(cells[i] / W.w));
@@ -2008,7 +2046,8 @@ static void op_landmarks(reader *r) {
     uint8_t b = rd8(r);
     /* Mostly a few; 33..40 (more than a query uses) now and then: a build is 2k + 1
      * Dijkstras (k + 1 where walkable cells cost the same), so one build per input (0xff,
-     * common in mutations, asks for 3), and none bigger than LANDMARK_WORK. */
+     * common in mutations, asks for 3), and none bigger than LANDMARK_WORK or, for many,
+     * LANDMARK_MANY_CELLS. */
     int32_t k = b == 250 ? -1 : b == 251 ? INT32_MAX : b == 252 ? ASTAR_MAX_LANDMARKS + 1
               : b % 16 == 7 ? 33 + b / 16 % 8 : b % 7;
     if (k > 0 && k <= ASTAR_MAX_LANDMARKS) {
@@ -2019,8 +2058,8 @@ static void op_landmarks(reader *r) {
                 hi = fmax(hi, W.cost[i]);
             }
         int64_t fields = (int64_t)k * (lo == hi ? 1 : 2) + 1;
-        int64_t most = k > ASTAR_LANDMARKS_ACTIVE ? LANDMARK_WORK_MANY : LANDMARK_WORK_FEW;
-        if ((int64_t)W.cells * fields > most || W.landmark_builds++ >= 1) return;
+        bool big = k > ASTAR_LANDMARKS_ACTIVE ? W.cells > LANDMARK_MANY_CELLS : W.cells * fields > LANDMARK_WORK;
+        if (big || W.landmark_builds++ >= 1) return;
         int64_t left = W.work - WORK_PER_FIELD_CELL * (int64_t)W.cells * fields;
         int64_t tail = W.work < LANDMARK_TAIL ? W.work : LANDMARK_TAIL;
         W.work = left > tail ? left : tail;
@@ -2130,6 +2169,34 @@ static void op_islands(reader *r) {
 
 /* ------------------------------------------------------------------- run */
 
+static void run_op(reader *r, uint8_t op) {
+    if ((op >= 232 || op % 20 >= 15) && W.grid_unchecked) check_grid(); /* a query reads the grid */
+    if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
+        if (op == 255) op_landmarks(r);
+        else if ((op - 232) % 3 < 2) op_field(r);
+        else op_islands(r);
+        return;
+    }
+    switch (op % 20) {
+    case 0: op_set_cost(r); break;
+    case 1: op_mask_reveal(r); break;
+    case 2: op_fill(r); break;
+    case 3: op_set_all(r); break;
+    case 4: op_set_diagonal(r); break;
+    case 5: op_layer_new(r); break;
+    case 6: op_layer_write(r); break;
+    case 7: op_layer_update(r); break;
+    case 8: op_layer_free(r); break;
+    case 9: op_claims_new(r); break;
+    case 10: op_unit_new(r); break;
+    case 11: op_claims_set(r); break;
+    case 12: op_claims_set_path(r); break;
+    case 13: op_claims_advance(r); break;
+    case 14: op_claims_release(r); break;
+    default: op_find(r); break;
+    }
+}
+
 /* Constructors must refuse bad sizes without touching the allocator. */
 static void check_bad_constructors(void) {
     uint64_t requests = W.heap.requests;
@@ -2184,41 +2251,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     W.last_len = 0;
     W.landmark_builds = 0;
     check_grid();
-    W.work = WORK_BUDGET; /* for the operations: making the grid, workspace and mask is not counted */
+    /* Making the grid, workspace and mask costs about 6 units a cell; on the largest grids
+     * what is left is the floor, a few cheap operations and a query. */
+    W.work = WORK_BUDGET - 6 * (int64_t)W.cells;
+    if (W.work < WORK_FLOOR) W.work = WORK_FLOOR;
+    W.allowance = W.work;
 
     int ops = 0;
     for (; ops < MAX_OPS && r.n > 0 && W.work > 0; ops++) {
+        size_t at = size - r.n;
         uint8_t op = rd8(&r);
         spend(16); /* an operation's own calls and checks, on any grid */
-        if (op >= 232) { /* the newer operations, out of the way of older inputs' bytes */
-            if (op == 255) op_landmarks(&r);
-            else if ((op - 232) % 3 < 2) op_field(&r);
-            else op_islands(&r);
-            continue;
-        }
-        switch (op % 20) {
-        case 0: op_set_cost(&r); break;
-        case 1: op_mask_reveal(&r); break;
-        case 2: op_fill(&r); break;
-        case 3: op_set_all(&r); break;
-        case 4: op_set_diagonal(&r); break;
-        case 5: op_layer_new(&r); break;
-        case 6: op_layer_write(&r); break;
-        case 7: op_layer_update(&r); break;
-        case 8: op_layer_free(&r); break;
-        case 9: op_claims_new(&r); break;
-        case 10: op_unit_new(&r); break;
-        case 11: op_claims_set(&r); break;
-        case 12: op_claims_set_path(&r); break;
-        case 13: op_claims_advance(&r); break;
-        case 14: op_claims_release(&r); break;
-        default: op_find(&r); break;
-        }
+        run_op(&r, op);
+        if (tracing())
+            fprintf(stderr, "op %d: bytes %zu..%zu (%u), work left %lld\n", ops, at, size - r.n - 1, op,
+                    (long long)W.work);
     }
 
     if (tracing())
-        fprintf(stderr, "%d operations, work %lld of %d%s\n", ops, (long long)(WORK_BUDGET - W.work),
-                WORK_BUDGET, r.n > 0 ? " (bytes left)" : "");
+        fprintf(stderr, "%d operations, work %lld of %lld%s\n", ops, (long long)(W.allowance - W.work),
+                (long long)W.allowance, r.n > 0 ? " (bytes left)" : "");
+    check_grid();
     fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
     for (int s = 0; s < LAYER_SLOTS; s++) astar_layer_free(W.layer[s]);
     drop_claims();
