@@ -318,3 +318,35 @@ describe("defects a new user hit", function()
     assert.matches("must be an astar.Claims, got astar.Grid", err_of(g.find, g, 1, 1, 2, 2, { claims = g }))
   end)
 end)
+
+describe("finalizers", function()
+  -- Making a table or a userdata may run the collector, and so a finalizer: Lua code that may
+  -- close what a call already checked. Each call checks again after what it makes.
+  it("a __gc that closes an object while a call makes its tables is an error, not a crash", function()
+    collectgarbage("setpause", 10)
+    collectgarbage("setstepmul", 1000)
+    local function bomb(o) setmetatable({}, { __gc = function() pcall(getmetatable(o).__gc, o) end }) end
+    local function graph()
+      local gr = astar.graph()
+      gr:add_node(0, 0)
+      gr:add_node(1, 0)
+      gr:add_edge(1, 2)
+      return gr
+    end
+    for _ = 1, 300 do
+      local g = astar.grid(3, 3); bomb(g); pcall(g.distance_field, g, { { x = 1, y = 1 } })
+      g = astar.grid(3, 3); bomb(g); pcall(g.range, g, 1, 1, 3)
+      local f = astar.grid(3, 3):distance_field({ { x = 1, y = 1 } })
+      bomb(f); pcall(f.path, f, 3, 3); bomb(f); pcall(f.cells, f)
+      local gr = graph(); bomb(gr); pcall(astar.claims, gr)
+      gr = graph()
+      local c = astar.claims(gr); bomb(c); pcall(c.claim, c, "u", { 1, 2 })
+      c = astar.claims(gr); bomb(gr); pcall(c.claim, c, "u", { 1, 2 })
+      gr = graph(); bomb(gr); pcall(gr.neighbours, gr, 1)
+    end
+    collectgarbage("setpause", 200)
+    collectgarbage("setstepmul", 100)
+    collectgarbage()
+    works(astar.grid(4, 4))
+  end)
+end)

@@ -1725,9 +1725,12 @@ static int field_run(lua_State *L) {
     return 2;
 }
 
-/* Builds into a new field (left on the stack below the info table) from the ctx's cells;
- * the field is marked "in use" while it is built, as the objects the query reads are. */
-static void build_field(lua_State *L, find_ctx *c) {
+/*
+ * A new field for c's grid, left on the stack. Made before the query is resolved: making a
+ * userdata may run the collector, and so a finalizer, which is Lua code that may close what
+ * the resolve checked.
+ */
+static void new_field(lua_State *L, find_ctx *c) {
     lfield *f = new_object(L, sizeof *f, FIELD_MT);
     astar_alloc a = lua_allocator(L);
     f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
@@ -1735,8 +1738,13 @@ static void build_field(lua_State *L, find_ctx *c) {
     f->base.width = c->grid->base.width;
     f->base.height = c->grid->base.height;
     c->field = f->field;
-    mark_read(c->read, &c->nread, &f->base);
-    int field_idx = lua_gettop(L);
+}
+
+/* Builds the field at field_idx (new_field) from the ctx's cells, leaving field and info
+ * on the stack; the field is marked "in use" while it is built, as the objects the query
+ * reads are. */
+static void build_field(lua_State *L, find_ctx *c, int field_idx) {
+    mark_read(c->read, &c->nread, lua_touserdata(L, field_idx));
     run_query(L, c); /* info, nil */
     lua_pop(L, 1);
     lua_pushvalue(L, field_idx);
@@ -1764,8 +1772,10 @@ static int grid_distance_field(lua_State *L) {
     c->q.sy = c->q.gy = ids[0] / g->base.width;
     query_args a;
     read_options(L, 3, IN_FIELD, "distance_field", &a, &c->q);
+    new_field(L, c);
+    int field = lua_gettop(L);
     resolve_grid_query(L, c, &a);
-    build_field(L, c);
+    build_field(L, c, field);
     return 2;
 }
 
@@ -1776,9 +1786,13 @@ static int compare_by_cost(const void *a, const void *b) {
     return (da[1] > db[1]) - (da[1] < db[1]);
 }
 
-static void push_cells(lua_State *L, const lfield *f) {
+/* The cells of the field at idx. Every userdata or table made may run a finalizer that closes
+ * the field: it is read only before those, into scratch, and checked again after. */
+static void push_cells(lua_State *L, int idx) {
+    lfield *f = check_field(L, idx);
     int32_t w = f->base.width, h = f->base.height, n = astar_field_reached(f->field);
     double *pairs = astar_newuserdata_plain(L, (size_t)(n > 0 ? n : 1) * 2 * sizeof *pairs);
+    check_field(L, idx);
     int32_t k = 0;
     for (int32_t y = 0; y < h; y++)
         for (int32_t x = 0; x < w; x++) {
@@ -1814,8 +1828,10 @@ static int grid_range(lua_State *L) {
     lua_settop(L, 5);
     query_args a;
     read_options(L, 5, IN_RANGE, "range", &a, &c->q);
-    resolve_grid_query(L, c, &a);
     int32_t *start = astar_newuserdata_plain(L, sizeof *start);
+    new_field(L, c);
+    int field = lua_gettop(L);
+    resolve_grid_query(L, c, &a);
     *start = c->q.sy * c->grid->base.width + c->q.sx;
     c->cells = start;
     c->ncells = 1;
@@ -1823,8 +1839,8 @@ static int grid_range(lua_State *L) {
     c->q.gx = c->q.sx;
     c->q.gy = c->q.sy;
     c->q.max_cost = budget; /* options may not set it (read_options refuses) */
-    build_field(L, c); /* field, info */
-    push_cells(L, lua_touserdata(L, -2));
+    build_field(L, c, field); /* field, info */
+    push_cells(L, lua_gettop(L) - 1);
     lua_insert(L, -3);
     return 3;
 }
@@ -1853,28 +1869,26 @@ static int field_path(lua_State *L) {
     lfield *f = check_field(L, 1);
     int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
     if (astar_field_distance(f->field, x, y) == HUGE_VAL) return lua_pushnil(L), 1;
-    lua_newtable(L);
-    lua_Integer n = 0;
-    int32_t nx, ny;
-    for (;;) {
-        push_point(L, y * f->base.width + x, f->base.width);
-        lua_rawseti(L, -2, ++n);
-        if (astar_field_next(f->field, x, y, &nx, &ny) != 1) break;
-        x = nx;
-        y = ny;
+    /* The way into scratch first: the tables made below may run a finalizer that closes f. */
+    int32_t n = 1, nx, ny;
+    for (int32_t cx = x, cy = y; astar_field_next(f->field, cx, cy, &nx, &ny) == 1; cx = nx, cy = ny) n++;
+    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
+    check_field(L, 1);
+    bool back = astar_field_get_kind(f->field) == ASTAR_FIELD_FROM; /* walked back: reverse */
+    for (int32_t i = 0; i < n; i++) {
+        ids[back ? n - 1 - i : i] = y * f->base.width + x;
+        astar_field_next(f->field, x, y, &x, &y);
     }
-    if (astar_field_get_kind(f->field) == ASTAR_FIELD_FROM) /* walked back: reverse */
-        for (lua_Integer i = 1, j = n; i < j; i++, j--) {
-            lua_rawgeti(L, -1, i);
-            lua_rawgeti(L, -2, j);
-            lua_rawseti(L, -3, i);
-            lua_rawseti(L, -2, j);
-        }
+    lua_createtable(L, n, 0);
+    for (int32_t i = 0; i < n; i++) {
+        push_point(L, ids[i], f->base.width);
+        lua_rawseti(L, -2, i + 1);
+    }
     return 1;
 }
 
 static int field_cells(lua_State *L) {
-    push_cells(L, check_field(L, 1));
+    push_cells(L, 1);
     return 1;
 }
 
@@ -2588,6 +2602,7 @@ static int graph_neighbours(lua_State *L) {
     /* Scratch in userdata: collected whatever error comes. */
     int32_t *to = astar_newuserdata(L, (size_t)(n ? n : 1) * sizeof *to);
     double *cost = astar_newuserdata(L, (size_t)(n ? n : 1) * sizeof *cost);
+    check_graph(L, 1); /* again: making the scratch may have run a finalizer */
     astar_graph_neighbours(g->graph, id, to, cost, n);
     lua_createtable(L, n, 0);
     lua_createtable(L, n, 0);
@@ -2636,7 +2651,7 @@ static int l_graph_claims(lua_State *L) {
     lua_pushvalue(L, 1);
     lua_rawset(L, -3);       /* [true] = graph: keeps it alive as long as its claims */
     astar_setuservalue(L, -2);
-    c->graph = g;
+    c->graph = check_graph(L, 1); /* again: making the tables may have run a finalizer */
     astar_alloc a = lua_allocator(L);
     c->claims = astar_graph_claims_new(g->graph, &a);
     if (!c->claims) return no_memory(L);
@@ -2663,6 +2678,8 @@ static int graph_claims_claim(lua_State *L) {
         ids[i - 1] = (int32_t)v - 1;
         lua_pop(L, 1);
     }
+    check_graph_claims(L, 1); /* again: making the scratch may have run a finalizer */
+    claims_graph(L, c);
     check_writable(L, &c->base, "claims");
     if (astar_graph_claims_fit(c->claims, c->graph->graph) != ASTAR_OK) return no_memory(L);
     return set_claim(L, c->claims, ids, (int32_t)n);
