@@ -132,6 +132,10 @@ tally "valgrind: test_lua_oom" memcheck build/test_lua_oom "$PWD"
 wait "$memcheck_busted" || true
 tally "valgrind: busted suite" memcheck_result build/memcheck-busted
 
+# The binding fuzzer: random calls whose options, points and callbacks close, collect and
+# change things, under ASan + UBSan (its seeds replay in the busted suite too).
+tally "binding fuzzer under ASan + UBSan, ${ASTAR_FUZZ_SECONDS:-60} s" sh fuzz/lua/run.sh "${ASTAR_FUZZ_SECONDS:-60}"
+
 # libFuzzer: each target for a bounded time (ASTAR_FUZZ_SECONDS, default 60).
 tally "fuzzers, ${ASTAR_FUZZ_SECONDS:-60} s each" sh fuzz/run.sh "${ASTAR_FUZZ_SECONDS:-60}"
 
