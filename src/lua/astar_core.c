@@ -924,6 +924,12 @@ static lobject *resolve_object(lua_State *L, int arg, int idx, const char *mt, c
     return o;
 }
 
+/* How messages name layer i of option 'influence' (made only for an error: pushed). */
+static const char *influence_name(lua_State *L, const query_args *a, int i) {
+    if (a->slot[O_INFLUENCE] == a->layer_slot[i]) return "option 'influence'";
+    return lua_pushfstring(L, "option 'influence'[%d][1]", i + 1);
+}
+
 /* The claims' slot of the unit keyed at idx, or -1 (no code runs: the table is read raw). */
 static int32_t unit_slot(lua_State *L, int claims, int key) {
     astar_getuservalue(L, claims);
@@ -1086,12 +1092,10 @@ static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
         q->heuristic_ud = c;
     }
     for (int i = 0; i < a->nlayers; i++) {
-        char what[40];
-        if (a->slot[O_INFLUENCE] == a->layer_slot[i]) snprintf(what, sizeof what, "option 'influence'");
-        else snprintf(what, sizeof what, "option 'influence'[%d][1]", i + 1);
-        llayer *l = (llayer *)resolve_object(L, arg, a->layer_slot[i], LAYER_MT, what);
+        llayer *l = astar_testudata(L, a->layer_slot[i], LAYER_MT);
+        if (!l || l->base.freed) resolve_object(L, arg, a->layer_slot[i], LAYER_MT, influence_name(L, a, i));
         if (l->base.width != g->base.width || l->base.height != g->base.height)
-            arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", what, (int)l->base.width,
+            arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", influence_name(L, a, i), (int)l->base.width,
                           (int)l->base.height, (int)g->base.width, (int)g->base.height);
         c->layers[i].layer = l->layer;
         c->layers[i].weight = a->layer_weight[i];
@@ -2806,15 +2810,13 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
     for (int i = 0; i < a->nlayers; i++) {
         int idx = a->layer_slot[i];
         int list_index = a->slot[O_INFLUENCE] == idx ? 0 : i + 1;
-        char what[40];
-        if (list_index) snprintf(what, sizeof what, "option 'influence'[%d][1]", list_index);
-        else snprintf(what, sizeof what, "option 'influence'");
         astar_graph_layer *l = &c->layers[i];
         l->weight = a->layer_weight[i];
         if (lua_type(L, idx) == LUA_TTABLE) {
             size_t len = astar_rawlen(L, idx);
             if (len != (size_t)n)
-                arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", what, (int)len, (int)n);
+                arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", influence_name(L, a, i),
+                              (int)len, (int)n);
             lua_values *v = &c->values[c->nvalues];
             v->ctx = c;
             v->list_index = list_index;
@@ -2823,12 +2825,13 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
             l->value_ud = v;
             continue;
         }
-        if (!astar_testudata(L, idx, LAYER_MT))
+        llayer *layer = astar_testudata(L, idx, LAYER_MT);
+        if (!layer)
             arg_error_fmt(L, arg, "%s must be an array of numbers (one per node) or an astar.Influence, got %s",
-                          what, type_name(L, idx));
-        llayer *layer = (llayer *)resolve_object(L, arg, idx, LAYER_MT, what);
+                          influence_name(L, a, i), type_name(L, idx));
+        if (layer->base.freed) resolve_object(L, arg, idx, LAYER_MT, influence_name(L, a, i));
         if (layer->base.height != 1 || layer->base.width != n)
-            arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", what,
+            arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", influence_name(L, a, i),
                           (int)layer->base.width, (int)layer->base.height, (int)n);
         l->values = astar_layer_row(layer->layer, 0);
         mark_read(c->read, &c->nread, &layer->base);
