@@ -18,7 +18,7 @@
  *     L = 1 or sqrt(2) (1 on hexes); P = sum of layer value * weight + claim
  *     penalty * units + noise * astar_noise(seed, b); X = node_cost(b) + edge_cost(a, b)
  *
- * The sums are formed in the same order as src/search.c does, so a path's cost
+ * The sums are formed in the same order as src/grid_cost.c and src/search.c do, so a path's cost
  * recomputed here must equal the reported cost bit for bit; the Dijkstra's
  * optimum may differ from A*'s by rounding only (equal-cost routes can add up
  * in a different order), hence a relative tolerance there.
@@ -1016,7 +1016,7 @@ MODEL_LOOP static int32_t window_count(int32_t from, int32_t cell, int32_t step)
     return units;
 }
 
-/* P(b) + node_cost(b) per cell, summed in the order node_penalty() in search.c uses. */
+/* P(b) + node_cost(b) per cell, summed in the order astar_node_penalty() in grid_cost.c uses. */
 static void model_penalties(void) {
     const astar_query *q = &M.q;
     for (int32_t c = 0; c < W.cells; c++) {
@@ -1804,7 +1804,7 @@ enum {
 };
 
 /*
- * The open list orders keys to 2^-40 of their value only (heap.h), so a field
+ * The open list orders keys to 2^-40 of their value only (nodes.h), so a field
  * may settle a cell from a neighbour that is dearer by that much than the best
  * one: each step of a chain can add that error once.
  */

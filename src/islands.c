@@ -16,7 +16,7 @@
  * they differ - and are rebuilt when an exact answer is asked for, or once
  * searches that a fresh build would have skipped have cost as much as a build.
  */
-#include "internal.h"
+#include "grid.h"
 
 #include <string.h>
 

@@ -16,14 +16,9 @@
  * `from` direction and the node it jumped from (found again by g, see
  * parent_of) give the cells in between.
  *
- * The workspace's node records and open list are reused as they are.
+ * The workspace's node pool (nodes.h) serves as it does A*.
  */
-#include "internal.h"
-
-#include <math.h>
-
-#define SQRT2 1.4142135623730951
-#define FROM_START 8
+#include "search.h"
 
 typedef struct jps_ctx {
     const uint8_t *open;      /* the grid's neighbour bits */
@@ -162,7 +157,7 @@ static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int32_t x, int32_t y, 
 /* The directions worth scanning from jump point n, reached moving `from`. */
 static unsigned successors(const jps_ctx *j, int32_t n, int from) {
     unsigned here = j->open[n], moves = j->legal[here];
-    if (from == FROM_START) return moves;
+    if (from == ASTAR_FROM_START) return moves;
     if (from >= 4) { /* on a diagonal: on along it, or along either of its sides */
         int i = from - 4;
         return moves & ((1u << from) | (1u << i) | (1u << ((i + 1) & 3)));
@@ -181,7 +176,7 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy) {
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
     if (four) return (double)dx + (double)dy;
-    return dx < dy ? dy + (SQRT2 - 1.0) * dx : dx + (SQRT2 - 1.0) * dy;
+    return dx < dy ? dy + (ASTAR_SQRT2 - 1.0) * dx : dx + (ASTAR_SQRT2 - 1.0) * dy;
 }
 
 /*
@@ -194,14 +189,14 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy) {
  */
 static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int32_t start,
                          double unit) {
-    const astar_node *nodes = s->nodes;
+    const astar_node *nodes = s->pool.nodes;
     int d = nodes[c].from;
     const int32_t off = j->offset[d];
-    const double step = d < 4 ? unit : unit * SQRT2, gc = nodes[c].g, tol = 1e-12 * gc;
+    const double step = d < 4 ? unit : unit * ASTAR_SQRT2, gc = nodes[c].g, tol = 1e-12 * gc;
     int32_t x = c - off;
     for (int32_t k = 1; x != start; k++, x -= off) {
         const astar_node *n = &nodes[x];
-        if (n->gen == s->gen && fabs(n->g + (double)k * step - gc) <= tol) break;
+        if (n->gen == s->pool.gen && fabs(n->g + (double)k * step - gc) <= tol) break;
     }
     return x;
 }
@@ -209,27 +204,20 @@ static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int
 /* Lays out the path cell by cell: each jump's line walked back to its parent. */
 static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32_t start,
                            double unit) {
-    const astar_node *nodes = s->nodes;
+    const astar_node *nodes = s->pool.nodes;
     int64_t len = 1;
     for (int32_t c = end, p; c != start; c = p) {
         p = parent_of(s, j, c, start, unit);
         for (int32_t x = c; x != p; x -= j->offset[nodes[c].from]) len++;
     }
     if (len > INT32_MAX) return false;
-    if (len > s->path_cap) {
-        int32_t *p = astar_mem(&s->alloc, s->path, (size_t)s->path_cap * sizeof *p,
-                               (size_t)len * sizeof *p);
-        if (!p) return false;
-        s->path = p;
-        s->path_cap = (int32_t)len;
-    }
-    s->path_len = (int32_t)len;
+    if (!astar_path_reserve(&s->path, &s->alloc, (int32_t)len)) return false;
     int32_t i = (int32_t)len - 1, c = end;
     for (;;) {
         int32_t x = c, stop = c == start ? c : parent_of(s, j, c, start, unit);
         do {
             int32_t row = x / s->stride;
-            s->path[i--] = (row - 1) * s->width + (x - row * s->stride - 1);
+            s->path.ids[i--] = (row - 1) * s->width + (x - row * s->stride - 1);
             if (x == stop) break;
             x -= j->offset[nodes[c].from];
         } while (x != stop);
@@ -255,26 +243,20 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     j.cols = g->col_bits + 1;
     j.row_words = g->row_words;
     j.col_words = g->col_words;
-    astar_node *nodes = s->nodes;
-    const uint16_t gen = s->gen;
+    astar_pool *pool = &s->pool;
+    astar_node *nodes = pool->nodes;
+    const uint16_t gen = pool->gen;
     double step[8];
-    for (int d = 0; d < 8; d++) step[d] = d < 4 ? unit : unit * SQRT2;
+    for (int d = 0; d < 8; d++) step[d] = d < 4 ? unit : unit * ASTAR_SQRT2;
 
-    astar_node *sn = &nodes[start];
-    sn->gen = gen;
+    astar_node *sn = astar_pool_touch(pool, start, NULL, NULL);
     sn->g = 0.0;
-    sn->heap = ASTAR_NOT_OPEN;
-    sn->from = FROM_START;
-    if (s->heap.cap == 0 && !astar_search_grow_heap(s)) return ASTAR_ENOMEM;
-    {
-        double h = jps_h(j.four, start % stride - gx, start / stride - gy) * unit;
-        s->heap.items[0] = (astar_heap_entry){astar_heap_key(h, h), start};
-        s->heap.len = 1;
-        sn->heap = 0;
-    }
+    sn->from = ASTAR_FROM_START;
+    double h0 = jps_h(j.four, start % stride - gx, start / stride - gy) * unit;
+    if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
     uint64_t expansions = 0;
-    while (s->heap.len > 0) {
-        int32_t n = astar_heap_pop(&s->heap, nodes).cell;
+    while (pool->heap.len > 0) {
+        int32_t n = astar_pool_pop(pool);
         expansions++;
         double gn = nodes[n].g;
         if (n == goal) {
@@ -284,13 +266,14 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
              * round differently, and the cost must be the path's to the last bit. */
             double sum = 0.0;
             const double diagonal = 1.4142135623730951 * unit;
-            for (int32_t i = 1; i < s->path_len; i++) {
-                bool straight = s->path[i] % s->width == s->path[i - 1] % s->width ||
-                                s->path[i] / s->width == s->path[i - 1] / s->width;
+            const int32_t *path = s->path.ids;
+            for (int32_t i = 1; i < s->path.len; i++) {
+                bool straight = path[i] % s->width == path[i - 1] % s->width ||
+                                path[i] / s->width == path[i - 1] / s->width;
                 sum += straight ? unit : diagonal;
             }
             res->cost = sum;
-            res->length = s->path_len;
+            res->length = s->path.len;
             return ASTAR_OK;
         }
         int32_t nx = n % stride, ny = n / stride;
@@ -301,31 +284,15 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
             if (!k) continue;
             int32_t m = n + k * j.offset[d];
             double ng = gn + (double)k * step[d];
-            astar_node *r = &nodes[m];
-            if (r->gen != gen) {
-                r->gen = gen;
-                r->g = INFINITY;
-                r->heap = ASTAR_NOT_OPEN;
-            }
+            astar_node *r = astar_node_touch(nodes, gen, m);
             if (!(ng < r->g)) continue;
             if (r->heap == ASTAR_NOT_OPEN && r->g != INFINITY) continue; /* closed: the heuristic
                                                                             is consistent */
             r->g = ng;
             r->from = (uint8_t)d;
             double h = jps_h(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy) * unit;
-            uint64_t key = astar_heap_key(ng + h, h);
-            if (r->heap != ASTAR_NOT_OPEN) {
-                s->heap.items[r->heap].key = key;
-                astar_heap_up(&s->heap, r->heap, nodes);
-                continue;
-            }
-            if (s->heap.len == s->heap.cap && !astar_search_grow_heap(s)) {
-                res->expansions = expansions;
-                return ASTAR_ENOMEM;
-            }
-            int32_t i = s->heap.len++;
-            s->heap.items[i] = (astar_heap_entry){key, m};
-            astar_heap_up(&s->heap, i, nodes);
+            if (!astar_pool_open(pool, &s->alloc, r, m, ng + h, h))
+                return astar_done(res, expansions, ASTAR_ENOMEM);
         }
     }
     res->expansions = expansions;

@@ -1,5 +1,6 @@
 /* Data the cost model reads: influence layers, fog-of-war masks and claims. */
-#include "internal.h"
+#include "layers.h"
+#include "grid.h"
 
 #include <string.h>
 
@@ -72,6 +73,11 @@ astar_status astar_layer_fill(astar_layer *l, double v) {
         for (int32_t x = 0; x < l->width; x++) row[x] = v;
     }
     return ASTAR_OK;
+}
+
+const double *astar_layer_row(const astar_layer *l, int32_t y) {
+    if (y < 0 || y >= l->height) return NULL;
+    return l->value + astar_cell(l->stride, 0, y);
 }
 
 /* ------------------------------------------------------- influence maps */

@@ -1,5 +1,5 @@
 /* Moving AI benchmark formats: .map grids and .scen problem lists, parsed from memory. */
-#include "internal.h"
+#include "grid.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,0 +1,176 @@
+/* Distance fields: Dijkstra from (or toward) many sources over a grid query's costs. */
+#include "search.h"
+
+#include <string.h>
+
+struct astar_field {
+    int32_t width, height;
+    astar_field_kind kind;
+    double *dist;           /* per node id: cost to (TO) or from (FROM) the sources; INFINITY */
+    int8_t *next;           /* per node id: the direction of the next step toward the sources
+                               (TO: along the way to a goal; FROM: back toward the start); -1 */
+    int32_t reached;
+    astar_alloc alloc;
+};
+
+astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_field *f = astar_mem(&a, NULL, 0, sizeof *f);
+    if (!f) return NULL;
+    memset(f, 0, sizeof *f);
+    f->alloc = a;
+    f->width = width;
+    f->height = height;
+    size_t n = (size_t)width * (size_t)height;
+    f->dist = astar_mem(&a, NULL, 0, n * sizeof *f->dist);
+    f->next = f->dist ? astar_mem(&a, NULL, 0, n) : NULL;
+    if (!f->next) {
+        astar_field_free(f);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) f->dist[i] = INFINITY, f->next[i] = -1;
+    return f;
+}
+
+void astar_field_free(astar_field *f) {
+    if (!f) return;
+    size_t n = (size_t)f->width * (size_t)f->height;
+    astar_alloc a = f->alloc;
+    astar_mem(&a, f->dist, n * sizeof *f->dist, 0);
+    astar_mem(&a, f->next, n, 0);
+    astar_mem(&a, f, sizeof *f, 0);
+}
+
+/*
+ * Dijkstra backward from the goals: a node's g is its cost to the nearest goal,
+ * its `from` the direction of its first step. The steps into a settled node b
+ * are tried from each neighbour p that may legally move to b, at what the step
+ * p -> b costs a unit walking it (b's terrain and penalties, edge_cost(b, p)).
+ * A blocked node gets a distance (a unit may stand there and leave it) but no
+ * way leads through it, so it is never queued: its best offer is simply kept.
+ */
+static astar_status run_toward(query_ctx *c, astar_result *res) {
+    astar_search *s = c->s;
+    astar_pool *pool = &s->pool;
+    astar_node *nodes = pool->nodes;
+    uint64_t expansions = 0;
+    /* Terrain alone decides the moves and adds nothing: the grid's tables answer. */
+    const bool terrain_only = !c->q->node_cost && !c->q->known;
+    const bool extras = c->penalties || c->q->edge_cost;
+    while (pool->heap.len > 0) {
+        if (expansions >= c->q->max_expansions) return astar_done(res, expansions, ASTAR_LIMIT);
+        int32_t b = astar_pool_pop(pool);
+        expansions++;
+        int32_t by = astar_row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
+        double gb = nodes[b].g;
+        for (int d = 0; d < 8; d++) { /* p steps in direction d onto b */
+            int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
+            if (px < 0 || py < 0 || px >= c->g->width || py >= c->g->height) continue;
+            astar_node *n = astar_touch(c, p);
+            if (n->heap == ASTAR_NOT_OPEN && n->g != INFINITY && astar_walkable(c, p, px, py)) continue; /* settled */
+            unsigned moves = terrain_only ? astar_legal_row(c->g, c->diagonal, py)[c->g->open[p]]
+                                          : astar_query_moves(c, p, px, py);
+            if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
+            if (!(moves >> d & 1u)) continue;
+            double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : d < 4 ? 1.0 : ASTAR_SQRT2;
+            double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by) : 0.0;
+            if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
+            if (extra == INFINITY) continue;
+            double ng = gb + step * astar_terrain_cost(c, b) + extra;
+            if (!(ng < n->g) || ng > c->q->max_cost) continue;
+            n->g = ng;
+            n->from = (uint8_t)d;
+            bool stand_only = !astar_walkable(c, p, px, py);
+            if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
+            if (stand_only) continue;
+            if (!astar_pool_open(pool, &s->alloc, n, p, ng, 0.0))
+                return astar_done(res, expansions, ASTAR_ENOMEM);
+        }
+    }
+    return astar_done(res, expansions, ASTAR_OK);
+}
+
+astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
+                               const int32_t *cells, int32_t ncells, astar_field_kind kind,
+                               astar_result *res) {
+    memset(res, 0, sizeof *res);
+    res->target = -1;
+    s->path.len = 0;
+    s->job_live = false; /* the workspace is this build's now */
+    if (f->width != g->width || f->height != g->height || ncells < 1 || !cells ||
+        (kind != ASTAR_FIELD_TO && kind != ASTAR_FIELD_FROM) || q->heuristic != ASTAR_H_DEFAULT ||
+        q->weight != 1.0 || q->partial || q->ntargets || q->turn_penalty > 0 || q->claim_window >= 0)
+        return astar_finish(res, ASTAR_EINVAL);
+    for (int32_t i = 0; i < ncells; i++)
+        if (cells[i] < 0 || cells[i] / g->width >= g->height) return astar_finish(res, ASTAR_EINVAL);
+    astar_query fq = *q;
+    fq.heuristic = ASTAR_H_ZERO;
+    fq.gx = q->sx; /* astar.h: the goal is ignored, so it must not be checked either */
+    fq.gy = q->sy;
+    query_ctx c;
+    bool callbacks;
+    astar_status st = astar_query_begin(&c, s, g, &fq, true, &callbacks);
+    if (st != ASTAR_OK) return astar_finish(res, st);
+    c.goal = -1; /* FROM: run() settles every node it can reach */
+    c.goal_open = false;
+    for (int32_t i = 0; i < ncells; i++) {
+        int32_t x = cells[i] % g->width, y = cells[i] / g->width, cell = astar_cell(g->stride, x, y);
+        /* A goal a unit cannot stand on is no goal (find says "unreachable"); a start is
+         * where the unit stands, blocked or not. */
+        if (kind == ASTAR_FIELD_TO && !astar_walkable(&c, cell, x, y)) continue;
+        astar_node *n = astar_touch(&c, cell);
+        if (n->g == 0.0) continue; /* listed twice */
+        n->g = 0.0;
+        n->from = ASTAR_FROM_START;
+        if (!astar_pool_open(&s->pool, &s->alloc, n, cell, 0.0, 0.0)) return astar_finish(res, ASTAR_ENOMEM);
+    }
+    if (c.aborted) return astar_finish(res, ASTAR_EABORT);
+    int32_t first = astar_cell(g->stride, cells[0] % g->width, cells[0] / g->width);
+    c.start = c.best = first;
+    c.best_h = INFINITY;
+    st = kind == ASTAR_FIELD_TO ? run_toward(&c, res) : astar_run_general(&c, UINT64_MAX, res);
+    if (st != ASTAR_OK && st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return astar_finish(res, st);
+    /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
+    st = s->pool.heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;
+
+    /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
+     * that only took offers (TO: one a unit may only leave, never queued) dearer than the
+     * cheapest still open. (Its walkability was worked out when it took them: no callback.) */
+    double open_min = s->pool.heap.len > 0 ? s->pool.nodes[s->pool.heap.items[0].cell].g : INFINITY;
+    f->kind = kind;
+    f->reached = 0;
+    for (int32_t y = 0; y < g->height; y++) {
+        for (int32_t x = 0; x < g->width; x++) {
+            int32_t cell = astar_cell(g->stride, x, y);
+            const astar_node *n = &s->pool.nodes[cell];
+            int32_t id = y * g->width + x;
+            bool settled = n->gen == s->pool.gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN;
+            if (settled && kind == ASTAR_FIELD_TO && n->g > open_min && !astar_walkable(&c, cell, x, y))
+                settled = false;
+            f->dist[id] = settled ? n->g : INFINITY;
+            f->next[id] = -1;
+            if (!settled) continue;
+            f->reached++;
+            if (n->from != ASTAR_FROM_START) f->next[id] = (int8_t)(kind == ASTAR_FIELD_TO ? n->from : n->from ^ 2);
+        }
+    }
+    return astar_finish(res, st);
+}
+
+astar_field_kind astar_field_get_kind(const astar_field *f) { return f->kind; }
+int32_t astar_field_reached(const astar_field *f) { return f->reached; }
+
+double astar_field_distance(const astar_field *f, int32_t x, int32_t y) {
+    if (x < 0 || y < 0 || x >= f->width || y >= f->height) return NAN;
+    return f->dist[(size_t)y * (size_t)f->width + (size_t)x];
+}
+
+int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, int32_t *ny) {
+    if (x < 0 || y < 0 || x >= f->width || y >= f->height) return -1;
+    int d = f->next[(size_t)y * (size_t)f->width + (size_t)x];
+    if (d < 0) return 0;
+    *nx = x + ASTAR_DX[d];
+    *ny = y + ASTAR_DY[d];
+    return 1;
+}

@@ -1,0 +1,99 @@
+/* The grid (grid.c): terrain with a blocked border, the moves it allows, and its caches. */
+#ifndef ASTAR_GRID_H
+#define ASTAR_GRID_H
+
+#include "core.h"
+#include "islands.h"
+
+/*
+ * Every per-cell array is stored with a one-cell border (stride = width + 2),
+ * so neighbour loops need no bounds checks: the border is blocked terrain,
+ * zero influence and no claims. "cell" below means an index into such an
+ * array; "node id" means the public 0-based y * width + x.
+ */
+static inline int32_t astar_cell(int32_t stride, int32_t x, int32_t y) {
+    return (y + 1) * stride + (x + 1);
+}
+
+/*
+ * The eight directions, straight ones first: N, E, S, W, NE, SE, SW, NW. The
+ * opposite of direction d is d ^ 2. Diagonal 4 + i is flanked by the straight
+ * directions i and (i + 1) % 4.
+ */
+static const int8_t ASTAR_DX[8] = {0, 1, 0, -1, 1, 1, -1, -1};
+static const int8_t ASTAR_DY[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+
+/* The `from` of a search's start: no direction, and (ASTAR_FROM_START ^ 2) masks no move. */
+#define ASTAR_FROM_START 8
+
+/*
+ * The moves a diagonal mode allows from a cell whose walkable neighbours are
+ * the bits of `open` (bit d: direction d). A few bit operations instead of a
+ * test per neighbour.
+ */
+static inline unsigned astar_legal_moves(astar_diagonal mode, unsigned open) {
+    unsigned straight = open & 0xFu;
+    unsigned next = ((straight >> 1) | (straight << 3)) & 0xFu; /* bit i: side (i + 1) % 4 */
+    unsigned corners;
+    switch (mode) {
+    case ASTAR_DIAG_NEVER: return straight;
+    case ASTAR_DIAG_ALWAYS: corners = 0xFu; break;
+    case ASTAR_DIAG_ONE_WALKABLE: corners = straight | next; break;
+    default: corners = straight & next; break;
+    }
+    return straight | (open & (corners << 4));
+}
+
+/*
+ * On hexes ("odd-r"), a cell's six neighbours are its straight ones and the two
+ * diagonal ones on the side its row leans to: odd rows (0-based) sit half a cell
+ * right, so they reach NE and SE; even rows reach NW and SW.
+ */
+static inline unsigned astar_hex_moves(unsigned open, int32_t y) {
+    return open & ((y & 1) ? 0x3Fu : 0xCFu);
+}
+
+struct astar_landmarks;
+
+struct astar_grid {
+    int32_t width, height, stride;
+    size_t cells;               /* (width + 2) * (height + 2) */
+    double *cost;               /* per cell; INFINITY = blocked (the border too) */
+    uint8_t *open;              /* per cell: bit d set when the neighbour in direction d
+                                   is walkable terrain (see ASTAR_DX) */
+    double min_cost, max_cost;  /* smallest and largest walkable cost, valid unless range_dirty */
+    bool range_dirty;
+    astar_diagonal diagonal;
+    uint32_t version;
+    astar_islands islands[ASTAR_ISLAND_KINDS];
+    struct astar_landmarks *landmarks; /* NULL: none built */
+    uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
+                                   bits: per square mode, then hex even and odd rows */
+    uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point
+                                   search scans 64 cells of a line at once */
+    uint64_t *col_bits;         /* the same column by column (vertical lines) */
+    size_t row_words, col_words; /* words per row (per column), one zero word each side */
+    astar_alloc alloc;
+};
+
+/* The legal-move table of row y (0-based) under a mode. */
+static inline const uint8_t *astar_legal_row(const astar_grid *g, astar_diagonal mode, int32_t y) {
+    return g->legal[mode == ASTAR_DIAG_HEX ? 4 + (y & 1) : (int)mode];
+}
+
+/* Keeps row_bits and col_bits in step with one cell's walkability. */
+static inline void astar_grid_line_bits(astar_grid *g, int32_t cell, bool walkable) {
+    int32_t r = cell / g->stride, x = cell - r * g->stride;
+    uint64_t *rw = &g->row_bits[(size_t)r * g->row_words + 1 + (size_t)(x >> 6)];
+    uint64_t *cw = &g->col_bits[(size_t)x * g->col_words + 1 + (size_t)(r >> 6)];
+    uint64_t rb = UINT64_C(1) << (x & 63), cb = UINT64_C(1) << (r & 63);
+    *rw = walkable ? *rw | rb : *rw & ~rb;
+    *cw = walkable ? *cw | cb : *cw & ~cb;
+}
+
+/* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
+void astar_grid_terrain_reset(astar_grid *g);
+/* The smallest and largest walkable cost (INFINITY and -INFINITY when none is walkable). */
+void astar_grid_cost_range(astar_grid *g, double *min, double *max);
+
+#endif

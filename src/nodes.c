@@ -1,0 +1,71 @@
+/* The node pool's allocations (nodes.h). */
+#include "nodes.h"
+
+bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count) {
+    memset(p, 0, sizeof *p);
+    size_t bytes = astar_array_size(count, sizeof *p->nodes);
+    p->nodes = bytes ? astar_mem(a, NULL, 0, bytes) : NULL;
+    if (!p->nodes) return false;
+    memset(p->nodes, 0, bytes); /* gen 0 is never current: every record starts stale */
+    p->count = count;
+    return true;
+}
+
+void astar_pool_free(astar_pool *p, const astar_alloc *a) {
+    astar_mem(a, p->nodes, p->count * sizeof *p->nodes, 0);
+    astar_mem(a, p->heap.items, (size_t)p->heap.cap * sizeof *p->heap.items, 0);
+    memset(p, 0, sizeof *p);
+}
+
+/* Stamps are 16 bits to keep a record in 16 bytes; clearing them once in 65535 queries
+ * costs far less than a wider record would. */
+bool astar_pool_begin(astar_pool *p) {
+    p->heap.len = 0;
+    if (++p->gen != 0) return false;
+    for (size_t i = 0; i < p->count; i++) p->nodes[i].gen = 0; /* stale stamps could look current */
+    p->gen = 1;
+    return true;
+}
+
+bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a) {
+    astar_heap *hp = &p->heap;
+    int32_t cap = hp->cap ? hp->cap * 2 : 256;
+    if ((size_t)cap > p->count) cap = (int32_t)p->count; /* a node is in it at most once */
+    if (cap <= hp->cap) return false; /* cannot happen */
+    astar_heap_entry *items = astar_mem(a, hp->items, (size_t)hp->cap * sizeof *items,
+                                        (size_t)cap * sizeof *items);
+    if (!items) return false;
+    hp->items = items;
+    hp->cap = cap;
+    return true;
+}
+
+bool astar_pool_array(const astar_pool *p, const astar_alloc *a, void **slot, size_t elem,
+                      bool zeroed) {
+    if (*slot) return true;
+    size_t bytes = astar_array_size(p->count, elem);
+    *slot = bytes ? astar_mem(a, NULL, 0, bytes) : NULL;
+    if (*slot && zeroed) memset(*slot, 0, bytes);
+    return *slot != NULL;
+}
+
+void astar_pool_array_free(const astar_pool *p, const astar_alloc *a, void *array, size_t elem) {
+    if (array) astar_mem(a, array, p->count * elem, 0);
+}
+
+bool astar_path_reserve(astar_path_buf *b, const astar_alloc *a, int32_t len) {
+    if (len > b->cap) {
+        int32_t *ids = astar_mem(a, b->ids, (size_t)b->cap * sizeof *ids, (size_t)len * sizeof *ids);
+        if (!ids) return false;
+        b->ids = ids;
+        b->cap = len;
+    }
+    b->len = len;
+    return true;
+}
+
+void astar_path_free(astar_path_buf *b, const astar_alloc *a) {
+    astar_mem(a, b->ids, (size_t)b->cap * sizeof *b->ids, 0);
+    b->ids = NULL;
+    b->len = b->cap = 0;
+}

@@ -1,0 +1,230 @@
+/*
+ * The one node pool and open list every search uses (grid A*, jump point
+ * search, distance fields, graph A*), after Detour's DetourNode.h: per-node
+ * records stamped by query, an indexed 4-ary min-heap with decrease-key, and
+ * the buffer the last path is kept in. Inline, so that each search loop
+ * compiles them into itself.
+ *
+ * Order: by key (see astar_heap_key); entries with equal keys come out in an
+ * order fixed by the sequence of operations, so every run of the same query
+ * expands the same nodes.
+ */
+#ifndef ASTAR_NODES_H
+#define ASTAR_NODES_H
+
+#include "core.h"
+
+#include <string.h>
+
+/*
+ * Per-node search record, 16 bytes: what an expansion reads and writes of a
+ * neighbour shares one cache line. heap: the node's slot in the open list, or
+ * ASTAR_NOT_OPEN.
+ */
+typedef struct astar_node {
+    double g;
+    int32_t heap;
+    uint16_t gen;       /* the query that last touched it; other values are stale */
+    uint8_t from;       /* grids: the direction of the step that reached it */
+    uint8_t spare;
+} astar_node;
+
+#define ASTAR_NOT_OPEN (-1)
+
+/*
+ * An entry's key packs f and h into one integer, so that a comparison is one
+ * instruction. f >= +0 and h >= +0, and the bits of non-negative IEEE numbers
+ * order like the numbers: the key is f with its last 12 mantissa bits replaced
+ * by the top bits of h as a float. f is thus ordered to 2^-40 of its value
+ * (equal-cost routes already differ by rounding in the last bits), and entries
+ * within that of each other come out smaller h first, that is larger g: deeper
+ * nodes finish sooner on open ground.
+ */
+typedef struct astar_heap_entry {
+    uint64_t key;
+    int32_t cell;
+} astar_heap_entry;
+
+static inline uint64_t astar_heap_key(double f, double h) {
+    uint64_t fbits;
+    memcpy(&fbits, &f, sizeof fbits);
+    float hf = (float)h + 0.0f; /* + 0 turns -0 into +0 */
+    uint32_t hbits;
+    memcpy(&hbits, &hf, sizeof hbits);
+    return (fbits & ~UINT64_C(0xFFF)) | (hbits >> 19);
+}
+
+typedef struct astar_heap {
+    astar_heap_entry *items;
+    int32_t len, cap;
+} astar_heap;
+
+/* The records and the open list of one workspace. */
+typedef struct astar_pool {
+    astar_node *nodes;
+    astar_heap heap;
+    size_t count;           /* records; the open list never needs more slots */
+    uint16_t gen;           /* this query's stamp: wraps after 65535 queries (astar_pool_begin) */
+} astar_pool;
+
+/* Records for count nodes, every one stale; false on OOM. */
+bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count);
+void astar_pool_free(astar_pool *p, const astar_alloc *a);
+/* A fresh stamp and an empty open list for a new query. True when the stamps wrapped and
+ * every record was made stale again: the caller then clears its own stamp arrays. */
+bool astar_pool_begin(astar_pool *p);
+/* Doubles the open list, up to one slot per record; false on OOM. */
+bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a);
+/* A per-node array (count elements), made the first time a query needs it and kept for the
+ * next ones: *slot stays as it is when already there; false on OOM. */
+bool astar_pool_array(const astar_pool *p, const astar_alloc *a, void **slot, size_t elem,
+                      bool zeroed);
+/* Frees what astar_pool_array made. */
+void astar_pool_array_free(const astar_pool *p, const astar_alloc *a, void *array, size_t elem);
+
+/*
+ * The record of node id for this query: a stale one becomes "not reached yet",
+ * and so do the values a query memoises per node (memo_a, memo_b: NULL when it
+ * keeps none).
+ */
+static inline astar_node *astar_pool_touch(astar_pool *p, int32_t id, double *memo_a,
+                                           double *memo_b) {
+    astar_node *n = &p->nodes[id];
+    if (n->gen != p->gen) {
+        n->gen = p->gen;
+        n->g = INFINITY;
+        n->heap = ASTAR_NOT_OPEN;
+        if (memo_a) memo_a[id] = NAN;
+        if (memo_b) memo_b[id] = NAN;
+    }
+    return n;
+}
+
+/* The same for a loop that keeps the records and the stamp in locals: through the pool the
+ * compiler would reload the stamp after every store to a record (both are 16-bit). */
+static inline astar_node *astar_node_touch(astar_node *nodes, uint16_t gen, int32_t id) {
+    astar_node *n = &nodes[id];
+    if (n->gen != gen) {
+        n->gen = gen;
+        n->g = INFINITY;
+        n->heap = ASTAR_NOT_OPEN;
+    }
+    return n;
+}
+
+static inline bool astar_heap_less(const astar_heap_entry *a, const astar_heap_entry *b) {
+    return a->key < b->key;
+}
+
+#define ASTAR_HEAP_ARITY 4
+
+/*
+ * The functions below keep the array and its length in locals: stores to
+ * nodes[].heap (int32) could otherwise alias hp->len and force reloads.
+ */
+
+/* Moves the entry at slot i up until its parent is not larger. */
+static inline void astar_heap_up(astar_heap *hp, int32_t i, astar_node *nodes) {
+    astar_heap_entry *items = hp->items;
+    astar_heap_entry e = items[i];
+    while (i > 0) {
+        int32_t parent = (int32_t)((uint32_t)(i - 1) / ASTAR_HEAP_ARITY);
+        if (!astar_heap_less(&e, &items[parent])) break;
+        items[i] = items[parent];
+        nodes[items[i].cell].heap = i;
+        i = parent;
+    }
+    items[i] = e;
+    nodes[e.cell].heap = i;
+}
+
+/* The smallest of the children of slot i in a heap of len entries, or -1 when it has none. */
+static inline int32_t astar_heap_min_child(const astar_heap_entry *items, int32_t len, int32_t i) {
+    int32_t first = i * ASTAR_HEAP_ARITY + 1;
+    if (first >= len) return -1;
+    if (first + ASTAR_HEAP_ARITY <= len) { /* all four: a tournament, no loop */
+        int32_t l = astar_heap_less(&items[first + 1], &items[first]) ? first + 1 : first;
+        int32_t r = astar_heap_less(&items[first + 3], &items[first + 2]) ? first + 3 : first + 2;
+        return astar_heap_less(&items[r], &items[l]) ? r : l;
+    }
+    int32_t best = first;
+    for (int32_t c = first + 1; c < len; c++)
+        if (astar_heap_less(&items[c], &items[best])) best = c;
+    return best;
+}
+
+/*
+ * Removes the smallest entry. The hole at the root moves down along the
+ * smaller children to a leaf without comparing against the entry that will
+ * fill it (the last one, which nearly always belongs near the bottom), then
+ * that entry moves up from there: fewer comparisons than a plain sift-down.
+ */
+static inline astar_heap_entry astar_heap_pop(astar_heap *hp, astar_node *nodes) {
+    astar_heap_entry *items = hp->items;
+    astar_heap_entry top = items[0];
+    nodes[top.cell].heap = ASTAR_NOT_OPEN;
+    int32_t len = --hp->len;
+    if (len > 0) {
+        int32_t i = 0;
+        for (int32_t best; (best = astar_heap_min_child(items, len, i)) >= 0; i = best) {
+            items[i] = items[best];
+            nodes[items[i].cell].heap = i;
+        }
+        items[i] = items[len];
+        astar_heap_up(hp, i, nodes);
+    }
+    return top;
+}
+
+/* Removes and returns the open node of smallest key. */
+static ALWAYS_INLINE int32_t astar_pool_pop(astar_pool *p) {
+    return astar_heap_pop(&p->heap, p->nodes).cell;
+}
+
+/* Puts node id, not on the open list, on it at f (ties by h). False on OOM. */
+static ALWAYS_INLINE bool astar_pool_push(astar_pool *p, const astar_alloc *a, astar_node *n,
+                                          int32_t id, double f, double h) {
+    (void)n;
+    if (p->heap.len == p->heap.cap && !astar_pool_grow_heap(p, a)) return false;
+    int32_t i = p->heap.len++;
+    p->heap.items[i] = (astar_heap_entry){astar_heap_key(f, h), id};
+    astar_heap_up(&p->heap, i, p->nodes);
+    return true;
+}
+
+/* Moves a node on the open list, whose record is n, up to its better f (ties by h). */
+static ALWAYS_INLINE void astar_pool_decrease(astar_pool *p, astar_node *n, double f, double h) {
+    p->heap.items[n->heap].key = astar_heap_key(f, h);
+    astar_heap_up(&p->heap, n->heap, p->nodes);
+}
+
+/* Push or decrease-key, whichever node id (record n) needs. False on OOM. */
+static ALWAYS_INLINE bool astar_pool_open(astar_pool *p, const astar_alloc *a, astar_node *n,
+                                          int32_t id, double f, double h) {
+    if (n->heap == ASTAR_NOT_OPEN) return astar_pool_push(p, a, n, id, f, h);
+    astar_pool_decrease(p, n, f, h);
+    return true;
+}
+
+/* The last path a workspace found, as node ids. */
+typedef struct astar_path_buf {
+    int32_t *ids;
+    int32_t len, cap;
+} astar_path_buf;
+
+/* Room for a path of len nodes (len is set too); false on OOM, the old path kept. */
+bool astar_path_reserve(astar_path_buf *b, const astar_alloc *a, int32_t len);
+void astar_path_free(astar_path_buf *b, const astar_alloc *a);
+
+/* A search's end: the work it did and its status. */
+static inline astar_status astar_done(astar_result *res, uint64_t expansions, astar_status st) {
+    res->expansions = expansions;
+    return st;
+}
+
+static inline astar_status astar_finish(astar_result *res, astar_status st) {
+    res->status = st;
+    return st;
+}
+
+#endif

@@ -1,0 +1,233 @@
+/* A grid query's workspace and set-up: checks, the context its loop reads, the claims it sees. */
+#include "search.h"
+
+#include <string.h>
+
+astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc) {
+    if (!astar_size_ok(width, height)) return NULL;
+    astar_alloc a = astar_pick_alloc(alloc);
+    astar_search *s = astar_mem(&a, NULL, 0, sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->alloc = a;
+    s->width = width;
+    s->height = height;
+    s->stride = width + 2;
+    s->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    if (!astar_pool_init(&s->pool, &a, s->cells)) {
+        astar_mem(&a, s, sizeof *s, 0);
+        return NULL;
+    }
+    return s;
+}
+
+void astar_search_free(astar_search *s) {
+    if (!s) return;
+    astar_alloc a = s->alloc;
+    astar_pool *p = &s->pool;
+    astar_pool_array_free(p, &a, s->penalty, sizeof *s->penalty);
+    astar_pool_array_free(p, &a, s->custom_h, sizeof *s->custom_h);
+    astar_pool_array_free(p, &a, s->claimed, sizeof *s->claimed);
+    astar_pool_array_free(p, &a, s->claim_gen, sizeof *s->claim_gen);
+    astar_pool_array_free(p, &a, s->target_of, sizeof *s->target_of);
+    astar_pool_array_free(p, &a, s->target_gen, sizeof *s->target_gen);
+    astar_pool_array_free(p, &a, s->depth, sizeof *s->depth);
+    astar_pool_array_free(p, &a, s->window_head, sizeof *s->window_head);
+    astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
+    astar_path_free(&s->path, &a);
+    astar_pool_free(p, &a);
+    astar_mem(&a, s, sizeof *s, 0);
+}
+
+const int32_t *astar_search_path(const astar_search *s, int32_t *length) {
+    if (length) *length = s->path.len;
+    return s->path.ids;
+}
+
+void astar_query_init(astar_query *q) {
+    memset(q, 0, sizeof *q);
+    q->diagonal = ASTAR_DIAG_DEFAULT;
+    q->heuristic = ASTAR_H_DEFAULT;
+    q->weight = 1.0;
+    q->unit = -1;
+    q->claim_penalty = 5.0;
+    q->claim_radius = -1;
+    q->claim_window = -1;
+    q->max_cost = INFINITY;
+    q->max_expansions = UINT64_MAX;
+}
+
+/*
+ * cell / stride as a multiply and a shift: cells are below 2^31 and the stride
+ * below 2^16, so floor(cell * ceil(2^s / stride) / 2^s) with
+ * s = 32 + ceil(log2 stride) is exact.
+ */
+static void init_row_division(query_ctx *c) {
+    int bits = 0;
+    while ((1 << bits) < c->stride) bits++;
+    c->row_shift = 32 + bits;
+    c->row_magic = ((UINT64_C(1) << c->row_shift) + (uint64_t)c->stride - 1) / (uint64_t)c->stride;
+}
+
+static astar_status check_query(const astar_search *s, const astar_grid *g, const astar_query *q) {
+    if (s->width != g->width || s->height != g->height) return ASTAR_EINVAL;
+    if (q->sx < 0 || q->sy < 0 || q->sx >= g->width || q->sy >= g->height) return ASTAR_EINVAL;
+    if (q->gx < 0 || q->gy < 0 || q->gx >= g->width || q->gy >= g->height) return ASTAR_EINVAL;
+    if (q->diagonal < ASTAR_DIAG_DEFAULT || q->diagonal > ASTAR_DIAG_HEX) return ASTAR_EINVAL;
+    if (q->heuristic < ASTAR_H_DEFAULT || q->heuristic > ASTAR_H_CUSTOM) return ASTAR_EINVAL;
+    if (q->heuristic == ASTAR_H_CUSTOM && !q->heuristic_fn) return ASTAR_EINVAL;
+    if (!astar_costs_ok(q->weight, q->max_cost, q->noise, q->claims ? q->claim_penalty : 0.0))
+        return ASTAR_EINVAL;
+    if (q->nlayers < 0 || q->nlayers > ASTAR_MAX_LAYERS || (q->nlayers > 0 && !q->layers))
+        return ASTAR_EINVAL;
+    for (int i = 0; i < q->nlayers; i++) {
+        const astar_layer *l = q->layers[i].layer;
+        if (!l || l->width != g->width || l->height != g->height || !astar_value_ok(q->layers[i].weight))
+            return ASTAR_EINVAL;
+    }
+    if (q->claims && (q->claims->width != g->width || q->claims->height != g->height))
+        return ASTAR_EINVAL;
+    if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
+    if (!(q->turn_penalty >= 0 && q->turn_penalty <= ASTAR_MAX_VALUE) || q->claim_window < -1)
+        return ASTAR_EINVAL;
+    if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF) return ASTAR_EINVAL;
+    if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
+        return ASTAR_EINVAL;
+    for (int32_t i = 0; i < q->ntargets; i++)
+        if (q->targets[i] < 0 || q->targets[i] / g->width >= g->height) return ASTAR_EINVAL;
+    return ASTAR_OK;
+}
+
+/* claim_radius: whether another unit standing on cell is within it of the start (Chebyshev). */
+static bool near_start(const void *ud, int32_t cell) {
+    const query_ctx *c = ud;
+    const astar_query *q = c->q;
+    int32_t dx = cell % c->stride - 1 - q->sx, dy = cell / c->stride - 1 - q->sy;
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    return dx <= q->claim_radius && dy <= q->claim_radius;
+}
+
+/* Chains, per cell, the claims this query sees with their times (claim_window). */
+static bool prepare_window(query_ctx *c) {
+    const astar_query *q = c->q;
+    const astar_claims *cl = q->claims;
+    astar_search *s = c->s;
+    s->window_len = 0;
+    for (int32_t k = 0; k < cl->nunits; k++) {
+        const astar_unit_claim *u = &cl->units[k];
+        if (k == q->unit || u->pos < 0) continue;
+        if (q->claim_radius >= 0 && !near_start(c, u->cells[u->pos])) continue;
+        if (u->n - u->pos > s->window_cap - s->window_len) {
+            int64_t cap = (int64_t)s->window_cap * 2;
+            if (cap < (int64_t)s->window_len + (u->n - u->pos)) cap = (int64_t)s->window_len + (u->n - u->pos);
+            if (cap < 64) cap = 64;
+            if (cap > INT32_MAX) return false;
+            window_claim *w = astar_mem(&s->alloc, s->window, (size_t)s->window_cap * sizeof *w,
+                                        (size_t)cap * sizeof *w);
+            if (!w) return false;
+            s->window = w;
+            s->window_cap = (int32_t)cap;
+        }
+        for (int32_t i = u->pos; i < u->n; i++) {
+            int32_t cell = u->cells[i];
+            if (s->claim_gen[cell] != s->pool.gen) {
+                s->claim_gen[cell] = s->pool.gen;
+                s->window_head[cell] = -1;
+            }
+            window_claim *e = &s->window[s->window_len];
+            e->unit = k;
+            e->lo = i - u->pos;
+            e->hi = i == u->n - 1 ? INT32_MAX : e->lo; /* it stays on its last node */
+            e->then = i == u->n - 1 ? -1 : u->cells[i + 1];
+            e->next = s->window_head[cell];
+            s->window_head[cell] = s->window_len++;
+        }
+    }
+    return true;
+}
+
+/* A per-cell array of the workspace, made on first need. */
+#define NEED(s, array, zeroed) \
+    astar_pool_array(&(s)->pool, &(s)->alloc, (void **)&(s)->array, sizeof *(s)->array, zeroed)
+
+astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
+                               bool general, bool *callbacks_out) {
+    astar_status st = check_query(s, g, q);
+    if (st != ASTAR_OK) return st;
+    /* c is built in place: the context is large, a copy per query is not free */
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->g = g;
+    c->q = q;
+    c->cost = g->cost;
+    c->stride = g->stride;
+    for (int d = 0; d < 8; d++) c->offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+    init_row_division(c);
+    c->gx = q->gx;
+    c->gy = q->gy;
+    c->goal = astar_cell(g->stride, q->gx, q->gy);
+    c->diagonal = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
+    c->heuristic = q->heuristic;
+    if (c->heuristic == ASTAR_H_DEFAULT)
+        c->heuristic = c->diagonal == ASTAR_DIAG_HEX     ? ASTAR_H_HEX
+                      : c->diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN
+                                                       : ASTAR_H_OCTILE;
+    double min_cost, max_cost;
+    astar_grid_cost_range(g, &min_cost, &max_cost);
+    c->h_scale = isfinite(min_cost) ? min_cost : 0.0;
+    if (q->known) c->h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
+    c->uniform_cost = min_cost == max_cost ? min_cost : 0.0;
+    /* Landmarks bound the terrain's distances under their moves. Fog of war may make a cell
+     * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
+     * used as given; many targets would need a bound per target. */
+    const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0)
+        astar_landmarks_aim(&c->lm, lm, c->goal, astar_cell(g->stride, q->sx, q->sy));
+    c->weight = q->weight;
+    for (int i = 0; i < q->nlayers; i++) {
+        c->layer_value[i] = q->layers[i].layer->value;
+        c->layer_weight[i] = q->layers[i].weight;
+    }
+    /* A reopened node would take a new heading and step count while what was reached through
+     * it keeps costs of the old ones: with turns or windows, closed stays closed (the answer is
+     * approximate there anyway, and its cost stays that of its path). */
+    c->reopen = c->heuristic == ASTAR_H_CUSTOM && !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
+    /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
+     * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
+     * layered loop lean. */
+    bool callbacks = general || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
+                     q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
+                     q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
+    c->windowed = q->claims && q->claim_window >= 0;
+    bool layered = q->nlayers > 0 || q->claims;
+    c->penalties = callbacks && (layered || q->node_cost || q->noise > 0);
+    if ((c->penalties && !NEED(s, penalty, false)) ||
+        (c->heuristic == ASTAR_H_CUSTOM && !NEED(s, custom_h, false)) ||
+        (q->claims && (!NEED(s, claimed, false) || !NEED(s, claim_gen, true))) ||
+        (c->windowed && (!NEED(s, depth, false) || !NEED(s, window_head, false))) ||
+        (q->ntargets && (!NEED(s, target_of, false) || !NEED(s, target_gen, true))))
+        return ASTAR_ENOMEM;
+    c->memo_penalty = c->penalties ? s->penalty : NULL;
+    c->memo_h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h : NULL;
+
+    if (astar_pool_begin(&s->pool)) { /* wrapped: stale stamps could look current */
+        if (s->claim_gen) memset(s->claim_gen, 0, s->cells * sizeof *s->claim_gen);
+        if (s->target_gen) memset(s->target_gen, 0, s->cells * sizeof *s->target_gen);
+    }
+    c->pv.nlayers = q->nlayers;
+    if (q->nlayers > 0) {
+        c->pv.value0 = c->layer_value[0];
+        c->pv.weight0 = c->layer_weight[0];
+    }
+    if (c->windowed) {
+        if (!prepare_window(c)) return ASTAR_ENOMEM;
+    } else if (q->claims) {
+        c->pv.claims = true;
+        astar_claim_view_init(&c->pv.claim, q->claims, 0, (int32_t)s->cells, q->unit,
+                              q->claim_radius < 0 ? NULL : near_start, c, s->claimed, s->claim_gen,
+                              s->pool.gen, q->claim_penalty);
+    }
+    *callbacks_out = callbacks;
+    return ASTAR_OK;
+}

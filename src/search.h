@@ -1,0 +1,254 @@
+/*
+ * Grid A*'s workspace and query context, shared by its files: query.c sets a
+ * query up, grid_cost.c composes its step costs and heuristics, search.c runs
+ * the loop (whole or in slices), field.c runs it for distance fields, jps.c
+ * answers uniform queries.
+ */
+#ifndef ASTAR_SEARCH_H
+#define ASTAR_SEARCH_H
+
+#include "cost.h"
+#include "grid.h"
+#include "landmarks.h"
+#include "nodes.h"
+
+/* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
+#define ASTAR_HEURISTIC_TARGETS 64
+
+/*
+ * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
+ * through the query_ctx pointer the compiler would reload every field after
+ * each store to a node record.
+ */
+typedef struct penalty_view {
+    int nlayers;
+    const double *value0;    /* the first layer's values and weight: no loop for one layer */
+    double weight0;
+    bool claims;
+    astar_claim_view claim;
+} penalty_view;
+
+/* Everything one query needs in the loop, resolved once before it starts. */
+typedef struct query_ctx {
+    astar_search *s;
+    astar_grid *g;
+    const astar_query *q;
+    const double *cost;
+    int32_t stride;
+    int32_t offset[8];       /* cell index step of each direction */
+    uint64_t row_magic;      /* cell / stride as a multiply and a shift (see astar_row_of) */
+    int row_shift;
+    int32_t goal, gx, gy;
+    bool goal_open;          /* with targets: some target is walkable */
+    int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
+    int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
+    bool target_h;           /* the heuristic is the distance to the nearest target */
+    astar_diagonal diagonal;
+    astar_heuristic heuristic;
+    double h_scale;          /* min terrain cost: keeps the heuristic admissible */
+    double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
+                                the loop then reads no cost[] (one cache line less per row) */
+    double weight;
+    bool penalties;          /* penalty[] is in use (the loop with callbacks) */
+    double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */
+    double *memo_h;          /* what a first touch marks "not computed yet" (else NULL) */
+    bool windowed;           /* claims count by time (claim_window): not part of penalty[] */
+    bool reopen;             /* the heuristic may be inconsistent: closed nodes can improve */
+    penalty_view pv;
+    const double *layer_value[ASTAR_MAX_LAYERS]; /* the query's layers, one step nearer */
+    double layer_weight[ASTAR_MAX_LAYERS];
+    bool aborted;
+    astar_landmark_h lm;     /* lm.dist NULL: the query uses no landmarks */
+    /* Where the loop stands between the steps of a resumable search. */
+    int32_t start;
+    uint64_t expansions;
+    int32_t best;            /* partial: the best node so far, its h and g */
+    double best_h, best_g;
+    bool pruned;             /* max_cost left something out */
+    bool callbacks, layered; /* which loop runs it */
+    astar_islands *islands;  /* the labels that let it start, if any */
+} query_ctx;
+
+/* Another unit on a node from step lo to step hi of its remaining path (claim_window). */
+typedef struct window_claim {
+    int32_t unit, lo, hi;
+    int32_t then;           /* the cell the unit moves to after hi, or -1 (it stays) */
+    int32_t next;           /* the next claim of the same cell, or -1 */
+} window_claim;
+
+/* The search workspace. Per-cell arrays beyond the pool's records come on first need. */
+struct astar_search {
+    int32_t width, height, stride;
+    size_t cells;
+    astar_pool pool;        /* one record per cell */
+    double *penalty;        /* per cell: P + node_cost of this query; INFINITY = blocked */
+    double *custom_h;       /* per cell: the custom heuristic's value this query, NAN = not asked */
+    int32_t *claimed;       /* per cell: units counted by this query, where claim_gen == gen */
+    uint16_t *claim_gen;
+    int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
+    uint16_t *target_gen;
+    int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
+    int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
+    window_claim *window;   /* claims with times, chained per cell (claim_window) */
+    int32_t window_len, window_cap;
+    astar_path_buf path;    /* node ids of the last path */
+    astar_alloc alloc;
+    /* The search started by astar_search_start, between its steps. */
+    query_ctx job;
+    bool job_live;          /* started and not finished: astar_search_step continues it */
+    uint32_t job_version;   /* the grid's terrain version when it started */
+    uint32_t job_restarts;
+    astar_result job_result; /* the final result, once there is one */
+};
+
+/* ---- query.c */
+
+/*
+ * Everything a query needs before its first push: checks, the context, the
+ * workspace's per-cell arrays, a fresh stamp and the claims it sees. *callbacks
+ * gets whether the query must take the general loop (`general` forces it).
+ */
+astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
+                               bool general, bool *callbacks);
+
+/* ---- grid_cost.c: the step cost and heuristics of a grid query */
+
+/* The distance to the nearest target (0 when there are too many to scan: Dijkstra). */
+double astar_target_distance(const query_ctx *c, astar_heuristic h, int32_t x, int32_t y);
+/* A custom heuristic's value at a cell, asked once per node per query. */
+double astar_custom_h(query_ctx *c, int32_t cell, int32_t x, int32_t y);
+/* P(b) + node_cost(b) for a walkable cell, memoised per query; INFINITY when the query blocks it. */
+double astar_node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y);
+/* The legal moves from a under this query: the corner rule sees what node_cost blocks. */
+unsigned astar_query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay);
+/* The extra cost of the step a -> b beyond terrain; INFINITY when the query blocks it. */
+double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t b, int32_t bx,
+                        int32_t by);
+
+/* ---- search.c */
+
+/*
+ * Makes, on the calling thread, every lazy write to g that astar_find may make
+ * for queries like q (whatever their endpoints): the cost range, and island
+ * labels rebuilt exactly when q would consult them. Afterwards such queries
+ * only read g, which is what lets astar_find_many run them on many threads:
+ * a new lazy cache in astar_find must be brought up to date here too.
+ */
+astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
+
+/* The general loop (callbacks, fog, targets, noise, hexes, turns, windows) for up to `budget`
+ * expansions; distance fields run it from their sources. */
+astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res);
+
+/* ---- jps.c */
+
+/*
+ * Jump point search for a query the loop has found eligible (see astar_jps):
+ * s has this query's stamp and an empty open list; start is walkable, goal
+ * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell; no budget
+ * (max_expansions, max_cost). Fills res's cost, length, expansions and the path; returns
+ * the status.
+ */
+astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                            int32_t start, int32_t goal, double unit, astar_result *res);
+
+/* ---- inline, for the loops */
+
+/* A cell's row: a division by the stride costs more than the rest of an expansion's
+ * bookkeeping (see query.c for the multiplier). */
+static inline int32_t astar_row_of(const query_ctx *c, int32_t cell) {
+    return (int32_t)(((uint64_t)(uint32_t)cell * c->row_magic) >> c->row_shift);
+}
+
+/* The octile distance, the default heuristic, for the loop that knows it is the one. */
+static inline double astar_octile_h(int32_t dx, int32_t dy) {
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    return dx < dy ? dy + (ASTAR_SQRT2 - 1.0) * dx : dx + (ASTAR_SQRT2 - 1.0) * dy;
+}
+
+/* Hex steps between two odd-r cells: in cube coordinates (q, r) half the sum of |dq|, |dr|
+ * and |dq + dr|. */
+static inline double astar_hex_distance(int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    int32_t dq = (bx - (by - (by & 1)) / 2) - (ax - (ay - (ay & 1)) / 2), dr = by - ay;
+    int32_t ds = dq + dr;
+    return (double)(((dq < 0 ? -dq : dq) + (dr < 0 ? -dr : dr) + (ds < 0 ? -ds : ds)) / 2);
+}
+
+/* A built-in heuristic's distance between two cells, in steps of cost 1. */
+static inline double astar_grid_distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx,
+                                         int32_t by) {
+    if (h == ASTAR_H_HEX) return astar_hex_distance(ax, ay, bx, by);
+    int32_t dx = bx - ax, dy = by - ay;
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    double lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    switch (h) {
+    case ASTAR_H_OCTILE: return hi + (ASTAR_SQRT2 - 1.0) * lo;
+    case ASTAR_H_MANHATTAN: return hi + lo;
+    case ASTAR_H_EUCLIDEAN: return sqrt(hi * hi + lo * lo);
+    case ASTAR_H_CHEBYSHEV: return hi;
+    default: return 0.0;
+    }
+}
+
+/* Touches a cell for this query: stale records become "not reached yet". */
+static inline astar_node *astar_touch(query_ctx *c, int32_t cell) {
+    return astar_pool_touch(&c->s->pool, cell, c->memo_penalty, c->memo_h);
+}
+
+/* h of a touched cell. */
+static inline double astar_heuristic_at(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    if (c->ntargets) return astar_target_distance(c, c->heuristic, x, y) * c->h_scale;
+    if (c->heuristic == ASTAR_H_CUSTOM) return astar_custom_h(c, cell, x, y);
+    double h = astar_grid_distance(c->heuristic, x, y, c->gx, c->gy) * c->h_scale;
+    if (c->lm.dist) {
+        double alt = astar_landmarks_h(&c->lm, cell);
+        if (alt > h) h = alt;
+    }
+    return h;
+}
+
+/*
+ * P(b) of influence layers and claims. The loop without callbacks computes it
+ * again each time: cheaper than memoising. Finite: every term is bounded
+ * (ASTAR_MAX_VALUE).
+ */
+static ALWAYS_INLINE double astar_layer_penalty(const penalty_view *v, const query_ctx *c,
+                                                int32_t cell) {
+    double p = 0.0;
+    if (v->nlayers > 0) {
+        p += v->weight0 * v->value0[cell];
+        for (int i = 1; i < v->nlayers; i++) p += c->layer_weight[i] * c->layer_value[i][cell];
+    }
+    if (v->claims) p += v->claim.penalty * astar_claim_view_count(&v->claim, cell);
+    return p;
+}
+
+/* The terrain as the query sees it: with a fog-of-war mask, unknown cells cost 1. */
+static inline double astar_terrain_cost(const query_ctx *c, int32_t cell) {
+    const astar_mask *m = c->q->known;
+    return m && !m->known[cell] ? 1.0 : c->cost[cell];
+}
+
+/* Effective walkability of a cell: terrain as the query sees it, then what node_cost blocks. */
+static inline bool astar_walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    if (astar_terrain_cost(c, cell) == INFINITY) return false;
+    if (!c->q->node_cost) return true;
+    return astar_node_penalty(c, cell, x, y) != INFINITY;
+}
+
+/*
+ * What a step's direction is for turn_penalty. On squares, the move itself; on
+ * hexes a move's square direction depends on the row it leaves (see
+ * astar_hex_moves), so the direction is its step in cube coordinates (dq, dr).
+ */
+static inline int astar_heading(const query_ctx *c, int d, int32_t y) {
+    if (c->diagonal != ASTAR_DIAG_HEX) return d;
+    int dr = ASTAR_DY[d], dq = ASTAR_DX[d];
+    if (dr < 0 && !(y & 1)) dq++;
+    if (dr > 0 && (y & 1)) dq--;
+    return (dq + 1) * 3 + (dr + 1);
+}
+
+#endif
