@@ -257,7 +257,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     }
 
     /* Uniform terrain and nothing on top: jump point search gives the same cost for far fewer
-     * expansions (README, Performance). Partial answers would need every cell ranked, and a
+     * expansions (docs/performance.md). Partial answers would need every cell ranked, and a
      * blocked start no island check, so those stay with A*; so do searches in slices (a jump
      * has no budget to stop at) and budgeted ones: JPS counts jump points, not cells, and
      * meets a path's costs in another order, so max_expansions or max_cost would cut it
