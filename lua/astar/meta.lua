@@ -1,8 +1,9 @@
 ---@meta astar
 -- LuaCATS annotations of the whole public API, for lua-language-server (completion, hover and
 -- type checks in editors). Never loaded at run time: the functions live in astar.core (C) and
--- lua/astar/init.lua. spec/28_annotations_spec.lua checks that every function the module and
--- its objects offer is annotated here. The contract itself is API.md.
+-- the Lua front, lua/astar/*.lua (init.lua gathers smooth.lua, scheduler.lua, debug.lua and
+-- tiled.lua). spec/28_annotations_spec.lua checks that every function the module and its
+-- objects offer is annotated here. The contract itself is API.md.
 -- luacheck: ignore
 
 ---@alias astar.Diagonal "never"|"always"|"one_walkable"|"no_corner_cut"
