@@ -145,7 +145,7 @@ static bool endpoints_open(astar_grid *g, const astar_scenario *p) {
 }
 
 /* A* unless a workload asks for JPS: plain stays the A* engine the yardstick, the callgrind
- * count and the README's table measure, and the claims of penalties stay A*'s paths. */
+ * count and docs/performance.md's table measure, and the claims of penalties stay A*'s paths. */
 static void query_for(astar_query *q, const astar_scenario *p) {
     astar_query_init(q);
     q->sx = p->sx, q->sy = p->sy, q->gx = p->gx, q->gy = p->gy;

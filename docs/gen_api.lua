@@ -30,7 +30,7 @@ function M.render(text)
     "# astar API reference",
     "",
     "Generated from `lua/astar/meta.lua` (LuaCATS) by `docs/gen_api.lua`; the contract with its",
-    "semantics is API.md, the guide the README.",
+    "semantics is [contract.md](contract.md), the guide [manual.md](manual.md).",
     "",
   }
   local doc, params, returns, fields = {}, {}, {}, {}

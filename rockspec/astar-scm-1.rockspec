@@ -44,6 +44,10 @@ build = {
          libraries = { "m", "pthread" }, -- find_many's threads
       },
       astar = "lua/astar/init.lua",
+      ["astar.args"] = "lua/astar/args.lua", -- argument checks smooth and scheduler share
+      ["astar.smooth"] = "lua/astar/smooth.lua",
+      ["astar.hex"] = "lua/astar/hex.lua", -- hex geometry for smooth
+      ["astar.scheduler"] = "lua/astar/scheduler.lua",
       ["astar.debug"] = "lua/astar/debug.lua",
       ["astar.tiled"] = "lua/astar/tiled.lua", -- JSON through lua-cjson or dkjson, if installed
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required

@@ -183,7 +183,7 @@ describe("random worlds against the oracle", function()
       end
     end
     assert(found > 150, "found " .. found)
-    -- how approximate, for this seed (README quotes it)
+    -- how approximate, for this seed (docs/manual.md quotes it)
     assert(optimal >= 0.75 * found, string.format("optimal %d of %d, worst %.3fx", optimal, found, worst))
   end)
 

@@ -1,4 +1,4 @@
--- Big maps: a 2048x2048 grid in the default suite (README states the 4096x4096 figure).
+-- Big maps: a 2048x2048 grid in the default suite (docs/performance.md states the 4096x4096 figure).
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
 

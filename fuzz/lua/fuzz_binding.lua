@@ -469,7 +469,7 @@ function St:grow_graph(e, k)
   end
 end
 
--- A re-entrant query must answer correctly (API.md, Reentrancy).
+-- A re-entrant query must answer correctly (docs/contract.md, Reentrancy).
 function St:reentrant_check()
   self:quietly(function()
     local e = self:pick("grid", function(x) return x.w * x.h <= 100 end)

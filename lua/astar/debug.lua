@@ -5,7 +5,7 @@ local core = require("astar.core")
 
 local M = {}
 
--- The palette of png(), by layer from the bottom; documented in the README.
+-- The palette of png(), by layer from the bottom; documented in docs/manual.md.
 M.colors = {
   blocked = { 40, 40, 48 },
   open = { 235, 235, 225 },       -- walkable at cost 1; dearer terrain is darker, cheaper lighter

@@ -1,8 +1,9 @@
 ---@meta astar
 -- LuaCATS annotations of the whole public API, for lua-language-server (completion, hover and
 -- type checks in editors). Never loaded at run time: the functions live in astar.core (C) and
--- lua/astar/init.lua. spec/28_annotations_spec.lua checks that every function the module and
--- its objects offer is annotated here. The contract itself is API.md.
+-- the Lua front, lua/astar/*.lua (init.lua gathers smooth.lua, scheduler.lua, debug.lua and
+-- tiled.lua). spec/28_annotations_spec.lua checks that every function the module and its
+-- objects offer is annotated here. The contract itself is docs/contract.md.
 -- luacheck: ignore
 
 ---@alias astar.Diagonal "never"|"always"|"one_walkable"|"no_corner_cut"
@@ -19,7 +20,7 @@
 ---@alias astar.Path astar.Point[] start and goal included
 
 ---@class astar.Info
----@field status astar.Status|"running"|"error" "error": a scheduler's request whose search raised an error
+---@field status astar.Status|"running"|"error"|"done" "error": a scheduler's request whose search raised an error; "done": a distance field or range built to the end
 ---@field cost number? total cost of the path (found and partial)
 ---@field expansions integer nodes taken off the open list (absent with status "error")
 ---@field error any? status "error": the error value the search raised
@@ -27,6 +28,7 @@
 ---@field reason "unreachable"|"limit"? why a partial answer is partial
 ---@field target integer? find_nearest: index of the target reached
 ---@field restarts integer? a resumable search: times it started over after a terrain change
+---@field reached integer? a distance field or range: how many cells it reached
 
 ---@class astar.GridOptions
 ---@field diagonal astar.Diagonal? default "no_corner_cut"
@@ -166,6 +168,7 @@ function astar.load_scen_string(text, name) end
 ---@class astar.Grid
 ---@field width integer
 ---@field height integer
+---@field diagonal astar.Diagonal|"hex" the grid's diagonal mode (read-only); "hex" on a hex grid
 ---@field topology "square"|"hex"
 local Grid = {}
 

@@ -1,5 +1,5 @@
--- The independent oracle: a brute-force Dijkstra written plainly from API.md's
--- step-cost formula. It never calls the library's search.
+-- The independent oracle: a brute-force Dijkstra written plainly from the step-cost
+-- formula of docs/contract.md. It never calls the library's search.
 --
 -- A "world" is plain Lua data:
 --   { w =, h =, cost = { [y] = { [x] = number or false } }, diagonal = "...",

@@ -1,5 +1,5 @@
 -- The independent oracle for graphs: a brute-force Dijkstra written plainly
--- from API.md's step-cost rule, over plain Lua data. It never calls the
+-- from docs/contract.md's step-cost rule, over plain Lua data. It never calls the
 -- library's search.
 --
 -- A world:

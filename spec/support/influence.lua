@@ -1,5 +1,5 @@
 -- A plain influence-map oracle: values in a Lua table v[y][x], written from the
--- definitions in API.md / astar.h, not from the C code.
+-- definitions in docs/contract.md / astar.h, not from the C code.
 local M = {}
 
 function M.new(w, h)

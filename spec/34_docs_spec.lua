@@ -1,0 +1,119 @@
+-- The docs a newcomer reads: the README stays short and opens with the two commands, its tour
+-- runs, and every relative link in the README and docs/ leads to a file (and heading) of this
+-- repository.
+local read = require("spec.support.files").read
+
+local function lines_of(text)
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  if lines[#lines] == "" then lines[#lines] = nil end
+  return lines
+end
+
+-- The Markdown files of the repository's docs: the root's and those under docs/.
+local function markdown_files()
+  local files = { "README.md", "CHANGES.md" }
+  local ls = assert(io.popen("ls docs/*.md docs/design/*.md"))
+  for name in ls:lines() do files[#files + 1] = name end
+  ls:close()
+  return files
+end
+
+-- GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens.
+local function slug(heading)
+  return (heading:lower():gsub("Ö", "ö"):gsub("[^%w%s%-_\128-\255]", ""):gsub("%s", "-"))
+end
+
+-- The links of a Markdown text outside code: { target, line } for every [text](target).
+local function links(text)
+  local found, fenced = {}, false
+  for n, line in ipairs(lines_of(text)) do
+    if line:match("^```") then fenced = not fenced
+    elseif not fenced then
+      for target in line:gsub("`[^`]*`", ""):gmatch("%]%(([^)%s]+)%)") do
+        found[#found + 1] = { target = target, line = n }
+      end
+    end
+  end
+  return found
+end
+
+local function anchors(text)
+  local set, fenced = {}, false
+  for _, line in ipairs(lines_of(text)) do
+    if line:match("^```") then fenced = not fenced
+    elseif not fenced and line:match("^#+ ") then set[slug(line:gsub("^#+%s+", ""))] = true end
+  end
+  return set
+end
+
+-- dir/../x -> x; nil when the path leaves the repository.
+local function normalise(path)
+  local parts = {}
+  for part in path:gmatch("[^/]+") do
+    if part == ".." then
+      if #parts == 0 then return nil end
+      parts[#parts] = nil
+    elseif part ~= "." then
+      parts[#parts + 1] = part
+    end
+  end
+  return table.concat(parts, "/")
+end
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+describe("the docs", function()
+  it("README.md is short and opens with the two commands", function()
+    local readme = read("README.md")
+    assert(#lines_of(readme) <= 200, "README.md has " .. #lines_of(readme) .. " lines (at most 200)")
+    assert.truthy(readme:find("^# astar\n\n```sh\nsh %.ci/setup%.sh demo [^\n]*\nsh %.ci/setup%.sh test [^\n]*\n```\n"))
+  end)
+
+  it("every relative link in README.md and docs/ leads to a file of the repository", function()
+    local bad = {}
+    for _, file in ipairs(markdown_files()) do
+      local text = read(file)
+      local dir = file:match("^(.*)/") or ""
+      for _, link in ipairs(links(text)) do
+        local target = link.target
+        local where = file .. ":" .. link.line .. ": " .. target
+        if target:match("^%a[%w+.-]*:") then -- a URL: fine, unless it points at this machine
+          if target:match("^file:") then bad[#bad + 1] = where .. " (a local file)" end
+        else
+          local path, anchor = target:match("^([^#]*)#?(.*)$")
+          local full = path == "" and file or normalise((dir ~= "" and dir .. "/" or "") .. path)
+          if path:match("^/") or not full then
+            bad[#bad + 1] = where .. " (outside the repository)"
+          elseif not exists(full) then
+            bad[#bad + 1] = where .. " (no such file)"
+          elseif anchor ~= "" and full:match("%.md$") and not anchors(read(full))[anchor] then
+            bad[#bad + 1] = where .. " (no such heading)"
+          end
+        end
+      end
+    end
+    assert(#bad == 0, "broken links:\n" .. table.concat(bad, "\n"))
+  end)
+
+  it("the README's tour runs", function()
+    local code = read("README.md"):match("\n## A tour\n```lua\n(.-)\n```\n")
+    assert(code, "no tour in README.md")
+    local printed, real_print = {}, _G.print
+    _G.print = function(...)
+      local parts = {}
+      for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+      printed[#printed + 1] = table.concat(parts, "\t")
+    end
+    local ok, err = pcall(assert((loadstring or load)(code, "=README tour")))
+    _G.print = real_print
+    assert(ok, err)
+    assert.matches("^found\t52%.25", printed[1])
+    assert.matches("^found\t60%.49", printed[2])
+    assert.are.equal("13\tcells within 3.5", printed[4])
+  end)
+end)
