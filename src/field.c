@@ -60,7 +60,7 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
     const bool extras = c->penalties || c->q->edge_cost;
     while (pool->heap.len > 0) {
         if (expansions >= c->q->max_expansions) return astar_done(res, expansions, ASTAR_LIMIT);
-        int32_t b = astar_pool_pop(pool);
+        int32_t b = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         int32_t by = astar_row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
         double gb = nodes[b].g;

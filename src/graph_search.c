@@ -206,7 +206,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             outcome = ASTAR_LIMIT;
             break;
         }
-        int32_t a = astar_pool_pop(pool);
+        int32_t a = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         double ga = nodes[a].g;
         if (a == goal && goal_open) { /* a blocked goal is only expanded as the start */

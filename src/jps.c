@@ -256,7 +256,7 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
     uint64_t expansions = 0;
     while (pool->heap.len > 0) {
-        int32_t n = astar_pool_pop(pool);
+        int32_t n = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         double gn = nodes[n].g;
         if (n == goal) {

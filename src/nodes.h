@@ -176,11 +176,6 @@ static inline astar_heap_entry astar_heap_pop(astar_heap *hp, astar_node *nodes)
     return top;
 }
 
-/* Removes and returns the open node of smallest key. */
-static ALWAYS_INLINE int32_t astar_pool_pop(astar_pool *p) {
-    return astar_heap_pop(&p->heap, p->nodes).cell;
-}
-
 /* Puts node id, not on the open list, on it at f (ties by h). False on OOM. */
 static ALWAYS_INLINE bool astar_pool_push(astar_pool *p, const astar_alloc *a, astar_node *n,
                                           int32_t id, double f, double h) {

@@ -83,7 +83,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             c->best_g = best_g;
             return astar_done(res, expansions, ASTAR_RUNNING);
         }
-        int32_t a = astar_pool_pop(pool);
+        int32_t a = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         double ga = nodes[a].g;
         bool arrived = general && c->ntargets ? s->target_gen[a] == gen
