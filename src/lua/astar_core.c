@@ -59,16 +59,31 @@ typedef struct lobject {
     bool freed;  /* closed (__close, or __gc called by hand): nothing may read it */
 } lobject;
 
+/* A search workspace of a grid or a graph, taken by one query at a time. */
 typedef struct workspace {
-    astar_search *search;
+    void *search; /* an astar_search (a grid's pool) or an astar_graph_search (a graph's) */
     bool busy;
     struct workspace *next;
 } workspace;
 
+/* How a pool makes and frees the searches of its workspaces: one kind for grids, one for
+ * graphs. */
+typedef struct pool_kind {
+    void *(*make)(const lobject *owner, const astar_alloc *a);
+    void (*drop)(void *search);
+} pool_kind;
+
+/* The workspaces of one grid or graph: one per query running on it at once (reentrant
+ * finds), kept warm between queries. */
+typedef struct pool {
+    const pool_kind *kind;
+    workspace *first;
+} pool;
+
 typedef struct lgrid {
     lobject base;
     astar_grid *grid;
-    workspace *pool; /* one per query running at once (reentrant finds) */
+    pool pool;
     astar_many *many; /* find_many's workspaces, made on its first threaded call */
 } lgrid;
 
@@ -225,6 +240,43 @@ static int no_memory(lua_State *L) {
 /* luaL_checkstack would report a failed stack reallocation as "stack overflow". */
 static void check_stack(lua_State *L, int n) {
     if (!lua_checkstack(L, n)) no_memory(L);
+}
+
+/*
+ * A free workspace of pool p, whose object is owner: the first that is not busy, else a new
+ * one (made at the end, so that the outermost query always takes the first, warm one).
+ */
+static workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner) {
+    for (workspace *w = p->first; w; w = w->next)
+        if (!w->busy) {
+            w->busy = true;
+            return w;
+        }
+    astar_alloc a = lua_allocator(L);
+    workspace *w = a.fn(a.ud, NULL, 0, sizeof *w);
+    if (!w) no_memory(L);
+    w->search = p->kind->make(owner, &a);
+    if (!w->search) {
+        a.fn(a.ud, w, sizeof *w, 0);
+        no_memory(L);
+    }
+    w->busy = true;
+    w->next = NULL;
+    workspace **tail = &p->first;
+    while (*tail) tail = &(*tail)->next;
+    *tail = w;
+    return w;
+}
+
+/* Frees every workspace of p (its object is being freed: none is busy). */
+static void free_pool(lua_State *L, pool *p) {
+    astar_alloc a = lua_allocator(L);
+    while (p->first) {
+        workspace *w = p->first;
+        p->first = w->next;
+        p->kind->drop(w->search);
+        a.fn(a.ud, w, sizeof *w, 0);
+    }
 }
 
 /* The Moving AI parsers report failure as text only; a memory failure must still read as one. */
@@ -386,13 +438,7 @@ static void check_size_args(lua_State *L, int32_t *w, int32_t *h) {
 static int grid_gc(lua_State *L) {
     lgrid *g = luaL_checkudata(L, 1, GRID_MT);
     check_writable(L, &g->base, "grid"); /* only a direct __close/__gc call can get here */
-    astar_alloc a = lua_allocator(L);
-    while (g->pool) {
-        workspace *w = g->pool;
-        g->pool = w->next;
-        astar_search_free(w->search);
-        a.fn(a.ud, w, sizeof *w, 0);
-    }
+    free_pool(L, &g->pool);
     astar_many_free(g->many);
     g->many = NULL;
     astar_grid_free(g->grid);
@@ -420,6 +466,21 @@ static int grid_field(lua_State *L, void *o, const char *key) {
 }
 
 static int grid_size(lua_State *L) { return push_size(L, GRID_MT); }
+
+static void *make_grid_search(const lobject *grid, const astar_alloc *a) {
+    return astar_search_new(grid->width, grid->height, a);
+}
+
+static void drop_grid_search(void *search) { astar_search_free(search); }
+
+static const pool_kind GRID_SEARCHES = {make_grid_search, drop_grid_search};
+
+/* A new grid userdata, its core grid still to be made (and its size to be set). */
+static lgrid *new_grid(lua_State *L) {
+    lgrid *g = new_object(L, sizeof *g, GRID_MT);
+    g->pool.kind = &GRID_SEARCHES;
+    return g;
+}
 
 /*
  * Reads the table at arg as a few named options: its keys raw (each must be one of names),
@@ -471,7 +532,7 @@ static int l_grid(lua_State *L) {
     if (!lua_isnil(L, cost_at) && !to_cost(L, cost_at, &cost))
         arg_error_fmt(L, 3, "option 'cost' must be a number in (0, " MAX_VALUE_STR "] or false, got %s",
                       value_str(L, cost_at));
-    lgrid *g = new_object(L, sizeof *g, GRID_MT);
+    lgrid *g = new_grid(L);
     astar_alloc a = lua_allocator(L);
     g->grid = astar_grid_new(w, h, diag, &a);
     if (!g->grid) return no_memory(L);
@@ -942,16 +1003,26 @@ static int32_t unit_slot(lua_State *L, int claims, int key) {
 
 /* --------------------------------------------------------------- find */
 
+/*
+ * What running a query takes, on a grid or a graph: the first member of find_ctx and
+ * graph_find_ctx, so that the callbacks' ud (the ctx) is one too.
+ */
+typedef struct run_ctx {
+    lua_State *L;                  /* the runner's: the callbacks run on it */
+    workspace *ws;                 /* of the grid's or graph's pool, while the query runs */
+    int callback[3];               /* stack slots of node_cost, edge_cost, heuristic; 0: none */
+    int pass[ASTAR_MAX_LAYERS];    /* more stack slots the runner gets, after the callbacks */
+    int npass;
+    lobject *read[ASTAR_MAX_LAYERS + 4]; /* marked "in use" while the query runs: layers,
+                                           claims, mask, the grid or graph, a field being built */
+    int nread;
+} run_ctx;
+
 typedef struct find_ctx {
-    lua_State *L;
+    run_ctx run;
     lgrid *grid;
-    workspace *ws;
     astar_query q;
     astar_layer_ref layers[ASTAR_MAX_LAYERS];
-    lobject *read[ASTAR_MAX_LAYERS + 4]; /* marked "in use" while the query runs: layers, claims,
-                                           mask, the grid and a field being built */
-    int nread;
-    int callback[3];                    /* stack slots of node_cost, edge_cost, heuristic; 0 */
     astar_field *field;                 /* distance_field and range: what to fill */
     const int32_t *cells;
     int32_t ncells;
@@ -962,7 +1033,8 @@ typedef struct find_ctx {
     int threads;                        /* 0: one per processor */
 } find_ctx;
 
-/* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil). */
+/* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil), then the slots
+ * of run_ctx.pass (RUN_NARGS + 1 ...). */
 enum { RUN_CTX = 1, RUN_NODE_COST, RUN_EDGE_COST, RUN_HEURISTIC, RUN_NARGS = 4 };
 
 /* Where a callback was asked: cell (x, y), or graph node x when y < 0 (0-based in, 1-based out). */
@@ -1007,51 +1079,47 @@ static double heuristic_result(lua_State *L, int32_t x, int32_t y) {
     return h;
 }
 
+/*
+ * Calls the runner's callback at slot (RUN_NODE_COST...) of the query whose run_ctx is ud
+ * with the n node ids or coordinates in v, 1-based, and leaves its one result. Returns the
+ * thread.
+ */
+static lua_State *call_back(void *ud, int slot, int n, const int32_t *v) {
+    lua_State *L = ((run_ctx *)ud)->L;
+    lua_pushvalue(L, slot);
+    for (int i = 0; i < n; i++) lua_pushinteger(L, (lua_Integer)v[i] + 1);
+    lua_call(L, n, 1);
+    return L;
+}
+
 static int node_cost_trampoline(void *ud, int32_t x, int32_t y, double *extra) {
-    lua_State *L = ((find_ctx *)ud)->L;
-    lua_pushvalue(L, RUN_NODE_COST);
-    lua_pushinteger(L, x + 1);
-    lua_pushinteger(L, y + 1);
-    lua_call(L, 2, 1);
+    lua_State *L = call_back(ud, RUN_NODE_COST, 2, (const int32_t[]){x, y});
     return callback_result(L, "node_cost", x, y, extra);
 }
 
 static int edge_cost_trampoline(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy,
                                 double *extra) {
-    lua_State *L = ((find_ctx *)ud)->L;
-    lua_pushvalue(L, RUN_EDGE_COST);
-    lua_pushinteger(L, x + 1);
-    lua_pushinteger(L, y + 1);
-    lua_pushinteger(L, fx + 1);
-    lua_pushinteger(L, fy + 1);
-    lua_call(L, 4, 1);
+    lua_State *L = call_back(ud, RUN_EDGE_COST, 4, (const int32_t[]){x, y, fx, fy});
     return callback_result(L, "edge_cost", x, y, extra);
 }
 
 static double heuristic_trampoline(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) {
-    lua_State *L = ((find_ctx *)ud)->L;
-    lua_pushvalue(L, RUN_HEURISTIC);
-    lua_pushinteger(L, x + 1);
-    lua_pushinteger(L, y + 1);
-    lua_pushinteger(L, gx + 1);
-    lua_pushinteger(L, gy + 1);
-    lua_call(L, 4, 1);
+    lua_State *L = call_back(ud, RUN_HEURISTIC, 4, (const int32_t[]){x, y, gx, gy});
     return heuristic_result(L, x, y);
 }
 
-static void mark_read(lobject **read, int *nread, lobject *o) {
-    for (int i = 0; i < *nread; i++)
-        if (read[i] == o) return;
-    read[(*nread)++] = o;
+/* Object o is read by the query: marked "in use" while it runs (once, however often read). */
+static void mark_read(run_ctx *c, lobject *o) {
+    for (int i = 0; i < c->nread; i++)
+        if (c->read[i] == o) return;
+    c->read[c->nread++] = o;
 }
 
-/* The marks: from mark_in_use to unmark, the objects refuse writers and __gc. */
-static void mark_in_use(lobject *const *read, int nread) {
-    for (int i = 0; i < nread; i++) read[i]->readers++;
-}
-
-static void unmark(lobject *const *read, int nread) {
-    for (int i = 0; i < nread; i++) read[i]->readers--;
+/* The stack slots of the callbacks a read (read_options) gave, for the runner. */
+static void resolve_callbacks(run_ctx *c, const query_args *a) {
+    c->callback[0] = a->slot[O_NODE_COST];
+    c->callback[1] = a->slot[O_EDGE_COST];
+    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
 }
 
 /* Is heuristic h admissible under the diagonal mode? A step to a diagonal hex neighbour is 1,
@@ -1066,7 +1134,7 @@ static bool admissible(astar_heuristic h, astar_diagonal mode) {
 /*
  * Resolves a grid query: the grid (c->grid, open), then what the options read into a name:
  * layers, claims and the unit's slot, the mask, the heuristic and the callbacks, into c->q
- * and c->read. Runs no Lua code.
+ * and c->run. Runs no Lua code.
  */
 static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
     lgrid *g = c->grid;
@@ -1087,10 +1155,7 @@ static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
                           : "\"octile\", \"euclidean\", \"chebyshev\", \"zero\" or a function; \"weight\" trades optimality for speed");
     }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
-    if (a->heuristic == ASTAR_H_CUSTOM) {
-        q->heuristic_fn = heuristic_trampoline;
-        q->heuristic_ud = c;
-    }
+    if (a->heuristic == ASTAR_H_CUSTOM) q->heuristic_fn = heuristic_trampoline, q->heuristic_ud = c;
     for (int i = 0; i < a->nlayers; i++) {
         llayer *l = astar_testudata(L, a->layer_slot[i], LAYER_MT);
         if (!l || l->base.freed) resolve_object(L, arg, a->layer_slot[i], LAYER_MT, influence_name(L, a, i));
@@ -1099,7 +1164,7 @@ static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
                           (int)l->base.height, (int)g->base.width, (int)g->base.height);
         c->layers[i].layer = l->layer;
         c->layers[i].weight = a->layer_weight[i];
-        mark_read(c->read, &c->nread, &l->base);
+        mark_read(&c->run, &l->base);
     }
     q->layers = c->layers;
     q->nlayers = a->nlayers;
@@ -1111,7 +1176,7 @@ static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
                           (int)g->base.height);
         q->claims = cl->claims;
         q->unit = a->slot[O_UNIT] ? unit_slot(L, a->slot[O_CLAIMS], a->slot[O_UNIT]) : -1;
-        mark_read(c->read, &c->nread, &cl->base);
+        mark_read(&c->run, &cl->base);
     }
     if (a->slot[O_KNOWN]) {
         lmask *m = (lmask *)resolve_object(L, arg, a->slot[O_KNOWN], MASK_MT, "option 'known'");
@@ -1119,43 +1184,12 @@ static void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
             arg_error_fmt(L, arg, "option 'known' is %dx%d but the grid is %dx%d", (int)m->base.width,
                           (int)m->base.height, (int)g->base.width, (int)g->base.height);
         q->known = m->mask;
-        mark_read(c->read, &c->nread, &m->base);
+        mark_read(&c->run, &m->base);
     }
-    if (a->slot[O_NODE_COST]) {
-        q->node_cost = node_cost_trampoline;
-        q->node_cost_ud = c;
-    }
-    if (a->slot[O_EDGE_COST]) {
-        q->edge_cost = edge_cost_trampoline;
-        q->edge_cost_ud = c;
-    }
-    c->callback[0] = a->slot[O_NODE_COST];
-    c->callback[1] = a->slot[O_EDGE_COST];
-    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
-    mark_read(c->read, &c->nread, &g->base);
-}
-
-static workspace *acquire_workspace(lua_State *L, lgrid *g) {
-    for (workspace *w = g->pool; w; w = w->next)
-        if (!w->busy) {
-            w->busy = true;
-            return w;
-        }
-    astar_alloc a = lua_allocator(L);
-    workspace *w = a.fn(a.ud, NULL, 0, sizeof *w);
-    if (!w) no_memory(L);
-    w->search = astar_search_new(g->base.width, g->base.height, &a);
-    if (!w->search) {
-        a.fn(a.ud, w, sizeof *w, 0);
-        no_memory(L);
-    }
-    w->busy = true;
-    w->next = NULL;
-    /* At the end, so the outermost query always takes the first, warm workspace. */
-    workspace **tail = &g->pool;
-    while (*tail) tail = &(*tail)->next;
-    *tail = w;
-    return w;
+    if (a->slot[O_NODE_COST]) q->node_cost = node_cost_trampoline, q->node_cost_ud = c;
+    if (a->slot[O_EDGE_COST]) q->edge_cost = edge_cost_trampoline, q->edge_cost_ud = c;
+    resolve_callbacks(&c->run, a);
+    mark_read(&c->run, &g->base);
 }
 
 static void push_point(lua_State *L, int32_t id, int32_t width) {
@@ -1166,7 +1200,10 @@ static void push_point(lua_State *L, int32_t id, int32_t width) {
     lua_setfield(L, -2, "y");
 }
 
-/* Pushes find's two results (path or nil, info) for a result and its path. */
+/*
+ * Pushes find's two results (path or nil, info) for a result and its path: the cells of a
+ * grid `width` wide as points {x=, y=}, or a graph's nodes (width 0) as their ids.
+ */
 static void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n,
                         int32_t width) {
     astar_status st = r->status;
@@ -1174,7 +1211,8 @@ static void push_answer(lua_State *L, const astar_result *r, const int32_t *ids,
     if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
         lua_createtable(L, n, 0);
         for (int32_t i = 0; i < n; i++) {
-            push_point(L, ids[i], width);
+            if (width) push_point(L, ids[i], width);
+            else lua_pushinteger(L, (lua_Integer)ids[i] + 1);
             lua_rawseti(L, -2, i + 1);
         }
     } else {
@@ -1210,42 +1248,59 @@ static void check_answer(lua_State *L, astar_status st, const char *fn) {
 /* Runs inside lua_pcall: the search, then the result tables. */
 static int find_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
-    c->L = L;
+    c->run.L = L;
     astar_result res;
-    astar_status st = astar_find(c->ws->search, c->grid->grid, &c->q, &res);
+    astar_status st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
     check_answer(L, st, "find");
     int32_t n = 0;
-    const int32_t *ids = astar_search_path(c->ws->search, &n);
+    const int32_t *ids = astar_search_path(c->run.ws->search, &n);
     push_answer(L, &res, ids, n, c->grid->base.width);
     return 2;
 }
 
-/* Pushes the protected runner's arguments after `runner`: ctx, then the callbacks in
- * slots (nil for none). */
-static void push_run_args(lua_State *L, int runner, void *ctx, const int callback[3]) {
-    check_stack(L, RUN_NARGS + 8);
-    lua_pushvalue(L, runner);
-    lua_pushlightuserdata(L, ctx);
+/* Pushes the protected runner (upvalue 1 of the calling function) and its arguments: ud
+ * (what the runner reads at RUN_CTX), then c's callbacks (nil for none) and pass slots. */
+static void push_run_args(lua_State *L, void *ud, const run_ctx *c) {
+    check_stack(L, RUN_NARGS + c->npass + 8);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_pushlightuserdata(L, ud);
     for (int i = 0; i < 3; i++) {
-        if (callback[i]) lua_pushvalue(L, callback[i]);
+        if (c->callback[i]) lua_pushvalue(L, c->callback[i]);
         else lua_pushnil(L);
     }
+    for (int i = 0; i < c->npass; i++) lua_pushvalue(L, c->pass[i]);
 }
 
 /*
- * Runs the resolved query in c: a workspace, the marks, then c's runner (this function's
- * upvalue 1) in a protected call. Returns the runner's two results or re-raises its error.
+ * Calls the runner push_run_args pushed, in lua_pcall, with c's objects marked "in use"
+ * (they refuse writers and __gc) from its start to its end. Returns lua_pcall's code: the
+ * runner's two results or its error value are on the stack.
  */
-static int run_query(lua_State *L, find_ctx *c) {
-    c->ws = acquire_workspace(L, c->grid);
-    push_run_args(L, lua_upvalueindex(1), c, c->callback);
+static int run_marked(lua_State *L, const run_ctx *c) {
     /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    mark_in_use(c->read, c->nread);
-    int rc = lua_pcall(L, RUN_NARGS, 2, 0);
-    unmark(c->read, c->nread);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers++;
+    int rc = lua_pcall(L, RUN_NARGS + c->npass, 2, 0);
+    for (int i = 0; i < c->nread; i++) c->read[i]->readers--;
+    return rc;
+}
+
+/*
+ * Runs the resolved query c (the first member of the runner's ctx) on a workspace of pool p
+ * (of owner, the grid or graph), given back after. Returns the runner's two results or
+ * re-raises its error.
+ */
+static int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner) {
+    c->ws = acquire_workspace(L, p, owner);
+    push_run_args(L, c, c);
+    int rc = run_marked(L, c);
     c->ws->busy = false;
     if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
     return 2;
+}
+
+/* run_query of a grid query. */
+static int run_grid_query(lua_State *L, find_ctx *c) {
+    return run_query(L, &c->run, &c->grid->pool, &c->grid->base);
 }
 
 /* The grid at 1 (open or not: resolved after the options) and the start at 2, 3. */
@@ -1270,7 +1325,7 @@ static int grid_find(lua_State *L) {
     query_args a;
     read_options(L, 6, IN_FIND, "find", &a, &c->q);
     resolve_grid_query(L, c, &a);
-    return run_query(L, c);
+    return run_grid_query(L, c);
 }
 
 /*
@@ -1336,7 +1391,7 @@ static int grid_find_nearest(lua_State *L) {
     query_args a;
     read_options(L, 5, IN_NEAREST, "find_nearest", &a, &c->q);
     resolve_grid_query(L, c, &a);
-    return run_query(L, c);
+    return run_grid_query(L, c);
 }
 
 /* ---------------------------------------------------------------- jobs */
@@ -1352,8 +1407,8 @@ static int grid_find_nearest(lua_State *L) {
 typedef struct ljob {
     lobject base;
     find_ctx ctx;        /* the query, its layers and the objects a step marks in use;
-                            ctx.ws: a workspace of the grid's pool, held from the first step
-                            to the end */
+                            ctx.run.ws: a workspace of the grid's pool, held from the first
+                            step to the end */
     bool finished;
     bool started;        /* astar_search_start ran (false again after an error) */
     bool stepping;       /* a step is running: a callback may not step or close this job */
@@ -1367,8 +1422,8 @@ enum { JOB_CALLBACKS = 1, JOB_GRID = 4, JOB_PINNED = 5 };
 
 /* Gives the workspace back to the grid's pool (unless the grid, and so the pool, is gone). */
 static void job_release(ljob *j) {
-    if (j->ctx.ws && !j->ctx.grid->base.freed) j->ctx.ws->busy = false;
-    j->ctx.ws = NULL;
+    if (j->ctx.run.ws && !j->ctx.grid->base.freed) j->ctx.run.ws->busy = false;
+    j->ctx.run.ws = NULL;
 }
 
 static int job_gc(lua_State *L) {
@@ -1391,18 +1446,18 @@ static int job_size(lua_State *L) { return push_size(L, JOB_MT); }
 static int job_run(lua_State *L) {
     ljob *j = lua_touserdata(L, RUN_CTX);
     find_ctx *c = &j->ctx;
-    c->L = L;
+    c->run.L = L;
     lua_Integer n = lua_tointeger(L, RUN_NARGS + 1);
     astar_result res;
     astar_status st;
     if (!j->started) {
-        st = astar_search_start(c->ws->search, c->grid->grid, &c->q, &res);
+        st = astar_search_start(c->run.ws->search, c->grid->grid, &c->q, &res);
         j->started = true;
         j->expansions = 0;
         j->restarts = 0;
-        if (st == ASTAR_RUNNING) st = astar_search_step(c->ws->search, (uint64_t)n, &res);
+        if (st == ASTAR_RUNNING) st = astar_search_step(c->run.ws->search, (uint64_t)n, &res);
     } else {
-        st = astar_search_step(c->ws->search, (uint64_t)n, &res);
+        st = astar_search_step(c->run.ws->search, (uint64_t)n, &res);
     }
     if (st == ASTAR_ENOMEM) return no_memory(L);
     if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
@@ -1415,7 +1470,7 @@ static int job_run(lua_State *L) {
     j->restarts = res.restarts;
     if (st == ASTAR_RUNNING) return 0;
     int32_t len = 0;
-    const int32_t *ids = astar_search_path(c->ws->search, &len);
+    const int32_t *ids = astar_search_path(c->run.ws->search, &len);
     push_answer(L, &res, ids, len, c->grid->base.width);
     lua_pushinteger(L, res.restarts);
     lua_setfield(L, -2, "restarts");
@@ -1445,10 +1500,10 @@ static int grid_search(lua_State *L) {
     lua_createtable(L, JOB_PINNED + a.nlayers + 2, 2);
     int uv = lua_gettop(L);
     for (int i = 0; i < 3; i++) {
-        if (c->callback[i]) lua_pushvalue(L, c->callback[i]);
+        if (c->run.callback[i]) lua_pushvalue(L, c->run.callback[i]);
         else lua_pushboolean(L, 0);
         lua_rawseti(L, uv, JOB_CALLBACKS + i);
-        c->callback[i] = 0; /* slots of this call only: a step pushes them anew */
+        c->run.callback[i] = 0; /* slots of this call only: a step pushes them anew */
     }
     lua_pushvalue(L, 1);
     lua_rawseti(L, uv, JOB_GRID);
@@ -1490,8 +1545,8 @@ static int job_step(lua_State *L) {
     }
     /* Resolve: every object it reads is open, and the unit's slot is the one it has now. */
     find_ctx *c = &j->ctx;
-    for (int i = 0; i < c->nread; i++)
-        if (c->read[i]->freed) return luaL_error(L, "astar.Search: an object it reads has been freed");
+    for (int i = 0; i < c->run.nread; i++)
+        if (c->run.read[i]->freed) return luaL_error(L, "astar.Search: an object it reads has been freed");
     lua_settop(L, 2);
     check_stack(L, RUN_NARGS + 12);
     astar_getuservalue(L, 1);
@@ -1501,21 +1556,20 @@ static int job_step(lua_State *L) {
         lua_getfield(L, uv, "unit");
         c->q.unit = lua_isnil(L, -1) ? -1 : unit_slot(L, uv + 1, uv + 2);
     }
-    int cb[3];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3; i++) { /* slots of this call only (run_ctx.callback) */
         lua_rawgeti(L, uv, JOB_CALLBACKS + i);
-        cb[i] = lua_toboolean(L, -1) ? lua_gettop(L) : 0;
+        c->run.callback[i] = lua_toboolean(L, -1) ? lua_gettop(L) : 0;
     }
-    /* A workspace only while it runs: a game may queue far more searches than it runs. */
-    if (!c->ws) c->ws = acquire_workspace(L, c->grid);
-    push_run_args(L, lua_upvalueindex(1), j, cb);
     lua_pushinteger(L, n);
-    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    mark_in_use(c->read, c->nread);
+    c->run.pass[0] = lua_gettop(L); /* the runner's RUN_NARGS + 1 */
+    c->run.npass = 1;
+    /* A workspace only while it runs: a game may queue far more searches than it runs. */
+    if (!c->run.ws) c->run.ws = acquire_workspace(L, &c->grid->pool, &c->grid->base);
+    push_run_args(L, j, &c->run);
+    /* From here to the end of lua_pcall nothing may raise: the stepping mark must be undone. */
     j->stepping = true;
-    int rc = lua_pcall(L, RUN_NARGS + 1, 2, 0);
+    int rc = run_marked(L, &c->run);
     j->stepping = false;
-    unmark(c->read, c->nread);
     if (rc != LUA_OK) { /* stopped mid-expansion: the next step starts over, on any workspace */
         j->started = false;
         job_release(j);
@@ -1571,7 +1625,7 @@ static void set_many_entry(lua_State *L, int list, int32_t i) {
  */
 static int many_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
-    c->L = L;
+    c->run.L = L;
     lgrid *g = c->grid;
     int32_t n = c->nqueries, width = g->base.width;
     check_stack(L, 8);
@@ -1584,11 +1638,11 @@ static int many_run(lua_State *L) {
             c->q.sx = c->endpoints[4 * i], c->q.sy = c->endpoints[4 * i + 1];
             c->q.gx = c->endpoints[4 * i + 2], c->q.gy = c->endpoints[4 * i + 3];
             astar_result res;
-            astar_status st = astar_find(c->ws->search, g->grid, &c->q, &res);
+            astar_status st = astar_find(c->run.ws->search, g->grid, &c->q, &res);
             c->q = base;
             check_answer(L, st, "find_many");
             int32_t len = 0;
-            const int32_t *ids = astar_search_path(c->ws->search, &len);
+            const int32_t *ids = astar_search_path(c->run.ws->search, &len);
             push_answer(L, &res, ids, len, width);
             set_many_entry(L, list, i);
         }
@@ -1677,7 +1731,7 @@ static int grid_find_many(lua_State *L) {
         c->threads = (int)t;
     }
     resolve_grid_query(L, c, &a);
-    run_query(L, c);
+    run_grid_query(L, c);
     lua_pop(L, 1);
     return 1;
 }
@@ -1711,9 +1765,9 @@ static int field_size(lua_State *L) { return push_size(L, FIELD_MT); }
 /* Runs inside lua_pcall, like find_run: the build, then its info table. */
 static int field_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
-    c->L = L;
+    c->run.L = L;
     astar_result res;
-    astar_status st = astar_field_build(c->field, c->ws->search, c->grid->grid, &c->q, c->cells,
+    astar_status st = astar_field_build(c->field, c->run.ws->search, c->grid->grid, &c->q, c->cells,
                                         c->ncells, c->kind, &res);
     if (st == ASTAR_ENOMEM) return no_memory(L);
     if (st != ASTAR_OK && st != ASTAR_LIMIT)
@@ -1748,8 +1802,8 @@ static void new_field(lua_State *L, find_ctx *c) {
  * on the stack; the field is marked "in use" while it is built, as the objects the query
  * reads are. */
 static void build_field(lua_State *L, find_ctx *c, int field_idx) {
-    mark_read(c->read, &c->nread, lua_touserdata(L, field_idx));
-    run_query(L, c); /* info, nil */
+    mark_read(&c->run, lua_touserdata(L, field_idx));
+    run_grid_query(L, c); /* info, nil */
     lua_pop(L, 1);
     lua_pushvalue(L, field_idx);
     lua_insert(L, -2); /* field, info */
@@ -2307,7 +2361,7 @@ static const char *read_file(lua_State *L, const char *path, size_t *len) {
 }
 
 static int push_movingai(lua_State *L, const char *text, size_t len, const char *name) {
-    lgrid *g = new_object(L, sizeof *g, GRID_MT);
+    lgrid *g = new_grid(L);
     astar_alloc a = lua_allocator(L);
     char err[256];
     err[0] = '\0';
@@ -2417,16 +2471,10 @@ static int l_load_scen_string(lua_State *L) {
  * and luaopen.
  */
 
-typedef struct graph_workspace {
-    astar_graph_search *search;
-    bool busy;
-    struct graph_workspace *next;
-} graph_workspace;
-
 typedef struct lgraph {
     lobject base;              /* width and height unused */
     astar_graph *graph;
-    graph_workspace *pool;     /* one per query running at once (reentrant finds) */
+    pool pool;
 } lgraph;
 
 /* Claims on a graph's nodes. Uservalue: { [unit key] = slot, [true] = the graph }. */
@@ -2452,13 +2500,7 @@ static int32_t check_node(lua_State *L, int arg, const lgraph *g) {
 static int graph_gc(lua_State *L) {
     lgraph *g = luaL_checkudata(L, 1, GRAPH_MT);
     check_writable(L, &g->base, "graph"); /* only a direct __close/__gc call can get here */
-    astar_alloc a = lua_allocator(L);
-    while (g->pool) {
-        graph_workspace *w = g->pool;
-        g->pool = w->next;
-        astar_graph_search_free(w->search);
-        a.fn(a.ud, w, sizeof *w, 0);
-    }
+    free_pool(L, &g->pool);
     astar_graph_free(g->graph);
     g->graph = NULL;
     g->base.freed = true;
@@ -2473,10 +2515,20 @@ static int graph_tostring(lua_State *L) {
     return 1;
 }
 
+static void *make_graph_search(const lobject *graph, const astar_alloc *a) {
+    (void)graph;
+    return astar_graph_search_new(a);
+}
+
+static void drop_graph_search(void *search) { astar_graph_search_free(search); }
+
+static const pool_kind GRAPH_SEARCHES = {make_graph_search, drop_graph_search};
+
 /* astar.graph() -> an empty graph */
 static int l_graph(lua_State *L) {
     if (!lua_isnoneornil(L, 1)) arg_error_fmt(L, 1, "no argument expected, got %s", luaL_typename(L, 1));
     lgraph *g = new_object(L, sizeof *g, GRAPH_MT);
+    g->pool.kind = &GRAPH_SEARCHES;
     astar_alloc a = lua_allocator(L);
     g->graph = astar_graph_new(&a);
     if (!g->graph) return no_memory(L);
@@ -2726,36 +2778,25 @@ static int graph_claims_size(lua_State *L) {
 
 /* -------------------------------------------------------- graph:find */
 
-/* Stack slots of the protected runner: the context, the callbacks (or nil), then the
- * Lua arrays of influence values. */
-enum { GRUN_CTX = 1, GRUN_NODE_COST, GRUN_EDGE_COST, GRUN_HEURISTIC, GRUN_LAYERS };
-
-typedef struct graph_find_ctx graph_find_ctx;
-
 /* A Lua array of per-node values, read node by node (raw) as the search reaches them. */
 typedef struct lua_values {
-    graph_find_ctx *ctx;
-    int slot;        /* its stack slot in the runner */
+    const run_ctx *run;
+    int slot;        /* its stack slot in the runner (one of run_ctx.pass) */
     int list_index;  /* its index in a list of layers, 0 when given alone */
 } lua_values;
 
-struct graph_find_ctx {
-    lua_State *L;
+/* The Lua arrays of a graph query are the slots of its run.pass, in the order of values. */
+typedef struct graph_find_ctx {
+    run_ctx run;
     lgraph *graph;
-    graph_workspace *ws;
     astar_graph_query q;
     astar_graph_layer layers[ASTAR_MAX_LAYERS];
     lua_values values[ASTAR_MAX_LAYERS];
-    int value_index[ASTAR_MAX_LAYERS]; /* caller's stack index of each Lua array */
-    int nvalues;
-    int callback[3];
-    lobject *read[ASTAR_MAX_LAYERS + 2];
-    int nread;
-};
+} graph_find_ctx;
 
 static double lua_values_trampoline(void *ud, int32_t node) {
     const lua_values *v = ud;
-    lua_State *L = v->ctx->L;
+    lua_State *L = v->run->L;
     lua_rawgeti(L, v->slot, node + 1);
     lua_Number x = lua_tonumber(L, -1);
     if (lua_type(L, -1) != LUA_TNUMBER || !(fabs(x) <= ASTAR_MAX_VALUE)) {
@@ -2771,28 +2812,17 @@ static double lua_values_trampoline(void *ud, int32_t node) {
 }
 
 static int graph_node_cost_trampoline(void *ud, int32_t node, double *extra) {
-    lua_State *L = ((graph_find_ctx *)ud)->L;
-    lua_pushvalue(L, GRUN_NODE_COST);
-    lua_pushinteger(L, (lua_Integer)node + 1);
-    lua_call(L, 1, 1);
+    lua_State *L = call_back(ud, RUN_NODE_COST, 1, (const int32_t[]){node});
     return callback_result(L, "node_cost", node, -1, extra);
 }
 
 static int graph_edge_cost_trampoline(void *ud, int32_t to, int32_t from, double *extra) {
-    lua_State *L = ((graph_find_ctx *)ud)->L;
-    lua_pushvalue(L, GRUN_EDGE_COST);
-    lua_pushinteger(L, (lua_Integer)to + 1);
-    lua_pushinteger(L, (lua_Integer)from + 1);
-    lua_call(L, 2, 1);
+    lua_State *L = call_back(ud, RUN_EDGE_COST, 2, (const int32_t[]){to, from});
     return callback_result(L, "edge_cost", to, -1, extra);
 }
 
 static double graph_heuristic_trampoline(void *ud, int32_t node, int32_t goal) {
-    lua_State *L = ((graph_find_ctx *)ud)->L;
-    lua_pushvalue(L, GRUN_HEURISTIC);
-    lua_pushinteger(L, (lua_Integer)node + 1);
-    lua_pushinteger(L, (lua_Integer)goal + 1);
-    lua_call(L, 2, 1);
+    lua_State *L = call_back(ud, RUN_HEURISTIC, 2, (const int32_t[]){node, goal});
     return heuristic_result(L, node, -1);
 }
 
@@ -2817,10 +2847,11 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
             if (len != (size_t)n)
                 arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", influence_name(L, a, i),
                               (int)len, (int)n);
-            lua_values *v = &c->values[c->nvalues];
-            v->ctx = c;
+            lua_values *v = &c->values[c->run.npass];
+            v->run = &c->run;
+            v->slot = RUN_NARGS + 1 + c->run.npass;
             v->list_index = list_index;
-            c->value_index[c->nvalues++] = idx;
+            c->run.pass[c->run.npass++] = idx;
             l->value_fn = lua_values_trampoline;
             l->value_ud = v;
             continue;
@@ -2834,7 +2865,7 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
             arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", influence_name(L, a, i),
                           (int)layer->base.width, (int)layer->base.height, (int)n);
         l->values = astar_layer_row(layer->layer, 0);
-        mark_read(c->read, &c->nread, &layer->base);
+        mark_read(&c->run, &layer->base);
     }
     q->layers = c->layers;
     q->nlayers = a->nlayers;
@@ -2848,85 +2879,26 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
         if (cl->graph != g) arg_error_fmt(L, arg, "option 'claims' belongs to another graph");
         q->claims = cl->claims;
         q->unit = a->slot[O_UNIT] ? unit_slot(L, idx, a->slot[O_UNIT]) : -1;
-        mark_read(c->read, &c->nread, &cl->base);
+        mark_read(&c->run, &cl->base);
     }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
-    if (a->heuristic == ASTAR_H_CUSTOM) {
-        q->heuristic_fn = graph_heuristic_trampoline;
-        q->heuristic_ud = c;
-    }
-    if (a->slot[O_NODE_COST]) {
-        q->node_cost = graph_node_cost_trampoline;
-        q->node_cost_ud = c;
-    }
-    if (a->slot[O_EDGE_COST]) {
-        q->edge_cost = graph_edge_cost_trampoline;
-        q->edge_cost_ud = c;
-    }
-    c->callback[0] = a->slot[O_NODE_COST];
-    c->callback[1] = a->slot[O_EDGE_COST];
-    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
-    mark_read(c->read, &c->nread, &g->base);
-}
-
-static graph_workspace *acquire_graph_workspace(lua_State *L, lgraph *g) {
-    for (graph_workspace *w = g->pool; w; w = w->next)
-        if (!w->busy) {
-            w->busy = true;
-            return w;
-        }
-    astar_alloc a = lua_allocator(L);
-    graph_workspace *w = a.fn(a.ud, NULL, 0, sizeof *w);
-    if (!w) no_memory(L);
-    w->search = astar_graph_search_new(&a);
-    if (!w->search) {
-        a.fn(a.ud, w, sizeof *w, 0);
-        no_memory(L);
-    }
-    w->busy = true;
-    w->next = NULL;
-    graph_workspace **tail = &g->pool; /* at the end: the outermost query takes the warm one */
-    while (*tail) tail = &(*tail)->next;
-    *tail = w;
-    return w;
+    if (a->heuristic == ASTAR_H_CUSTOM) q->heuristic_fn = graph_heuristic_trampoline, q->heuristic_ud = c;
+    if (a->slot[O_NODE_COST]) q->node_cost = graph_node_cost_trampoline, q->node_cost_ud = c;
+    if (a->slot[O_EDGE_COST]) q->edge_cost = graph_edge_cost_trampoline, q->edge_cost_ud = c;
+    resolve_callbacks(&c->run, a);
+    mark_read(&c->run, &g->base);
 }
 
 /* Runs inside lua_pcall: the search, then the result tables. */
 static int graph_find_run(lua_State *L) {
-    graph_find_ctx *c = lua_touserdata(L, GRUN_CTX);
-    c->L = L;
-    for (int i = 0; i < c->nvalues; i++) c->values[i].slot = GRUN_LAYERS + i;
+    graph_find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->run.L = L;
     astar_result res;
-    astar_status st = astar_graph_find(c->ws->search, c->graph->graph, &c->q, &res);
-    if (st == ASTAR_ENOMEM) return no_memory(L);
-    if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
-        return luaL_error(L, "find failed: %s", astar_status_name(st));
-    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
-        int32_t n = 0;
-        const int32_t *ids = astar_graph_search_path(c->ws->search, &n);
-        lua_createtable(L, n, 0);
-        for (int32_t i = 0; i < n; i++) {
-            lua_pushinteger(L, (lua_Integer)ids[i] + 1);
-            lua_rawseti(L, -2, i + 1);
-        }
-    } else {
-        lua_pushnil(L);
-    }
-    lua_createtable(L, 0, 4);
-    lua_pushstring(L, astar_status_name(st));
-    lua_setfield(L, -2, "status");
-    lua_pushinteger(L, (lua_Integer)res.expansions);
-    lua_setfield(L, -2, "expansions");
-    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
-        lua_pushnumber(L, res.cost);
-        lua_setfield(L, -2, "cost");
-        lua_pushinteger(L, res.length);
-        lua_setfield(L, -2, "length");
-    }
-    if (st == ASTAR_PARTIAL) {
-        lua_pushstring(L, astar_status_name(res.reason));
-        lua_setfield(L, -2, "reason");
-    }
+    astar_status st = astar_graph_find(c->run.ws->search, c->graph->graph, &c->q, &res);
+    check_answer(L, st, "find");
+    int32_t n = 0;
+    const int32_t *ids = astar_graph_search_path(c->run.ws->search, &n);
+    push_answer(L, &res, ids, n, 0);
     return 2;
 }
 
@@ -2944,18 +2916,7 @@ static int graph_find(lua_State *L) {
     query_args a;
     read_options(L, 4, IN_GRAPH, "find", &a, &c->q);
     resolve_graph_query(L, c, &a);
-
-    c->ws = acquire_graph_workspace(L, g);
-    check_stack(L, GRUN_LAYERS + c->nvalues + 2);
-    push_run_args(L, lua_upvalueindex(1), c, c->callback);
-    for (int i = 0; i < c->nvalues; i++) lua_pushvalue(L, c->value_index[i]);
-    /* From here to the end of lua_pcall nothing may raise: the marks must be undone. */
-    mark_in_use(c->read, c->nread);
-    int rc = lua_pcall(L, GRUN_LAYERS - 1 + c->nvalues, 2, 0);
-    unmark(c->read, c->nread);
-    c->ws->busy = false;
-    if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
-    return 2;
+    return run_query(L, &c->run, &g->pool, &g->base);
 }
 
 /* -------------------------------------------------------------- module */
