@@ -90,22 +90,6 @@ static int push_movingai(lua_State *L, const char *text, size_t len, const char 
     return 2;
 }
 
-/* astar.load_movingai(path) -> grid, meta */
-int l_load_movingai(lua_State *L) {
-    const char *path = check_c_string(L, 1, "path");
-    size_t len;
-    const char *text = read_file(L, path, &len);
-    return push_movingai(L, text, len, path);
-}
-
-/* astar.load_movingai_string(text [, name]) -> grid, meta */
-int l_load_movingai_string(lua_State *L) {
-    size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
-    const char *name = luaL_optstring(L, 2, "map");
-    return push_movingai(L, text, len, name);
-}
-
 static int scen_gc(lua_State *L) {
     astar_scen **box = lua_touserdata(L, 1);
     if (box && *box) {
@@ -160,17 +144,32 @@ static int push_scen(lua_State *L, const char *text, size_t len, const char *nam
     return 1;
 }
 
-/* astar.load_scen(path) -> { {bucket=, map=, width=, height=, sx=, sy=, gx=, gy=, optimal=}, ... } */
-int l_load_scen(lua_State *L) {
-    const char *path = check_c_string(L, 1, "path");
+/*
+ * A loader: the text is the file named at 1 (string_name NULL), or the string at 1, which
+ * messages call by the optional 2 (default string_name); push parses it into its results.
+ */
+static int load(lua_State *L, int (*push)(lua_State *, const char *, size_t, const char *),
+                const char *string_name) {
     size_t len;
-    const char *text = read_file(L, path, &len);
-    return push_scen(L, text, len, path);
+    const char *text, *name;
+    if (!string_name) {
+        name = check_c_string(L, 1, "path");
+        text = read_file(L, name, &len);
+    } else {
+        text = luaL_checklstring(L, 1, &len);
+        name = luaL_optstring(L, 2, string_name);
+    }
+    return push(L, text, len, name);
 }
 
+/* astar.load_movingai(path) -> grid, meta */
+int l_load_movingai(lua_State *L) { return load(L, push_movingai, NULL); }
+
+/* astar.load_movingai_string(text [, name]) -> grid, meta */
+int l_load_movingai_string(lua_State *L) { return load(L, push_movingai, "map"); }
+
+/* astar.load_scen(path) -> { {bucket=, map=, width=, height=, sx=, sy=, gx=, gy=, optimal=}, ... } */
+int l_load_scen(lua_State *L) { return load(L, push_scen, NULL); }
+
 /* astar.load_scen_string(text [, name]) */
-int l_load_scen_string(lua_State *L) {
-    size_t len;
-    const char *text = luaL_checklstring(L, 1, &len);
-    return push_scen(L, text, len, luaL_optstring(L, 2, "scen"));
-}
+int l_load_scen_string(lua_State *L) { return load(L, push_scen, "scen"); }
