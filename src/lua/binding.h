@@ -114,15 +114,19 @@ typedef struct lquery_method {
 /*
  * One class of userdata, registered like liolib's createmeta (register_class): its
  * metatable holds exactly its metamethods, and __index its methods, then its read-only
- * fields. Each class's file defines its class and its tables.
+ * fields. Each class's file defines its class and its tables. Its __gc (also __close) is
+ * the one of every class, which calls its free, as liolib's calls a stream's closef.
  */
 typedef struct lclass {
     const char *name;                /* registry key and __name */
+    const char *what;                /* how messages name one: "grid", "influence layer" */
     const luaL_Reg *methods;
     const lquery_method *queries;    /* more methods, NULL-terminated; or NULL */
-    const luaL_Reg *metamethods;     /* __gc (also __close), __tostring */
+    const luaL_Reg *metamethods;     /* __tostring */
     /* Pushes field `key` of the open or freed object o and returns 1, or returns 0. */
     int (*field)(lua_State *L, void *o, const char *key);
+    /* Frees what the open or freed object o owns (and may refuse, raising). */
+    void (*free)(lua_State *L, void *o);
 } lclass;
 
 extern const lclass GRID_CLASS, LAYER_CLASS, JOB_CLASS, FIELD_CLASS, MASK_CLASS, CLAIMS_CLASS,

@@ -9,13 +9,11 @@
 
 static lclaims *check_claims(lua_State *L, int arg) { return check_open(L, arg, CLAIMS_MT); }
 
-static int claims_gc(lua_State *L) {
-    lclaims *c = luaL_checkudata(L, 1, CLAIMS_MT);
-    check_writable(L, &c->base, "claims");
+static void claims_free(lua_State *L, void *o) {
+    lclaims *c = o;
+    (void)L;
     astar_claims_free(c->claims);
     c->claims = NULL;
-    c->base.freed = true;
-    return 0;
 }
 
 static int claims_tostring(lua_State *L) {
@@ -156,9 +154,11 @@ static const luaL_Reg CLAIMS_METHODS[] = {
     {"size", claims_size},   {"claim", claims_claim}, {"advance", claims_advance},
     {"release", claims_release}, {"count", claims_count}, {"position", claims_position},
     {NULL, NULL}};
-static const luaL_Reg CLAIMS_META[] = {{"__gc", claims_gc}, {"__tostring", claims_tostring}, {NULL, NULL}};
+static const luaL_Reg CLAIMS_META[] = {{"__tostring", claims_tostring}, {NULL, NULL}};
 
-const lclass CLAIMS_CLASS = {CLAIMS_MT, CLAIMS_METHODS, NULL, CLAIMS_META, size_field};
+const lclass CLAIMS_CLASS = {
+    .name = CLAIMS_MT, .what = "claims", .methods = CLAIMS_METHODS, .metamethods = CLAIMS_META,
+    .field = size_field, .free = claims_free};
 
 /* ------------------------------------------------------ graph claims */
 
@@ -172,13 +172,11 @@ static lgraph *claims_graph(lua_State *L, const lgraph_claims *c) {
     return c->graph;
 }
 
-static int graph_claims_gc(lua_State *L) {
-    lgraph_claims *c = luaL_checkudata(L, 1, GRAPH_CLAIMS_MT);
-    check_writable(L, &c->base, "claims");
+static void graph_claims_free(lua_State *L, void *o) {
+    lgraph_claims *c = o;
+    (void)L;
     astar_claims_free(c->claims);
     c->claims = NULL;
-    c->base.freed = true;
-    return 0;
 }
 
 static int graph_claims_tostring(lua_State *L) {
@@ -269,10 +267,11 @@ static const luaL_Reg GRAPH_CLAIMS_METHODS[] = {
     {"size", graph_claims_size},       {"claim", graph_claims_claim},
     {"advance", graph_claims_advance}, {"release", graph_claims_release},
     {"count", graph_claims_count},     {"position", graph_claims_position}, {NULL, NULL}};
-static const luaL_Reg GRAPH_CLAIMS_META[] = {
-    {"__gc", graph_claims_gc}, {"__tostring", graph_claims_tostring}, {NULL, NULL}};
+static const luaL_Reg GRAPH_CLAIMS_META[] = {{"__tostring", graph_claims_tostring}, {NULL, NULL}};
 
-const lclass GRAPH_CLAIMS_CLASS = {GRAPH_CLAIMS_MT, GRAPH_CLAIMS_METHODS, NULL, GRAPH_CLAIMS_META, NULL};
+const lclass GRAPH_CLAIMS_CLASS = {
+    .name = GRAPH_CLAIMS_MT, .what = "claims", .methods = GRAPH_CLAIMS_METHODS,
+    .metamethods = GRAPH_CLAIMS_META, .free = graph_claims_free};
 
 /* ------------------------------------------------------------------ both */
 

@@ -18,13 +18,12 @@ static lfield *check_field(lua_State *L, int arg) {
     return f;
 }
 
-static int field_gc(lua_State *L) {
-    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
-    check_writable(L, &f->base, "field"); /* being built: only a direct __close/__gc call */
+/* A field being built is marked: object_gc refuses it. */
+static void field_free(lua_State *L, void *o) {
+    lfield *f = o;
+    (void)L;
     astar_field_free(f->field);
     f->field = NULL;
-    f->base.freed = true;
-    return 0;
 }
 
 static int field_tostring(lua_State *L) {
@@ -224,6 +223,8 @@ static int field_cells(lua_State *L) {
 static const luaL_Reg FIELD_METHODS[] = {
     {"size", field_size},   {"distance", field_distance}, {"next", field_next},
     {"path", field_path},   {"cells", field_cells},       {NULL, NULL}};
-static const luaL_Reg FIELD_META[] = {{"__gc", field_gc}, {"__tostring", field_tostring}, {NULL, NULL}};
+static const luaL_Reg FIELD_META[] = {{"__tostring", field_tostring}, {NULL, NULL}};
 
-const lclass FIELD_CLASS = {FIELD_MT, FIELD_METHODS, NULL, FIELD_META, size_field};
+const lclass FIELD_CLASS = {
+    .name = FIELD_MT, .what = "field", .methods = FIELD_METHODS, .metamethods = FIELD_META,
+    .field = size_field, .free = field_free};

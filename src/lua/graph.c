@@ -21,14 +21,11 @@ int32_t check_node(lua_State *L, int arg, const lgraph *g) {
     return (int32_t)n - 1;
 }
 
-static int graph_gc(lua_State *L) {
-    lgraph *g = luaL_checkudata(L, 1, GRAPH_MT);
-    check_writable(L, &g->base, "graph"); /* only a direct __close/__gc call can get here */
+static void graph_free(lua_State *L, void *o) {
+    lgraph *g = o;
     free_pool(L, &g->pool);
     astar_graph_free(g->graph);
     g->graph = NULL;
-    g->base.freed = true;
-    return 0;
 }
 
 static int graph_tostring(lua_State *L) {
@@ -346,6 +343,8 @@ static const luaL_Reg GRAPH_METHODS[] = {
     {"is_blocked", graph_is_blocked},   {"node", graph_node},
     {"neighbours", graph_neighbours},   {NULL, NULL}};
 static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run}, {NULL, NULL, NULL}};
-static const luaL_Reg GRAPH_META[] = {{"__gc", graph_gc}, {"__tostring", graph_tostring}, {NULL, NULL}};
+static const luaL_Reg GRAPH_META[] = {{"__tostring", graph_tostring}, {NULL, NULL}};
 
-const lclass GRAPH_CLASS = {GRAPH_MT, GRAPH_METHODS, GRAPH_QUERIES, GRAPH_META, graph_field};
+const lclass GRAPH_CLASS = {
+    .name = GRAPH_MT, .what = "graph", .methods = GRAPH_METHODS, .queries = GRAPH_QUERIES,
+    .metamethods = GRAPH_META, .field = graph_field, .free = graph_free};

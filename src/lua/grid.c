@@ -15,16 +15,13 @@ static const char *const MODE_NAMES[] = {"never", "always", "one_walkable", "no_
 
 lgrid *check_grid(lua_State *L, int arg) { return check_open(L, arg, GRID_MT); }
 
-static int grid_gc(lua_State *L) {
-    lgrid *g = luaL_checkudata(L, 1, GRID_MT);
-    check_writable(L, &g->base, "grid"); /* only a direct __close/__gc call can get here */
+static void grid_free(lua_State *L, void *o) {
+    lgrid *g = o;
     free_pool(L, &g->pool);
     astar_many_free(g->many);
     g->many = NULL;
     astar_grid_free(g->grid);
     g->grid = NULL;
-    g->base.freed = true;
-    return 0;
 }
 
 static int grid_tostring(lua_State *L) {
@@ -256,6 +253,8 @@ static const lquery_method GRID_QUERIES[] = {
     {"distance_field", grid_distance_field, field_run},
     {"range", grid_range, field_run},
     {NULL, NULL, NULL}};
-static const luaL_Reg GRID_META[] = {{"__gc", grid_gc}, {"__tostring", grid_tostring}, {NULL, NULL}};
+static const luaL_Reg GRID_META[] = {{"__tostring", grid_tostring}, {NULL, NULL}};
 
-const lclass GRID_CLASS = {GRID_MT, GRID_METHODS, GRID_QUERIES, GRID_META, grid_field};
+const lclass GRID_CLASS = {
+    .name = GRID_MT, .what = "grid", .methods = GRID_METHODS, .queries = GRID_QUERIES,
+    .metamethods = GRID_META, .field = grid_field, .free = grid_free};

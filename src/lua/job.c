@@ -34,12 +34,11 @@ static void job_release(ljob *j) {
     j->ctx.run.ws = NULL;
 }
 
-static int job_gc(lua_State *L) {
-    ljob *j = luaL_checkudata(L, 1, JOB_MT);
-    if (j->stepping) return luaL_error(L, "astar.Search is in use by its own step");
+/* A job is read by no query (never marked), but its own step may close it. */
+static void job_free(lua_State *L, void *o) {
+    ljob *j = o;
+    if (j->stepping) luaL_error(L, "astar.Search is in use by its own step");
     job_release(j);
-    j->base.freed = true;
-    return 0;
 }
 
 static int job_tostring(lua_State *L) {
@@ -218,6 +217,8 @@ static int job_status(lua_State *L) {
 static const luaL_Reg JOB_METHODS[] = {
     {"size", job_size}, {"result", job_result}, {"status", job_status}, {NULL, NULL}};
 static const lquery_method JOB_QUERIES[] = {{"step", job_step, job_run}, {NULL, NULL, NULL}};
-static const luaL_Reg JOB_META[] = {{"__gc", job_gc}, {"__tostring", job_tostring}, {NULL, NULL}};
+static const luaL_Reg JOB_META[] = {{"__tostring", job_tostring}, {NULL, NULL}};
 
-const lclass JOB_CLASS = {JOB_MT, JOB_METHODS, JOB_QUERIES, JOB_META, size_field};
+const lclass JOB_CLASS = {
+    .name = JOB_MT, .what = "search", .methods = JOB_METHODS, .queries = JOB_QUERIES,
+    .metamethods = JOB_META, .field = size_field, .free = job_free};

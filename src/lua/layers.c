@@ -8,13 +8,11 @@
 
 static llayer *check_layer(lua_State *L, int arg) { return check_open(L, arg, LAYER_MT); }
 
-static int layer_gc(lua_State *L) {
-    llayer *l = luaL_checkudata(L, 1, LAYER_MT);
-    check_writable(L, &l->base, "influence layer");
+static void layer_free(lua_State *L, void *o) {
+    llayer *l = o;
+    (void)L;
     astar_layer_free(l->layer);
     l->layer = NULL;
-    l->base.freed = true;
-    return 0;
 }
 
 static int layer_tostring(lua_State *L) {
@@ -154,21 +152,21 @@ static const luaL_Reg LAYER_METHODS[] = {
     {"add", layer_add},       {"fill", layer_fill},       {"stamp", layer_stamp},
     {"decay", layer_decay},   {"spread", layer_spread},   {"max_abs", layer_max_abs},
     {"add_layer", layer_add_layer}, {NULL, NULL}};
-static const luaL_Reg LAYER_META[] = {{"__gc", layer_gc}, {"__tostring", layer_tostring}, {NULL, NULL}};
+static const luaL_Reg LAYER_META[] = {{"__tostring", layer_tostring}, {NULL, NULL}};
 
-const lclass LAYER_CLASS = {LAYER_MT, LAYER_METHODS, NULL, LAYER_META, size_field};
+const lclass LAYER_CLASS = {
+    .name = LAYER_MT, .what = "influence layer", .methods = LAYER_METHODS,
+    .metamethods = LAYER_META, .field = size_field, .free = layer_free};
 
 /* ---------------------------------------------------------- fog of war */
 
 static lmask *check_mask(lua_State *L, int arg) { return check_open(L, arg, MASK_MT); }
 
-static int mask_gc(lua_State *L) {
-    lmask *m = luaL_checkudata(L, 1, MASK_MT);
-    check_writable(L, &m->base, "mask");
+static void mask_free(lua_State *L, void *o) {
+    lmask *m = o;
+    (void)L;
     astar_mask_free(m->mask);
     m->mask = NULL;
-    m->base.freed = true;
-    return 0;
 }
 
 static int mask_tostring(lua_State *L) {
@@ -215,6 +213,8 @@ static int mask_size(lua_State *L) { return push_size(L, MASK_MT); }
 
 static const luaL_Reg MASK_METHODS[] = {
     {"size", mask_size}, {"reveal", mask_reveal}, {"is_known", mask_is_known}, {NULL, NULL}};
-static const luaL_Reg MASK_META[] = {{"__gc", mask_gc}, {"__tostring", mask_tostring}, {NULL, NULL}};
+static const luaL_Reg MASK_META[] = {{"__tostring", mask_tostring}, {NULL, NULL}};
 
-const lclass MASK_CLASS = {MASK_MT, MASK_METHODS, NULL, MASK_META, size_field};
+const lclass MASK_CLASS = {
+    .name = MASK_MT, .what = "mask", .methods = MASK_METHODS, .metamethods = MASK_META,
+    .field = size_field, .free = mask_free};

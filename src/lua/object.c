@@ -83,6 +83,20 @@ static int class_newindex(lua_State *L) {
                       astar_tolstring(L, 1, NULL));
 }
 
+/*
+ * __gc and __close of every class (upvalue 1 its lclass). A query marks what it reads and
+ * keeps it on the stack, so only a direct __close/__gc call can meet a marked object here:
+ * it is refused, as writers are.
+ */
+static int object_gc(lua_State *L) {
+    const lclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+    lobject *o = luaL_checkudata(L, 1, cls->name);
+    check_writable(L, o, cls->what);
+    cls->free(L, o);
+    o->freed = true;
+    return 0;
+}
+
 static int protected_metatable(lua_State *L) {
     return luaL_error(L, "the metatables of astar objects are read-only");
 }
@@ -99,6 +113,9 @@ void register_class(lua_State *L, const lclass *cls) {
     lua_pushstring(L, cls->name);
     lua_setfield(L, mt, "__name");
 #endif
+    lua_pushlightuserdata(L, (void *)cls);
+    lua_pushcclosure(L, object_gc, 1);
+    lua_setfield(L, mt, "__gc");
     astar_setfuncs(L, cls->metamethods);
 #if LUA_VERSION_NUM >= 504
     lua_getfield(L, mt, "__gc");
