@@ -205,6 +205,19 @@ typedef struct find_ctx {
  * of run_ctx.pass (RUN_NARGS + 1 ...). */
 enum { RUN_CTX = 1, RUN_NODE_COST, RUN_EDGE_COST, RUN_HEURISTIC, RUN_NARGS = 4 };
 
+/*
+ * Calls the runner's callback at slot (RUN_NODE_COST...) of the query whose run_ctx is ud
+ * with the n node ids or coordinates in v, 1-based, and leaves its one result. Returns the
+ * thread. Inline: the trampolines run once per node or step a search considers.
+ */
+static inline lua_State *call_back(void *ud, int slot, int n, const int32_t *v) {
+    lua_State *L = ((run_ctx *)ud)->L;
+    lua_pushvalue(L, slot);
+    for (int i = 0; i < n; i++) lua_pushinteger(L, (lua_Integer)v[i] + 1);
+    lua_call(L, n, 1);
+    return L;
+}
+
 /* ----------------------------------------------- args.c: arguments, errors */
 
 const char *value_str(lua_State *L, int idx);
@@ -252,7 +265,6 @@ void mark_read(run_ctx *c, lobject *o);
 void resolve_callbacks(run_ctx *c, const query_args *a);
 int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra);
 double heuristic_result(lua_State *L, int32_t x, int32_t y);
-lua_State *call_back(void *ud, int slot, int n, const int32_t *v);
 workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner);
 void free_pool(lua_State *L, pool *p);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);

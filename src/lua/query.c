@@ -344,19 +344,6 @@ double heuristic_result(lua_State *L, int32_t x, int32_t y) {
     return h;
 }
 
-/*
- * Calls the runner's callback at slot (RUN_NODE_COST...) of the query whose run_ctx is ud
- * with the n node ids or coordinates in v, 1-based, and leaves its one result. Returns the
- * thread.
- */
-lua_State *call_back(void *ud, int slot, int n, const int32_t *v) {
-    lua_State *L = ((run_ctx *)ud)->L;
-    lua_pushvalue(L, slot);
-    for (int i = 0; i < n; i++) lua_pushinteger(L, (lua_Integer)v[i] + 1);
-    lua_call(L, n, 1);
-    return L;
-}
-
 /* ------------------------------------------------------------------ pool */
 
 /*
