@@ -205,17 +205,14 @@ typedef struct find_ctx {
  * of run_ctx.pass (RUN_NARGS + 1 ...). */
 enum { RUN_CTX = 1, RUN_NODE_COST, RUN_EDGE_COST, RUN_HEURISTIC, RUN_NARGS = 4 };
 
-/*
- * Calls the runner's callback at slot (RUN_NODE_COST...) of the query whose run_ctx is ud
- * with the n node ids or coordinates in v, 1-based, and leaves its one result. Returns the
- * thread. Inline: the trampolines run once per node or step a search considers.
- */
-static inline lua_State *call_back(void *ud, int slot, int n, const int32_t *v) {
-    lua_State *L = ((run_ctx *)ud)->L;
-    lua_pushvalue(L, slot);
-    for (int i = 0; i < n; i++) lua_pushinteger(L, (lua_Integer)v[i] + 1);
-    lua_call(L, n, 1);
-    return L;
+/* Cell id of a grid `width` wide as a point {x=, y=}, 1-based. Inline: paths and cells make
+ * one per cell. */
+static inline void push_point(lua_State *L, int32_t id, int32_t width) {
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, id % width + 1);
+    lua_setfield(L, -2, "x");
+    lua_pushinteger(L, id / width + 1);
+    lua_setfield(L, -2, "y");
 }
 
 /* ----------------------------------------------- args.c: arguments, errors */
@@ -262,15 +259,13 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
 lobject *resolve_object(lua_State *L, int arg, int idx, const char *mt, const char *what);
 const char *influence_name(lua_State *L, const query_args *a, int i);
 void mark_read(run_ctx *c, lobject *o);
-void resolve_callbacks(run_ctx *c, const query_args *a);
-int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra);
-double heuristic_result(lua_State *L, int32_t x, int32_t y);
+void resolve_grid_callbacks(run_ctx *c, astar_query *q, const query_args *a);
+void resolve_graph_callbacks(run_ctx *c, astar_graph_query *q, const query_args *a);
 workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner);
 void free_pool(lua_State *L, pool *p);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);
 int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
-void push_point(lua_State *L, int32_t id, int32_t width);
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width);
 void check_answer(lua_State *L, astar_status st, const char *fn);
 

@@ -1,29 +1,12 @@
 /*
  * find.c -- paths on a grid: grid:find, grid:find_nearest and grid:find_many, and what every
- * grid query (these, a job's, a field's) shares: its callbacks' trampolines, its resolve
- * (resolve_grid_query) and its run on the grid's pool (run_grid_query).
+ * grid query (these, a job's, a field's) shares: its resolve (resolve_grid_query) and its
+ * run on the grid's pool (run_grid_query).
  */
 #include <math.h>
 #include <string.h>
 
 #include "binding.h"
-
-/* The trampolines: the core calls them with 0-based cells, the callbacks get 1-based ones. */
-static int node_cost_trampoline(void *ud, int32_t x, int32_t y, double *extra) {
-    lua_State *L = call_back(ud, RUN_NODE_COST, 2, (const int32_t[]){x, y});
-    return callback_result(L, "node_cost", x, y, extra);
-}
-
-static int edge_cost_trampoline(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy,
-                                double *extra) {
-    lua_State *L = call_back(ud, RUN_EDGE_COST, 4, (const int32_t[]){x, y, fx, fy});
-    return callback_result(L, "edge_cost", x, y, extra);
-}
-
-static double heuristic_trampoline(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) {
-    lua_State *L = call_back(ud, RUN_HEURISTIC, 4, (const int32_t[]){x, y, gx, gy});
-    return heuristic_result(L, x, y);
-}
 
 /* Is heuristic h admissible under the diagonal mode? A step to a diagonal hex neighbour is 1,
  * a square diagonal sqrt 2 or 2 (manhattan): each family overestimates on the other. */
@@ -58,7 +41,6 @@ void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
                           : "\"octile\", \"euclidean\", \"chebyshev\", \"zero\" or a function; \"weight\" trades optimality for speed");
     }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
-    if (a->heuristic == ASTAR_H_CUSTOM) q->heuristic_fn = heuristic_trampoline, q->heuristic_ud = c;
     for (int i = 0; i < a->nlayers; i++) {
         llayer *l = astar_testudata(L, a->layer_slot[i], LAYER_MT);
         if (!l || l->base.freed) resolve_object(L, arg, a->layer_slot[i], LAYER_MT, influence_name(L, a, i));
@@ -89,9 +71,7 @@ void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
         q->known = m->mask;
         mark_read(&c->run, &m->base);
     }
-    if (a->slot[O_NODE_COST]) q->node_cost = node_cost_trampoline, q->node_cost_ud = c;
-    if (a->slot[O_EDGE_COST]) q->edge_cost = edge_cost_trampoline, q->edge_cost_ud = c;
-    resolve_callbacks(&c->run, a);
+    resolve_grid_callbacks(&c->run, q, a);
     mark_read(&c->run, &g->base);
 }
 

@@ -1,7 +1,7 @@
 /*
  * graph.c -- astar.Graph: astar.graph(), nodes, arcs and queries by node id (1-based here,
  * 0-based in the core): the graph's methods, and graph:find with its resolve
- * (resolve_graph_query) and trampolines. Its claims are in claims.c.
+ * (resolve_graph_query). Its claims are in claims.c.
  */
 #include <math.h>
 #include <string.h>
@@ -227,21 +227,6 @@ static double lua_values_trampoline(void *ud, int32_t node) {
     return x;
 }
 
-static int graph_node_cost_trampoline(void *ud, int32_t node, double *extra) {
-    lua_State *L = call_back(ud, RUN_NODE_COST, 1, (const int32_t[]){node});
-    return callback_result(L, "node_cost", node, -1, extra);
-}
-
-static int graph_edge_cost_trampoline(void *ud, int32_t to, int32_t from, double *extra) {
-    lua_State *L = call_back(ud, RUN_EDGE_COST, 2, (const int32_t[]){to, from});
-    return callback_result(L, "edge_cost", to, -1, extra);
-}
-
-static double graph_heuristic_trampoline(void *ud, int32_t node, int32_t goal) {
-    lua_State *L = call_back(ud, RUN_HEURISTIC, 2, (const int32_t[]){node, goal});
-    return heuristic_result(L, node, -1);
-}
-
 /*
  * Resolves a graph query: the graph (open, start and goal still its nodes), then the layers
  * (an astar.Influence of n x 1 or a Lua array of one value per node), the claims and the
@@ -298,10 +283,7 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
         mark_read(&c->run, &cl->base);
     }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
-    if (a->heuristic == ASTAR_H_CUSTOM) q->heuristic_fn = graph_heuristic_trampoline, q->heuristic_ud = c;
-    if (a->slot[O_NODE_COST]) q->node_cost = graph_node_cost_trampoline, q->node_cost_ud = c;
-    if (a->slot[O_EDGE_COST]) q->edge_cost = graph_edge_cost_trampoline, q->edge_cost_ud = c;
-    resolve_callbacks(&c->run, a);
+    resolve_graph_callbacks(&c->run, q, a);
     mark_read(&c->run, &g->base);
 }
 

@@ -1,9 +1,9 @@
 /*
  * query.c -- the machinery every query shares, on a grid or a graph: the option table
- * OPTIONS and its one reader read_options (read), the checks of the objects options name
- * and the marks (resolve), the callbacks' results, the workspace pool, the protected runner
- * run_query (run) and the result tables. The queries themselves: find.c, job.c, field.c
- * (grids), graph.c.
+ * OPTIONS and its one reader read_options (read); the checks of the objects options name,
+ * the marks and the callbacks' trampolines (resolve); the workspace pool, the protected
+ * runner run_query (run) and the result tables. The queries themselves: find.c, job.c,
+ * field.c (grids), graph.c.
  */
 #include <math.h>
 #include <string.h>
@@ -293,13 +293,6 @@ void mark_read(run_ctx *c, lobject *o) {
     c->read[c->nread++] = o;
 }
 
-/* The stack slots of the callbacks a read (read_options) gave, for the runner. */
-void resolve_callbacks(run_ctx *c, const query_args *a) {
-    c->callback[0] = a->slot[O_NODE_COST];
-    c->callback[1] = a->slot[O_EDGE_COST];
-    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
-}
-
 /* ------------------------------------------------------------- callbacks */
 
 /* Where a callback was asked: cell (x, y), or graph node x when y < 0 (0-based in, 1-based out). */
@@ -309,7 +302,7 @@ static const char *callback_place(lua_State *L, int32_t x, int32_t y) {
 }
 
 /* Reads a cost callback's result; raises (naming the callback) on a bad one. */
-int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra) {
+static int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double *extra) {
     int t = lua_type(L, -1);
     int r = ASTAR_CB_PASS;
     *extra = 0.0;
@@ -333,7 +326,7 @@ int callback_result(lua_State *L, const char *name, int32_t x, int32_t y, double
 }
 
 /* A custom heuristic's result at the stack top, popped; raises on a bad one. */
-double heuristic_result(lua_State *L, int32_t x, int32_t y) {
+static double heuristic_result(lua_State *L, int32_t x, int32_t y) {
     lua_Number h = lua_tonumber(L, -1);
     if (lua_type(L, -1) != LUA_TNUMBER || !(h >= 0 && h <= ASTAR_MAX_VALUE)) {
         const char *value = value_str(L, -1);
@@ -342,6 +335,81 @@ double heuristic_result(lua_State *L, int32_t x, int32_t y) {
     }
     lua_settop(L, -2);
     return h;
+}
+
+/*
+ * Calls the runner's callback at slot (RUN_NODE_COST...) of the query whose run_ctx is ud
+ * with the first n (1..4) of the node ids or coordinates a, b, c, d, 1-based, and leaves its
+ * one result. Returns the thread. n is a constant at every call, and the trampolines are in
+ * this file with it: they run once per node or step a search considers.
+ */
+static lua_State *call_back(void *ud, int slot, int n, int32_t a, int32_t b, int32_t c, int32_t d) {
+    lua_State *L = ((run_ctx *)ud)->L;
+    lua_pushvalue(L, slot);
+    lua_pushinteger(L, (lua_Integer)a + 1);
+    if (n > 1) lua_pushinteger(L, (lua_Integer)b + 1);
+    if (n > 2) lua_pushinteger(L, (lua_Integer)c + 1);
+    if (n > 3) lua_pushinteger(L, (lua_Integer)d + 1);
+    lua_call(L, n, 1);
+    return L;
+}
+
+/* The trampolines of grid queries: the core calls them with 0-based cells. */
+static int grid_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
+    lua_State *L = call_back(ud, RUN_NODE_COST, 2, x, y, 0, 0);
+    return callback_result(L, "node_cost", x, y, extra);
+}
+
+static int grid_edge_cost(void *ud, int32_t x, int32_t y, int32_t fx, int32_t fy, double *extra) {
+    lua_State *L = call_back(ud, RUN_EDGE_COST, 4, x, y, fx, fy);
+    return callback_result(L, "edge_cost", x, y, extra);
+}
+
+static double grid_heuristic(void *ud, int32_t x, int32_t y, int32_t gx, int32_t gy) {
+    lua_State *L = call_back(ud, RUN_HEURISTIC, 4, x, y, gx, gy);
+    return heuristic_result(L, x, y);
+}
+
+/* ... and of graph queries, with 0-based nodes. */
+static int graph_node_cost(void *ud, int32_t node, double *extra) {
+    lua_State *L = call_back(ud, RUN_NODE_COST, 1, node, 0, 0, 0);
+    return callback_result(L, "node_cost", node, -1, extra);
+}
+
+static int graph_edge_cost(void *ud, int32_t to, int32_t from, double *extra) {
+    lua_State *L = call_back(ud, RUN_EDGE_COST, 2, to, from, 0, 0);
+    return callback_result(L, "edge_cost", to, -1, extra);
+}
+
+static double graph_heuristic(void *ud, int32_t node, int32_t goal) {
+    lua_State *L = call_back(ud, RUN_HEURISTIC, 2, node, goal, 0, 0);
+    return heuristic_result(L, node, -1);
+}
+
+/* The stack slots of the callbacks read_options found, for the runner (push_run_args). */
+static void callback_slots(run_ctx *c, const query_args *a) {
+    c->callback[0] = a->slot[O_NODE_COST];
+    c->callback[1] = a->slot[O_EDGE_COST];
+    c->callback[2] = a->heuristic == ASTAR_H_CUSTOM ? a->slot[O_HEURISTIC] : 0;
+}
+
+/*
+ * The callbacks of a grid query c (the first member of the ctx the trampolines get), for
+ * its astar_query q: their slots, and the trampolines of those given.
+ */
+void resolve_grid_callbacks(run_ctx *c, astar_query *q, const query_args *a) {
+    callback_slots(c, a);
+    if (c->callback[0]) q->node_cost = grid_node_cost, q->node_cost_ud = c;
+    if (c->callback[1]) q->edge_cost = grid_edge_cost, q->edge_cost_ud = c;
+    if (c->callback[2]) q->heuristic_fn = grid_heuristic, q->heuristic_ud = c;
+}
+
+/* resolve_grid_callbacks of a graph query. */
+void resolve_graph_callbacks(run_ctx *c, astar_graph_query *q, const query_args *a) {
+    callback_slots(c, a);
+    if (c->callback[0]) q->node_cost = graph_node_cost, q->node_cost_ud = c;
+    if (c->callback[1]) q->edge_cost = graph_edge_cost, q->edge_cost_ud = c;
+    if (c->callback[2]) q->heuristic_fn = graph_heuristic, q->heuristic_ud = c;
 }
 
 /* ------------------------------------------------------------------ pool */
@@ -426,15 +494,6 @@ int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner) {
 }
 
 /* --------------------------------------------------------------- answers */
-
-/* Cell id of a grid `width` wide as a point {x=, y=}, 1-based. */
-void push_point(lua_State *L, int32_t id, int32_t width) {
-    lua_createtable(L, 0, 2);
-    lua_pushinteger(L, id % width + 1);
-    lua_setfield(L, -2, "x");
-    lua_pushinteger(L, id / width + 1);
-    lua_setfield(L, -2, "y");
-}
 
 /*
  * Pushes find's two results (path or nil, info) for a result and its path: the cells of a
