@@ -56,11 +56,6 @@ lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer l
     return (lua_Integer)n;
 }
 
-/* A 1-based coordinate of the Lua API, returned 0-based. */
-int32_t check_coord(lua_State *L, int arg, const char *what, int32_t size) {
-    return (int32_t)check_integer(L, arg, what, 1, size) - 1;
-}
-
 /* A string without NUL bytes: C would read "a.map\0x" as "a.map". */
 const char *check_c_string(lua_State *L, int arg, const char *what) {
     size_t len;

@@ -22,15 +22,10 @@
 #pragma GCC visibility push(hidden)
 #endif
 
-/* The class names: registry keys of the metatables, and __name. */
-#define GRID_MT "astar.Grid"
-#define LAYER_MT "astar.Influence"
-#define CLAIMS_MT "astar.Claims"
-#define MASK_MT "astar.Mask"
-#define FIELD_MT "astar.Field"
-#define JOB_MT "astar.Search"
-#define GRAPH_MT "astar.Graph"
-#define GRAPH_CLAIMS_MT "astar.GraphClaims"
+/* The class names (object.c): registry keys of the metatables and __name, as strings; and
+ * each as an address, the key test_object finds its metatable by. */
+extern const char GRID_MT[], LAYER_MT[], CLAIMS_MT[], MASK_MT[], FIELD_MT[], JOB_MT[], GRAPH_MT[],
+    GRAPH_CLAIMS_MT[];
 
 /* ASTAR_MAX_VALUE as messages write it. */
 #define MAX_VALUE_STR "1e100"
@@ -222,7 +217,6 @@ const char *type_name(lua_State *L, int idx);
 int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...);
 int type_error(lua_State *L, int arg, const char *expected);
 lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo, lua_Integer hi);
-int32_t check_coord(lua_State *L, int arg, const char *what, int32_t size);
 const char *check_c_string(lua_State *L, int arg, const char *what);
 bool string_is(lua_State *L, int idx, const char *name);
 int name_index(lua_State *L, int idx, const char *const names[]);
@@ -243,10 +237,7 @@ int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const
 /* --------------------------------------------- object.c: userdata, classes */
 
 astar_alloc lua_allocator(lua_State *L);
-void *check_object(lua_State *L, int arg, const char *mt);
 int freed_error(lua_State *L, const char *mt);
-void *check_open(lua_State *L, int arg, const char *mt);
-void check_writable(lua_State *L, const lobject *o, const char *what);
 void *new_object(lua_State *L, size_t size, const char *mt);
 int push_size(lua_State *L, const char *mt);
 int size_field(lua_State *L, void *o, const char *key);
@@ -268,6 +259,54 @@ int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width);
 void check_answer(lua_State *L, astar_status st, const char *fn);
+
+/*
+ * The checks every method makes first, inline: a game calls cell methods (get_cost, set,
+ * is_known...) in loops, and these calls, across files, cost 2.7% of such a loop.
+ */
+
+/* A 1-based coordinate of the Lua API, returned 0-based. */
+static inline int32_t check_coord(lua_State *L, int arg, const char *what, int32_t size) {
+    return (int32_t)check_integer(L, arg, what, 1, size) - 1;
+}
+
+/*
+ * The userdata at idx if it is of class mt (one of the *_MT above), else NULL: what
+ * luaL_testudata answers, but its metatable is found by the address mt (register_class
+ * keys it so) rather than by name, so no string is made or compared. By name, Lua 5.4
+ * looks the C string up in a cache of string pointers (luaS_new), and every method call
+ * cost up to 5% more or less as the linker placed the names in it.
+ */
+static inline void *test_object(lua_State *L, int idx, const char *mt) {
+    void *p = lua_touserdata(L, idx);
+    if (!p || !lua_getmetatable(L, idx)) return NULL;
+    lua_pushlightuserdata(L, (void *)mt);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (!lua_rawequal(L, -1, -2)) p = NULL;
+    lua_pop(L, 2);
+    return p;
+}
+
+/* The userdata at arg if it is of class mt, open or not; a type error otherwise. */
+static inline void *check_object(lua_State *L, int arg, const char *mt) {
+    void *p = test_object(L, arg, mt);
+    if (!p) type_error(L, arg, mt);
+    return p;
+}
+
+/* check_object, and open. */
+static inline void *check_open(lua_State *L, int arg, const char *mt) {
+    lobject *o = check_object(L, arg, mt);
+    if (o->freed) freed_error(L, mt);
+    return o;
+}
+
+/* Writers call this: a callback may not change what its own query reads. */
+static inline void check_writable(lua_State *L, const lobject *o, const char *what) {
+    if (o->readers > 0)
+        luaL_error(L, "%s is in use by a running query (a callback cannot change what its query reads)",
+                   what);
+}
 
 /* ------------------------------------------------------- the object types */
 

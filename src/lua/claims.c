@@ -276,8 +276,8 @@ const lclass GRAPH_CLAIMS_CLASS = {
 /* ------------------------------------------------------------------ both */
 
 int l_claims(lua_State *L) {
-    if (astar_testudata(L, 1, GRAPH_MT)) return l_graph_claims(L);
-    if (!astar_testudata(L, 1, GRID_MT)) type_error(L, 1, "astar.Grid or astar.Graph");
+    if (test_object(L, 1, GRAPH_MT)) return l_graph_claims(L);
+    if (!test_object(L, 1, GRID_MT)) type_error(L, 1, "astar.Grid or astar.Graph");
     lgrid *g = check_grid(L, 1);
     lclaims *c = new_object(L, sizeof *c, CLAIMS_MT);
     lua_newtable(L);

@@ -42,7 +42,7 @@ void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
     }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
     for (int i = 0; i < a->nlayers; i++) {
-        llayer *l = astar_testudata(L, a->layer_slot[i], LAYER_MT);
+        llayer *l = test_object(L, a->layer_slot[i], LAYER_MT);
         if (!l || l->base.freed) resolve_object(L, arg, a->layer_slot[i], LAYER_MT, influence_name(L, a, i));
         if (l->base.width != g->base.width || l->base.height != g->base.height)
             arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", influence_name(L, a, i), (int)l->base.width,

@@ -257,7 +257,7 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
             l->value_ud = v;
             continue;
         }
-        llayer *layer = astar_testudata(L, idx, LAYER_MT);
+        llayer *layer = test_object(L, idx, LAYER_MT);
         if (!layer)
             arg_error_fmt(L, arg, "%s must be an array of numbers (one per node) or an astar.Influence, got %s",
                           influence_name(L, a, i), type_name(L, idx));
@@ -272,7 +272,7 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
     q->nlayers = a->nlayers;
     if (a->slot[O_CLAIMS]) {
         int idx = a->slot[O_CLAIMS];
-        lgraph_claims *cl = astar_testudata(L, idx, GRAPH_CLAIMS_MT);
+        lgraph_claims *cl = test_object(L, idx, GRAPH_CLAIMS_MT);
         if (!cl)
             arg_error_fmt(L, arg, "option 'claims' must be an astar.GraphClaims (astar.claims(graph)), got %s",
                           type_name(L, idx));

@@ -7,6 +7,10 @@
 
 #include "binding.h"
 
+const char GRID_MT[] = "astar.Grid", LAYER_MT[] = "astar.Influence", CLAIMS_MT[] = "astar.Claims",
+           MASK_MT[] = "astar.Mask", FIELD_MT[] = "astar.Field", JOB_MT[] = "astar.Search",
+           GRAPH_MT[] = "astar.Graph", GRAPH_CLAIMS_MT[] = "astar.GraphClaims";
+
 /* The interpreter's allocator: core objects allocate through it. */
 astar_alloc lua_allocator(lua_State *L) {
     astar_alloc a;
@@ -14,29 +18,8 @@ astar_alloc lua_allocator(lua_State *L) {
     return a;
 }
 
-/* The userdata at arg if it is of class mt, open or not; a type error otherwise. */
-void *check_object(lua_State *L, int arg, const char *mt) {
-    void *p = astar_testudata(L, arg, mt);
-    if (!p) type_error(L, arg, mt);
-    return p;
-}
-
 int freed_error(lua_State *L, const char *mt) {
     return luaL_error(L, "attempt to use a freed %s", mt);
-}
-
-/* check_object, and open. */
-void *check_open(lua_State *L, int arg, const char *mt) {
-    lobject *o = check_object(L, arg, mt);
-    if (o->freed) freed_error(L, mt);
-    return o;
-}
-
-/* Writers call this: a callback may not change what its own query reads. */
-void check_writable(lua_State *L, const lobject *o, const char *what) {
-    if (o->readers > 0)
-        luaL_error(L, "%s is in use by a running query (a callback cannot change what its query reads)",
-                   what);
 }
 
 /* A zeroed userdata of `size` with its metatable (and so its __gc) set before any init. */
@@ -109,6 +92,9 @@ static int protected_metatable(lua_State *L) {
 void register_class(lua_State *L, const lclass *cls) {
     luaL_newmetatable(L, cls->name);
     int mt = lua_gettop(L);
+    lua_pushlightuserdata(L, (void *)cls->name); /* test_object's key */
+    lua_pushvalue(L, mt);
+    lua_rawset(L, LUA_REGISTRYINDEX);
 #if LUA_VERSION_NUM < 503 /* 5.3 sets it: messages name the type by it (type_name) */
     lua_pushstring(L, cls->name);
     lua_setfield(L, mt, "__name");

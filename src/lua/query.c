@@ -274,7 +274,7 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
 
 /* The object of class mt at idx, named `what` by messages about option arg: open. */
 lobject *resolve_object(lua_State *L, int arg, int idx, const char *mt, const char *what) {
-    lobject *o = astar_testudata(L, idx, mt);
+    lobject *o = test_object(L, idx, mt);
     if (!o) arg_error_fmt(L, arg, "%s must be an %s, got %s", what, mt, type_name(L, idx));
     if (o->freed) arg_error_fmt(L, arg, "%s is a freed %s", what, mt);
     return o;
