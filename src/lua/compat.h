@@ -65,19 +65,9 @@ static inline lua_Integer astar_tointegerx(lua_State *L, int idx, int *isint) {
 }
 
 #if LUA_VERSION_NUM >= 502
-#define astar_testudata(L, idx, tname) luaL_testudata((L), (idx), (tname))
 #define astar_setmetatable(L, tname) luaL_setmetatable((L), (tname))
 #define astar_tolstring(L, idx, len) luaL_tolstring((L), (idx), (len))
 #else
-static inline void *astar_testudata(lua_State *L, int idx, const char *tname) {
-    void *p = lua_touserdata(L, idx);
-    if (!p || !lua_getmetatable(L, idx)) return NULL;
-    luaL_getmetatable(L, tname);
-    if (!lua_rawequal(L, -1, -2)) p = NULL;
-    lua_pop(L, 2);
-    return p;
-}
-
 static inline void astar_setmetatable(lua_State *L, const char *tname) {
     luaL_getmetatable(L, tname);
     lua_setmetatable(L, -2);

@@ -4,6 +4,14 @@
 
 #include <lua.h>
 
+/* Hidden, as binding.h's declarations: only luaopen_astar_core is exported, also where the
+ * files are built without -fvisibility=hidden (a LuaRocks build). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
 int astar_lua_png_encode(lua_State *L);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #endif

@@ -1,0 +1,219 @@
+/*
+ * args.c -- reading arguments and raising the errors about them: numbers, coordinates,
+ * costs, names, option tables and lists of points, with messages that name what is wrong.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "binding.h"
+
+/* Pushes a number as Lua prints it, but integers without a ".0" on every version. */
+static const char *num_str(lua_State *L, lua_Number n) {
+    if (n == floor(n) && fabs(n) <= 2147483647.0) return lua_pushfstring(L, "%d", (int)n);
+    return lua_pushfstring(L, "%f", n);
+}
+
+const char *value_str(lua_State *L, int idx) {
+    if (lua_type(L, idx) == LUA_TNUMBER) return num_str(L, lua_tonumber(L, idx));
+    if (lua_type(L, idx) == LUA_TSTRING) return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
+    return luaL_typename(L, idx);
+}
+
+/* The type a message names: the metatable's __name (read raw) where it has one, as Lua's own
+ * luaL_typeerror does ("astar.Grid", "FILE*"). */
+const char *type_name(lua_State *L, int idx) {
+    if (luaL_getmetafield(L, idx, "__name")) {
+        if (lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1); /* anchored on the stack */
+        lua_pop(L, 1);
+    }
+    if (lua_type(L, idx) == LUA_TLIGHTUSERDATA) return "light userdata";
+    return luaL_typename(L, idx);
+}
+
+int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    const char *msg = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    return luaL_argerror(L, arg, msg);
+}
+
+int type_error(lua_State *L, int arg, const char *expected) {
+    return arg_error_fmt(L, arg, "%s expected, got %s", expected, type_name(L, arg));
+}
+
+/* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi. */
+lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo,
+                          lua_Integer hi) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "integer");
+    lua_Number n = lua_tonumber(L, arg);
+    if (n != floor(n) || n != n)
+        arg_error_fmt(L, arg, "%s must be an integer, got %s", what, value_str(L, arg));
+    if (n < (lua_Number)lo || n > (lua_Number)hi)
+        arg_error_fmt(L, arg, "%s out of range %s..%s, got %s", what, num_str(L, (lua_Number)lo),
+                      num_str(L, (lua_Number)hi), value_str(L, arg));
+    return (lua_Integer)n;
+}
+
+/* A string without NUL bytes: C would read "a.map\0x" as "a.map". */
+const char *check_c_string(lua_State *L, int arg, const char *what) {
+    size_t len;
+    const char *s = luaL_checklstring(L, arg, &len);
+    if (strlen(s) != len) arg_error_fmt(L, arg, "%s contains a NUL byte", what);
+    return s;
+}
+
+/* Is the string at idx exactly `name` (no trailing "\0junk")? */
+bool string_is(lua_State *L, int idx, const char *name) {
+    size_t len;
+    const char *s = lua_tolstring(L, idx, &len);
+    return len == strlen(name) && memcmp(s, name, len) == 0;
+}
+
+/* The index of the string at idx in names (NULL-terminated), or -1 (also for non-strings). */
+int name_index(lua_State *L, int idx, const char *const names[]) {
+    if (lua_type(L, idx) != LUA_TSTRING) return -1;
+    for (int i = 0; names[i]; i++)
+        if (string_is(L, idx, names[i])) return i;
+    return -1;
+}
+
+bool is_callable(lua_State *L, int idx) {
+    if (lua_type(L, idx) == LUA_TFUNCTION) return true;
+    if (!luaL_getmetafield(L, idx, "__call")) return false;
+    lua_pop(L, 1);
+    return true;
+}
+
+/*
+ * The error Lua raises itself when its allocator fails: the bare message, with no
+ * "chunk:line:" prefix (luaL_error would add the caller's position). The string is
+ * Lua's own preallocated one, so pushing it allocates nothing.
+ */
+int no_memory(lua_State *L) {
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+}
+
+/* luaL_checkstack would report a failed stack reallocation as "stack overflow". */
+void check_stack(lua_State *L, int n) {
+    if (!lua_checkstack(L, n)) no_memory(L);
+}
+
+/* Terrain cost of a Lua value: 0 < number <= ASTAR_MAX_VALUE, or math.huge or false (blocks). */
+bool to_cost(lua_State *L, int idx, double *cost) {
+    if (lua_type(L, idx) == LUA_TBOOLEAN && !lua_toboolean(L, idx)) {
+        *cost = INFINITY;
+        return true;
+    }
+    lua_Number c = lua_tonumber(L, idx);
+    *cost = c;
+    return lua_type(L, idx) == LUA_TNUMBER && (c == HUGE_VAL || (c > 0 && c <= ASTAR_MAX_VALUE));
+}
+
+double check_cost(lua_State *L, int arg) {
+    double c;
+    if (lua_type(L, arg) != LUA_TNUMBER && lua_type(L, arg) != LUA_TBOOLEAN)
+        type_error(L, arg, "number or false");
+    if (!to_cost(L, arg, &c))
+        arg_error_fmt(L, arg, "cost must be a number in (0, " MAX_VALUE_STR "], false or math.huge, got %s",
+                      value_str(L, arg));
+    return c;
+}
+
+void push_cost(lua_State *L, double c) {
+    if (c == INFINITY)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushnumber(L, c);
+}
+
+double check_finite(lua_State *L, int arg, const char *what) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number");
+    lua_Number v = lua_tonumber(L, arg);
+    if (!isfinite(v)) arg_error_fmt(L, arg, "%s must be a finite number, got %s", what, value_str(L, arg));
+    return v;
+}
+
+void check_size_args(lua_State *L, int32_t *w, int32_t *h) {
+    *w = (int32_t)check_integer(L, 1, "width", 1, ASTAR_MAX_SIDE);
+    *h = (int32_t)check_integer(L, 2, "height", 1, ASTAR_MAX_SIDE);
+}
+
+/*
+ * The keys of the options table at arg (read raw: no metamethod runs), each checked against
+ * names: "unknown option 'k'". The table itself must be one.
+ */
+static void check_option_keys(lua_State *L, int arg, const char *const names[]) {
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        lua_pop(L, 1);
+        if (name_index(L, -1, names) < 0) arg_error_fmt(L, arg, "unknown option %s", value_str(L, -1));
+    }
+}
+
+/*
+ * Reads the table at arg as a few named options: its keys raw (each must be one of names),
+ * then each name once (an __index may run), pushed in the order of names; a missing table
+ * gives nils. Returns the stack index of the first.
+ */
+int read_fields(lua_State *L, int arg, const char *const names[]) {
+    int n = 0;
+    while (names[n]) n++;
+    check_stack(L, n + 4);
+    bool given = !lua_isnoneornil(L, arg);
+    if (given) check_option_keys(L, arg, names);
+    int first = lua_gettop(L) + 1;
+    for (int i = 0; i < n; i++) {
+        if (given) lua_getfield(L, arg, names[i]);
+        else lua_pushnil(L);
+    }
+    return first;
+}
+
+/*
+ * Point i of the list at arg: {x=, y=} or {x, y}, 1-based, inside a width x height grid; its
+ * node id. Each coordinate is read once (an __index of the point may run).
+ */
+int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t height,
+                   const char *what) {
+    lua_rawgeti(L, arg, i);
+    if (lua_type(L, -1) != LUA_TTABLE)
+        arg_error_fmt(L, arg, "%s %d must be a point {x=, y=}, got %s", what, (int)i, type_name(L, -1));
+    lua_Number xy[2];
+    bool ok = true;
+    for (int k = 0; k < 2; k++) {
+        lua_getfield(L, -1 - k, k == 0 ? "x" : "y");
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_rawgeti(L, -1 - k, k + 1);
+        }
+        xy[k] = lua_tonumber(L, -1);
+        ok = ok && lua_type(L, -1) == LUA_TNUMBER && xy[k] == floor(xy[k]) && xy[k] >= 1 &&
+             xy[k] <= (k == 0 ? width : height);
+    }
+    if (!ok)
+        arg_error_fmt(L, arg, "%s %d is not a cell of the %dx%d grid", what, (int)i, (int)width,
+                      (int)height);
+    lua_pop(L, 3);
+    return ((int32_t)xy[1] - 1) * width + ((int32_t)xy[0] - 1);
+}
+
+/* The points of the non-empty list at arg, in a width x height grid, as node ids, in a
+ * userdata left on the stack. */
+int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const char *what,
+                     const char *list, int32_t *count) {
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
+    lua_Integer n = (lua_Integer)astar_rawlen(L, arg);
+    if (n < 1) arg_error_fmt(L, arg, "%s must be a non-empty list of points", list);
+    if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, arg, "too many %s", list);
+    check_stack(L, 8);
+    /* A userdata on the stack: freed with it, whatever error comes. */
+    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
+    for (lua_Integer i = 1; i <= n; i++)
+        ids[i - 1] = read_point(L, arg, i, width, height, what);
+    *count = (int32_t)n;
+    return ids;
+}

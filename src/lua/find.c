@@ -1,0 +1,273 @@
+/*
+ * find.c -- paths on a grid: grid:find, grid:find_nearest and grid:find_many, and what every
+ * grid query (these, a job's, a field's) shares: its resolve (resolve_grid_query) and its
+ * run on the grid's pool (run_grid_query).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "binding.h"
+
+/* Is heuristic h admissible under the diagonal mode? A step to a diagonal hex neighbour is 1,
+ * a square diagonal sqrt 2 or 2 (manhattan): each family overestimates on the other. */
+static bool admissible(astar_heuristic h, astar_diagonal mode) {
+    if (h == ASTAR_H_ZERO || h == ASTAR_H_CHEBYSHEV) return true;
+    if (mode == ASTAR_DIAG_HEX) return h == ASTAR_H_HEX;
+    if (h == ASTAR_H_HEX) return false;
+    return h != ASTAR_H_MANHATTAN || mode == ASTAR_DIAG_NEVER;
+}
+
+/*
+ * Resolves a grid query: the grid (c->grid, open), then what the options read into a name:
+ * layers, claims and the unit's slot, the mask, the heuristic and the callbacks, into c->q
+ * and c->run. Runs no Lua code.
+ */
+void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
+    lgrid *g = c->grid;
+    if (g->base.freed) freed_error(L, GRID_MT);
+    astar_query *q = &c->q;
+    int arg = a->arg;
+    astar_diagonal grid_mode = astar_grid_diagonal(g->grid);
+    if (a->slot[O_DIAGONAL] && grid_mode == ASTAR_DIAG_HEX)
+        arg_error_fmt(L, arg, "option 'diagonal' does not apply to a hex grid");
+    if (a->slot[O_HEURISTIC] && a->heuristic != ASTAR_H_CUSTOM) {
+        astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? grid_mode : q->diagonal;
+        if (!admissible(a->heuristic, mode))
+            arg_error_fmt(L, arg, "option 'heuristic' \"%s\" is not admissible on %s grid (use %s)",
+                          HEURISTIC_NAMES[a->heuristic],
+                          mode == ASTAR_DIAG_HEX ? "a hex" : mode == ASTAR_DIAG_NEVER ? "a 4-connected" : "an 8-connected",
+                          mode == ASTAR_DIAG_HEX ? "\"hex\", \"chebyshev\", \"zero\" or a function"
+                          : mode == ASTAR_DIAG_NEVER ? "\"manhattan\", \"octile\", \"euclidean\", \"chebyshev\" or \"zero\""
+                          : "\"octile\", \"euclidean\", \"chebyshev\", \"zero\" or a function; \"weight\" trades optimality for speed");
+    }
+    if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
+    for (int i = 0; i < a->nlayers; i++) {
+        llayer *l = test_object(L, a->layer_slot[i], LAYER_MT);
+        if (!l || l->base.freed) resolve_object(L, arg, a->layer_slot[i], LAYER_MT, influence_name(L, a, i));
+        if (l->base.width != g->base.width || l->base.height != g->base.height)
+            arg_error_fmt(L, arg, "%s is %dx%d but the grid is %dx%d", influence_name(L, a, i), (int)l->base.width,
+                          (int)l->base.height, (int)g->base.width, (int)g->base.height);
+        c->layers[i].layer = l->layer;
+        c->layers[i].weight = a->layer_weight[i];
+        mark_read(&c->run, &l->base);
+    }
+    q->layers = c->layers;
+    q->nlayers = a->nlayers;
+    if (a->slot[O_CLAIMS]) {
+        lclaims *cl = (lclaims *)resolve_object(L, arg, a->slot[O_CLAIMS], CLAIMS_MT, "option 'claims'");
+        if (cl->base.width != g->base.width || cl->base.height != g->base.height)
+            arg_error_fmt(L, arg, "option 'claims' is for a %dx%d grid but this grid is %dx%d",
+                          (int)cl->base.width, (int)cl->base.height, (int)g->base.width,
+                          (int)g->base.height);
+        q->claims = cl->claims;
+        q->unit = a->slot[O_UNIT] ? unit_slot(L, a->slot[O_CLAIMS], a->slot[O_UNIT]) : -1;
+        mark_read(&c->run, &cl->base);
+    }
+    if (a->slot[O_KNOWN]) {
+        lmask *m = (lmask *)resolve_object(L, arg, a->slot[O_KNOWN], MASK_MT, "option 'known'");
+        if (m->base.width != g->base.width || m->base.height != g->base.height)
+            arg_error_fmt(L, arg, "option 'known' is %dx%d but the grid is %dx%d", (int)m->base.width,
+                          (int)m->base.height, (int)g->base.width, (int)g->base.height);
+        q->known = m->mask;
+        mark_read(&c->run, &m->base);
+    }
+    resolve_grid_callbacks(&c->run, q, a);
+    mark_read(&c->run, &g->base);
+}
+
+/* run_query of a grid query. */
+int run_grid_query(lua_State *L, find_ctx *c) {
+    return run_query(L, &c->run, &c->grid->pool, &c->grid->base);
+}
+
+/* A query c of the grid at 1 (open or not: it is resolved after the options). */
+lgrid *begin_grid_query(lua_State *L, find_ctx *c) {
+    lgrid *g = check_object(L, 1, GRID_MT);
+    memset(c, 0, sizeof *c);
+    c->grid = g;
+    astar_query_init(&c->q);
+    return g;
+}
+
+/* begin_grid_query, and the start at 2, 3. */
+void start_query(lua_State *L, find_ctx *c) {
+    const lgrid *g = begin_grid_query(L, c);
+    c->q.sx = check_coord(L, 2, "x", g->base.width);
+    c->q.sy = check_coord(L, 3, "y", g->base.height);
+}
+
+/* Runs inside lua_pcall: the search, then the result tables. */
+int find_run(lua_State *L) {
+    find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->run.L = L;
+    astar_result res;
+    astar_status st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
+    check_answer(L, st, "find");
+    int32_t n = 0;
+    const int32_t *ids = astar_search_path(c->run.ws->search, &n);
+    push_answer(L, &res, ids, n, c->grid->base.width);
+    return 2;
+}
+
+/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
+int grid_find(lua_State *L) {
+    find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
+    find_ctx *c = &ctx;
+    start_query(L, c);
+    const lgrid *g = c->grid;
+    c->q.gx = check_coord(L, 4, "x", g->base.width);
+    c->q.gy = check_coord(L, 5, "y", g->base.height);
+    lua_settop(L, 6);
+    query_args a;
+    read_options(L, 6, IN_FIND, "find", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    return run_grid_query(L, c);
+}
+
+/*
+ * grid:find_nearest(sx, sy, targets [, opts]) -> path, info | nil, info: one search
+ * for the nearest of many goals; info.target is the index of the one reached.
+ */
+int grid_find_nearest(lua_State *L) {
+    find_ctx ctx;
+    find_ctx *c = &ctx;
+    start_query(L, c);
+    const lgrid *g = c->grid;
+    lua_settop(L, 5);
+    int32_t n;
+    int32_t *ids = read_points(L, 4, g->base.width, g->base.height, "target", "targets", &n);
+    c->q.targets = ids;
+    c->q.ntargets = n;
+    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
+    c->q.gy = ids[0] / g->base.width;
+    query_args a;
+    read_options(L, 5, IN_NEAREST, "find_nearest", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    return run_grid_query(L, c);
+}
+
+/* ------------------------------------------------------------ find_many */
+
+/* { path = ..., info = ... } from the path (or nil) and info on the stack top; set as list[i]. */
+static void set_many_entry(lua_State *L, int list, int32_t i) {
+    lua_createtable(L, 0, 2);
+    lua_insert(L, -3);
+    lua_setfield(L, -3, "info");
+    lua_setfield(L, -2, "path");
+    lua_rawseti(L, list, i + 1);
+}
+
+/*
+ * Runs inside lua_pcall. Lua callbacks can only run on this thread (a lua_State is
+ * not shared), so with any of them the queries run one after the other as find
+ * runs them; otherwise astar_find_many spreads them over threads.
+ */
+int many_run(lua_State *L) {
+    find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->run.L = L;
+    lgrid *g = c->grid;
+    int32_t n = c->nqueries, width = g->base.width;
+    check_stack(L, 8);
+    lua_createtable(L, n, 0);
+    int list = lua_gettop(L);
+    bool callbacks = c->q.node_cost || c->q.edge_cost || c->q.heuristic == ASTAR_H_CUSTOM;
+    if (callbacks) {
+        astar_query base = c->q;
+        for (int32_t i = 0; i < n; i++) {
+            c->q.sx = c->endpoints[4 * i], c->q.sy = c->endpoints[4 * i + 1];
+            c->q.gx = c->endpoints[4 * i + 2], c->q.gy = c->endpoints[4 * i + 3];
+            astar_result res;
+            astar_status st = astar_find(c->run.ws->search, g->grid, &c->q, &res);
+            c->q = base;
+            check_answer(L, st, "find_many");
+            int32_t len = 0;
+            const int32_t *ids = astar_search_path(c->run.ws->search, &len);
+            push_answer(L, &res, ids, len, width);
+            set_many_entry(L, list, i);
+        }
+    } else {
+        if (!g->many) {
+            astar_alloc a = lua_allocator(L);
+            g->many = astar_many_new(g->base.width, g->base.height, &a);
+            if (!g->many) no_memory(L);
+        }
+        astar_status st = astar_find_many(g->many, g->grid, &c->q, c->endpoints, n, c->threads, c->results);
+        check_answer(L, st, "find_many");
+        for (int32_t i = 0; i < n; i++) {
+            int32_t len = 0;
+            const int32_t *ids = astar_many_path(g->many, i, &len);
+            push_answer(L, &c->results[i], ids, len, width);
+            set_many_entry(L, list, i);
+        }
+    }
+    lua_pushnil(L);
+    return 2;
+}
+
+static const char *const QUERY_KEYS[] = {"sx", "sy", "gx", "gy"};
+
+/* Query i of the list at arg: {sx, sy, gx, gy} or {sx=, sy=, gx=, gy=}, 1-based, into e
+ * 0-based; each coordinate read once. */
+static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int32_t *e) {
+    lua_rawgeti(L, arg, i);
+    if (lua_type(L, -1) != LUA_TTABLE)
+        arg_error_fmt(L, arg, "query %d must be a table {sx, sy, gx, gy}, got %s", (int)i,
+                      type_name(L, -1));
+    for (int k = 0; k < 4; k++) {
+        lua_getfield(L, -1, QUERY_KEYS[k]);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            lua_rawgeti(L, -1, k + 1);
+        }
+        int32_t size = k % 2 == 0 ? g->base.width : g->base.height;
+        lua_Number v = lua_tonumber(L, -1);
+        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > size)
+            arg_error_fmt(L, arg, "query %d: %s must be an integer in 1..%d, got %s", (int)i,
+                          QUERY_KEYS[k], (int)size, value_str(L, -1));
+        e[k] = (int32_t)v - 1;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static const char *const MANY_OPTIONS[] = {"threads", NULL};
+
+/*
+ * grid:find_many(queries [, opts [, { threads = n }]]) -> results: results[i] =
+ * { path = ..., info = ... }, what grid:find(sx, sy, gx, gy, opts) returns for
+ * queries[i]. threads defaults to one per processor.
+ */
+int grid_find_many(lua_State *L) {
+    find_ctx ctx;
+    find_ctx *c = &ctx;
+    lgrid *g = begin_grid_query(L, c);
+    if (lua_type(L, 2) != LUA_TTABLE) type_error(L, 2, "table");
+    for (int arg = 3; arg <= 4; arg++)
+        if (!lua_isnoneornil(L, arg) && lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table or nil");
+    lua_settop(L, 4);
+    lua_Integer n = (lua_Integer)astar_rawlen(L, 2);
+    if (n > INT32_MAX / (lua_Integer)(4 * sizeof(int32_t) + sizeof(astar_result)))
+        arg_error_fmt(L, 2, "too many queries");
+    check_stack(L, 8);
+    /* Userdata on the stack: freed with it, whatever error comes. */
+    int32_t *e = astar_newuserdata_plain(L, (size_t)n * 4 * sizeof *e + 1);
+    astar_result *results = astar_newuserdata_plain(L, (size_t)n * sizeof *results + 1);
+    for (lua_Integer i = 1; i <= n; i++) read_query(L, 2, i, g, e + 4 * (i - 1));
+    c->endpoints = e;
+    c->nqueries = (int32_t)n;
+    c->results = results;
+    query_args a;
+    read_options(L, 3, IN_MANY, "find_many", &a, &c->q);
+    int run = read_fields(L, 4, MANY_OPTIONS);
+    if (!lua_isnil(L, run)) {
+        lua_Number t = lua_tonumber(L, run);
+        if (lua_type(L, run) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
+            arg_error_fmt(L, 4, "option 'threads' must be an integer in 1..%d, got %s",
+                          ASTAR_MANY_MAX_THREADS, value_str(L, run));
+        c->threads = (int)t;
+    }
+    resolve_grid_query(L, c, &a);
+    run_grid_query(L, c);
+    lua_pop(L, 1);
+    return 1;
+}

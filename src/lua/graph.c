@@ -1,0 +1,332 @@
+/*
+ * graph.c -- astar.Graph: astar.graph(), nodes, arcs and queries by node id (1-based here,
+ * 0-based in the core): the graph's methods, and graph:find with its resolve
+ * (resolve_graph_query). Its claims are in claims.c.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "binding.h"
+
+lgraph *check_graph(lua_State *L, int arg) { return check_open(L, arg, GRAPH_MT); }
+
+/* A 1-based node id of the Lua API, returned 0-based. */
+int32_t check_node(lua_State *L, int arg, const lgraph *g) {
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "node id");
+    lua_Number n = lua_tonumber(L, arg);
+    int32_t count = astar_graph_node_count(g->graph);
+    if (n != floor(n) || n != n) arg_error_fmt(L, arg, "node id must be an integer, got %s", value_str(L, arg));
+    if (count == 0) arg_error_fmt(L, arg, "node %s out of range: the graph has no nodes", value_str(L, arg));
+    if (n < 1 || n > count) arg_error_fmt(L, arg, "node %s out of range 1..%d", value_str(L, arg), (int)count);
+    return (int32_t)n - 1;
+}
+
+static void graph_free(lua_State *L, void *o) {
+    lgraph *g = o;
+    free_pool(L, &g->pool);
+    astar_graph_free(g->graph);
+    g->graph = NULL;
+}
+
+static int graph_tostring(lua_State *L) {
+    lgraph *g = luaL_checkudata(L, 1, GRAPH_MT);
+    if (!g->graph) return lua_pushliteral(L, "astar.Graph (freed)"), 1;
+    lua_pushfstring(L, "astar.Graph(%d nodes, %d arcs)", (int)astar_graph_node_count(g->graph),
+                    (int)astar_graph_arc_count(g->graph));
+    return 1;
+}
+
+static void *make_graph_search(const lobject *graph, const astar_alloc *a) {
+    (void)graph;
+    return astar_graph_search_new(a);
+}
+
+static void drop_graph_search(void *search) { astar_graph_search_free(search); }
+
+static const pool_kind GRAPH_SEARCHES = {make_graph_search, drop_graph_search};
+
+/* astar.graph() -> an empty graph */
+int l_graph(lua_State *L) {
+    if (!lua_isnoneornil(L, 1)) arg_error_fmt(L, 1, "no argument expected, got %s", luaL_typename(L, 1));
+    lgraph *g = new_object(L, sizeof *g, GRAPH_MT);
+    g->pool.kind = &GRAPH_SEARCHES;
+    astar_alloc a = lua_allocator(L);
+    g->graph = astar_graph_new(&a);
+    if (!g->graph) return no_memory(L);
+    return 1;
+}
+
+/* The read-only fields nodes and arcs. */
+static int graph_field(lua_State *L, void *o, const char *key) {
+    const lgraph *g = o;
+    if (!g->graph) return 0;
+    if (strcmp(key, "nodes") == 0) return lua_pushinteger(L, astar_graph_node_count(g->graph)), 1;
+    if (strcmp(key, "arcs") == 0) return lua_pushinteger(L, astar_graph_arc_count(g->graph)), 1;
+    return 0;
+}
+
+/* g:size() -> number of nodes */
+static int graph_size(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    lua_pushinteger(L, astar_graph_node_count(g->graph));
+    return 1;
+}
+
+/* g:add_node(x, y [, z]) -> id */
+static int graph_add_node(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    double x = check_finite(L, 2, "x"), y = check_finite(L, 3, "y");
+    double z = lua_isnoneornil(L, 4) ? 0.0 : check_finite(L, 4, "z");
+    for (int arg = 2; arg <= 4; arg++) /* distances between nodes must stay finite */
+        if (fabs(arg == 2 ? x : arg == 3 ? y : z) > ASTAR_GRAPH_MAX_COORD)
+            arg_error_fmt(L, arg, "coordinate out of range -1e150..1e150, got %s", value_str(L, arg));
+    check_writable(L, &g->base, "graph");
+    int32_t id;
+    astar_status st = astar_graph_add_node(g->graph, x, y, z, &id);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st != ASTAR_OK) return luaL_error(L, "the graph is full (%d nodes)", ASTAR_GRAPH_MAX_NODES);
+    lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+/* The optional cost argument of add_edge / add_arc: nil for the distance, else finite >= 0. */
+static double check_arc_cost(lua_State *L, int arg) {
+    if (lua_isnoneornil(L, arg)) return ASTAR_GRAPH_LENGTH;
+    if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "number");
+    lua_Number c = lua_tonumber(L, arg);
+    if (!(c >= 0 && c <= ASTAR_MAX_VALUE))
+        arg_error_fmt(L, arg, "cost must be a number in 0.." MAX_VALUE_STR ", got %s", value_str(L, arg));
+    return c;
+}
+
+static int add_arcs(lua_State *L, bool both) {
+    lgraph *g = check_graph(L, 1);
+    int32_t a = check_node(L, 2, g), b = check_node(L, 3, g);
+    if (a == b) arg_error_fmt(L, 3, "node %d links to itself (loops are not allowed)", (int)a + 1);
+    double cost = check_arc_cost(L, 4);
+    check_writable(L, &g->base, "graph");
+    astar_status st = both ? astar_graph_add_edge(g->graph, a, b, cost)
+                           : astar_graph_add_arc(g->graph, a, b, cost);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st != ASTAR_OK) return luaL_error(L, "the graph is full (%d arcs)", ASTAR_GRAPH_MAX_ARCS);
+    return 0;
+}
+
+/* g:add_edge(a, b [, cost]): both ways; an existing arc gets the new cost. */
+static int graph_add_edge(lua_State *L) { return add_arcs(L, true); }
+/* g:add_arc(a, b [, cost]): a to b only. */
+static int graph_add_arc(lua_State *L) { return add_arcs(L, false); }
+
+static int remove_arcs(lua_State *L, bool both) {
+    lgraph *g = check_graph(L, 1);
+    int32_t a = check_node(L, 2, g), b = check_node(L, 3, g);
+    check_writable(L, &g->base, "graph");
+    int ab = 0, ba = 0;
+    astar_graph_remove_arc(g->graph, a, b, &ab);
+    if (both) astar_graph_remove_arc(g->graph, b, a, &ba);
+    lua_pushboolean(L, ab || ba);
+    return 1;
+}
+
+/* g:remove_edge(a, b) -> whether there was an arc either way */
+static int graph_remove_edge(lua_State *L) { return remove_arcs(L, true); }
+/* g:remove_arc(a, b) -> whether there was one */
+static int graph_remove_arc(lua_State *L) { return remove_arcs(L, false); }
+
+/* g:arc_cost(a, b) -> cost, or nil when there is no arc a -> b */
+static int graph_arc_cost(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    int32_t a = check_node(L, 2, g), b = check_node(L, 3, g);
+    double c = astar_graph_arc_cost(g->graph, a, b);
+    if (isnan(c)) lua_pushnil(L);
+    else lua_pushnumber(L, c);
+    return 1;
+}
+
+static int graph_set_blocked(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    int32_t id = check_node(L, 2, g);
+    if (lua_type(L, 3) != LUA_TBOOLEAN) type_error(L, 3, "boolean");
+    check_writable(L, &g->base, "graph");
+    astar_graph_set_blocked(g->graph, id, lua_toboolean(L, 3));
+    return 0;
+}
+
+static int graph_is_blocked(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    lua_pushboolean(L, astar_graph_is_blocked(g->graph, check_node(L, 2, g)) == 1);
+    return 1;
+}
+
+/* g:node(id) -> x, y, z */
+static int graph_node(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    double x, y, z;
+    astar_graph_node(g->graph, check_node(L, 2, g), &x, &y, &z);
+    lua_pushnumber(L, x);
+    lua_pushnumber(L, y);
+    lua_pushnumber(L, z);
+    return 3;
+}
+
+/* g:neighbours(id) -> { ids }, { costs }: the arcs leaving id, oldest first */
+static int graph_neighbours(lua_State *L) {
+    lgraph *g = check_graph(L, 1);
+    int32_t id = check_node(L, 2, g);
+    int32_t n = astar_graph_neighbours(g->graph, id, NULL, NULL, 0);
+    lua_settop(L, 2);
+    check_stack(L, 6);
+    /* Scratch in userdata: collected whatever error comes. */
+    int32_t *to = astar_newuserdata(L, (size_t)(n ? n : 1) * sizeof *to);
+    double *cost = astar_newuserdata(L, (size_t)(n ? n : 1) * sizeof *cost);
+    check_graph(L, 1); /* again: making the scratch may have run a finalizer */
+    astar_graph_neighbours(g->graph, id, to, cost, n);
+    lua_createtable(L, n, 0);
+    lua_createtable(L, n, 0);
+    for (int32_t i = 0; i < n; i++) {
+        lua_pushinteger(L, (lua_Integer)to[i] + 1);
+        lua_rawseti(L, -3, i + 1);
+        lua_pushnumber(L, cost[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 2;
+}
+
+/* -------------------------------------------------------- graph:find */
+
+/* A Lua array of per-node values, read node by node (raw) as the search reaches them. */
+typedef struct lua_values {
+    const run_ctx *run;
+    int slot;        /* its stack slot in the runner (one of run_ctx.pass) */
+    int list_index;  /* its index in a list of layers, 0 when given alone */
+} lua_values;
+
+/* The Lua arrays of a graph query are the slots of its run.pass, in the order of values. */
+typedef struct graph_find_ctx {
+    run_ctx run;
+    lgraph *graph;
+    astar_graph_query q;
+    astar_graph_layer layers[ASTAR_MAX_LAYERS];
+    lua_values values[ASTAR_MAX_LAYERS];
+} graph_find_ctx;
+
+static double lua_values_trampoline(void *ud, int32_t node) {
+    const lua_values *v = ud;
+    lua_State *L = v->run->L;
+    lua_rawgeti(L, v->slot, node + 1);
+    lua_Number x = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !(fabs(x) <= ASTAR_MAX_VALUE)) {
+        const char *value = value_str(L, -1);
+        if (v->list_index)
+            luaL_error(L, "option 'influence'[%d][1] holds %s for node %d: expected a number in -"
+                       MAX_VALUE_STR ".." MAX_VALUE_STR, v->list_index, value, (int)node + 1);
+        luaL_error(L, "option 'influence' holds %s for node %d: expected a number in -" MAX_VALUE_STR
+                   ".." MAX_VALUE_STR, value, (int)node + 1);
+    }
+    lua_pop(L, 1);
+    return x;
+}
+
+/*
+ * Resolves a graph query: the graph (open, start and goal still its nodes), then the layers
+ * (an astar.Influence of n x 1 or a Lua array of one value per node), the claims and the
+ * unit's slot, the heuristic and the callbacks. Runs no Lua code.
+ */
+static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_args *a) {
+    lgraph *g = c->graph;
+    if (g->base.freed) freed_error(L, GRAPH_MT);
+    astar_graph_query *q = &c->q;
+    int arg = a->arg;
+    int32_t n = astar_graph_node_count(g->graph);
+    for (int i = 0; i < a->nlayers; i++) {
+        int idx = a->layer_slot[i];
+        int list_index = a->slot[O_INFLUENCE] == idx ? 0 : i + 1;
+        astar_graph_layer *l = &c->layers[i];
+        l->weight = a->layer_weight[i];
+        if (lua_type(L, idx) == LUA_TTABLE) {
+            size_t len = astar_rawlen(L, idx);
+            if (len != (size_t)n)
+                arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", influence_name(L, a, i),
+                              (int)len, (int)n);
+            lua_values *v = &c->values[c->run.npass];
+            v->run = &c->run;
+            v->slot = RUN_NARGS + 1 + c->run.npass;
+            v->list_index = list_index;
+            c->run.pass[c->run.npass++] = idx;
+            l->value_fn = lua_values_trampoline;
+            l->value_ud = v;
+            continue;
+        }
+        llayer *layer = test_object(L, idx, LAYER_MT);
+        if (!layer)
+            arg_error_fmt(L, arg, "%s must be an array of numbers (one per node) or an astar.Influence, got %s",
+                          influence_name(L, a, i), type_name(L, idx));
+        if (layer->base.freed) resolve_object(L, arg, idx, LAYER_MT, influence_name(L, a, i));
+        if (layer->base.height != 1 || layer->base.width != n)
+            arg_error_fmt(L, arg, "%s is %dx%d but the graph needs %dx1 (one value per node)", influence_name(L, a, i),
+                          (int)layer->base.width, (int)layer->base.height, (int)n);
+        l->values = astar_layer_row(layer->layer, 0);
+        mark_read(&c->run, &layer->base);
+    }
+    q->layers = c->layers;
+    q->nlayers = a->nlayers;
+    if (a->slot[O_CLAIMS]) {
+        int idx = a->slot[O_CLAIMS];
+        lgraph_claims *cl = test_object(L, idx, GRAPH_CLAIMS_MT);
+        if (!cl)
+            arg_error_fmt(L, arg, "option 'claims' must be an astar.GraphClaims (astar.claims(graph)), got %s",
+                          type_name(L, idx));
+        resolve_object(L, arg, idx, GRAPH_CLAIMS_MT, "option 'claims'");
+        if (cl->graph != g) arg_error_fmt(L, arg, "option 'claims' belongs to another graph");
+        q->claims = cl->claims;
+        q->unit = a->slot[O_UNIT] ? unit_slot(L, idx, a->slot[O_UNIT]) : -1;
+        mark_read(&c->run, &cl->base);
+    }
+    if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
+    resolve_graph_callbacks(&c->run, q, a);
+    mark_read(&c->run, &g->base);
+}
+
+/* Runs inside lua_pcall: the search, then the result tables. */
+static int graph_find_run(lua_State *L) {
+    graph_find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->run.L = L;
+    astar_result res;
+    astar_status st = astar_graph_find(c->run.ws->search, c->graph->graph, &c->q, &res);
+    check_answer(L, st, "find");
+    int32_t n = 0;
+    const int32_t *ids = astar_graph_search_path(c->run.ws->search, &n);
+    push_answer(L, &res, ids, n, 0);
+    return 2;
+}
+
+/* g:find(a, b [, opts]) -> ids, info | nil, info */
+static int graph_find(lua_State *L) {
+    graph_find_ctx ctx; /* on the C stack for the whole pcall: nothing allocated per query */
+    graph_find_ctx *c = &ctx;
+    lgraph *g = check_graph(L, 1);
+    memset(c, 0, sizeof *c);
+    c->graph = g;
+    astar_graph_query_init(&c->q);
+    c->q.start = check_node(L, 2, g); /* nodes are never removed: still nodes once resolved */
+    c->q.goal = check_node(L, 3, g);
+    lua_settop(L, 4);
+    query_args a;
+    read_options(L, 4, IN_GRAPH, "find", &a, &c->q);
+    resolve_graph_query(L, c, &a);
+    return run_query(L, &c->run, &g->pool, &g->base);
+}
+
+static const luaL_Reg GRAPH_METHODS[] = {
+    {"size", graph_size},               {"add_node", graph_add_node},
+    {"add_edge", graph_add_edge},       {"add_arc", graph_add_arc},
+    {"remove_edge", graph_remove_edge}, {"remove_arc", graph_remove_arc},
+    {"arc_cost", graph_arc_cost},       {"set_blocked", graph_set_blocked},
+    {"is_blocked", graph_is_blocked},   {"node", graph_node},
+    {"neighbours", graph_neighbours},   {NULL, NULL}};
+static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run}, {NULL, NULL, NULL}};
+static const luaL_Reg GRAPH_META[] = {{"__tostring", graph_tostring}, {NULL, NULL}};
+
+const lclass GRAPH_CLASS = {
+    .name = GRAPH_MT, .what = "graph", .methods = GRAPH_METHODS, .queries = GRAPH_QUERIES,
+    .metamethods = GRAPH_META, .field = graph_field, .free = graph_free};

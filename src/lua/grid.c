@@ -1,0 +1,260 @@
+/*
+ * grid.c -- astar.Grid: astar.grid, the grid's cells, landmarks and rows, and its class,
+ * whose methods include the queries of find.c, job.c and field.c.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "binding.h"
+
+/* The modes a user may name (DIAGONAL_RULE); a grid's diagonal field also reads "hex"
+ * (ASTAR_DIAG_HEX). */
+const char *const DIAGONAL_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", NULL};
+static const char *const MODE_NAMES[] = {"never", "always", "one_walkable", "no_corner_cut", "hex"};
+
+lgrid *check_grid(lua_State *L, int arg) { return check_open(L, arg, GRID_MT); }
+
+static void grid_free(lua_State *L, void *o) {
+    lgrid *g = o;
+    free_pool(L, &g->pool);
+    astar_many_free(g->many);
+    g->many = NULL;
+    astar_grid_free(g->grid);
+    g->grid = NULL;
+}
+
+static int grid_tostring(lua_State *L) {
+    lgrid *g = luaL_checkudata(L, 1, GRID_MT);
+    lua_pushfstring(L, "astar.Grid(%dx%d)%s", (int)g->base.width, (int)g->base.height,
+                    g->grid ? "" : " (freed)");
+    return 1;
+}
+
+static int grid_field(lua_State *L, void *o, const char *key) {
+    const lgrid *g = o;
+    if (size_field(L, o, key)) return 1;
+    if (!g->grid) return 0;
+    astar_diagonal mode = astar_grid_diagonal(g->grid);
+    if (strcmp(key, "diagonal") == 0) return lua_pushstring(L, MODE_NAMES[mode]), 1;
+    if (strcmp(key, "topology") == 0)
+        return lua_pushstring(L, mode == ASTAR_DIAG_HEX ? "hex" : "square"), 1;
+    return 0;
+}
+
+static int grid_size(lua_State *L) { return push_size(L, GRID_MT); }
+
+static void *make_grid_search(const lobject *grid, const astar_alloc *a) {
+    return astar_search_new(grid->width, grid->height, a);
+}
+
+static void drop_grid_search(void *search) { astar_search_free(search); }
+
+static const pool_kind GRID_SEARCHES = {make_grid_search, drop_grid_search};
+
+/* A new grid userdata, its core grid still to be made (and its size to be set). */
+lgrid *new_grid(lua_State *L) {
+    lgrid *g = new_object(L, sizeof *g, GRID_MT);
+    g->pool.kind = &GRID_SEARCHES;
+    return g;
+}
+
+static const char *const GRID_OPTIONS[] = {"diagonal", "cost", "topology", NULL};
+
+int l_grid(lua_State *L) {
+    int32_t w, h;
+    check_size_args(L, &w, &h);
+    int opt = read_fields(L, 3, GRID_OPTIONS);
+    int diagonal = opt, cost_at = opt + 1, topology = opt + 2;
+    astar_diagonal diag = ASTAR_DIAG_NO_CORNER_CUT;
+    if (!lua_isnil(L, diagonal)) {
+        int i = name_index(L, diagonal, DIAGONAL_NAMES);
+        if (i < 0)
+            arg_error_fmt(L, 3, "option 'diagonal' must be " DIAGONAL_RULE ", got %s",
+                          value_str(L, diagonal));
+        diag = (astar_diagonal)i;
+    }
+    if (!lua_isnil(L, topology)) {
+        static const char *const TOPOLOGIES[] = {"square", "hex", NULL};
+        int t = name_index(L, topology, TOPOLOGIES);
+        if (t < 0)
+            arg_error_fmt(L, 3, "option 'topology' must be \"square\" or \"hex\", got %s",
+                          value_str(L, topology));
+        if (t == 1) {
+            if (!lua_isnil(L, diagonal))
+                arg_error_fmt(L, 3, "option 'diagonal' cannot be used with topology \"hex\"");
+            diag = ASTAR_DIAG_HEX;
+        }
+    }
+    double cost = 1.0;
+    if (!lua_isnil(L, cost_at) && !to_cost(L, cost_at, &cost))
+        arg_error_fmt(L, 3, "option 'cost' must be a number in (0, " MAX_VALUE_STR "] or false, got %s",
+                      value_str(L, cost_at));
+    lgrid *g = new_grid(L);
+    astar_alloc a = lua_allocator(L);
+    g->grid = astar_grid_new(w, h, diag, &a);
+    if (!g->grid) return no_memory(L);
+    if (cost != 1.0) astar_grid_fill(g->grid, cost);
+    g->base.width = w;
+    g->base.height = h;
+    return 1;
+}
+
+static int grid_set_cost(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    double c = check_cost(L, 4);
+    check_writable(L, &g->base, "grid");
+    astar_grid_set_cost(g->grid, x, y, c);
+    return 0;
+}
+
+static int grid_get_cost(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    push_cost(L, astar_grid_get_cost(g->grid, x, y));
+    return 1;
+}
+
+static int grid_set_blocked(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    if (lua_type(L, 4) != LUA_TBOOLEAN) type_error(L, 4, "boolean");
+    check_writable(L, &g->base, "grid");
+    double old = astar_grid_get_cost(g->grid, x, y);
+    if (lua_toboolean(L, 4))
+        astar_grid_set_cost(g->grid, x, y, INFINITY);
+    else if (old == INFINITY)
+        astar_grid_set_cost(g->grid, x, y, 1.0);
+    return 0;
+}
+
+static int grid_is_walkable(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    lua_pushboolean(L, astar_grid_get_cost(g->grid, x, y) != INFINITY);
+    return 1;
+}
+
+static int grid_component(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t id;
+    if (astar_grid_component(g->grid, x, y, &id) != ASTAR_OK) return no_memory(L);
+    if (id < 0)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+static int grid_reachable(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
+    int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
+    int yes;
+    if (astar_grid_reachable(g->grid, sx, sy, gx, gy, &yes) != ASTAR_OK) return no_memory(L);
+    lua_pushboolean(L, yes);
+    return 1;
+}
+
+/*
+ * grid:landmarks(k): builds k landmarks (0 drops them; see astar_grid_landmarks), and
+ * grid:landmarks() asks; both return how many queries use now (0 once stale) and the
+ * bytes they hold.
+ */
+static int grid_landmarks(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    if (!lua_isnoneornil(L, 2)) {
+        int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
+        check_writable(L, &g->base, "grid");
+        if (astar_grid_landmarks(g->grid, k) != ASTAR_OK) return no_memory(L);
+    }
+    lua_pushinteger(L, astar_grid_landmark_count(g->grid));
+    lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(g->grid));
+    return 2;
+}
+
+static int grid_fill(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    double c = check_cost(L, 2);
+    check_writable(L, &g->base, "grid");
+    astar_grid_fill(g->grid, c);
+    return 0;
+}
+
+/* grid:load(rows [, legend]): every row checked before any cell changes. */
+static int grid_load(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t w = g->base.width, h = g->base.height;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    double legend[256];
+    bool known[256] = {false};
+    if (lua_isnoneornil(L, 3)) {
+        legend['.'] = 1.0;
+        known['.'] = true;
+        legend['#'] = INFINITY;
+        known['#'] = true;
+    } else {
+        luaL_checktype(L, 3, LUA_TTABLE);
+        lua_pushnil(L);
+        while (lua_next(L, 3)) {
+            size_t len = 0;
+            const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+            if (!k || len != 1)
+                arg_error_fmt(L, 3, "legend keys must be one-character strings, got %s",
+                              value_str(L, -2));
+            double c;
+            if (!to_cost(L, -1, &c))
+                arg_error_fmt(L, 3, "legend['%s'] must be a number in (0, " MAX_VALUE_STR "] or false, got %s",
+                              k, value_str(L, -1));
+            unsigned char ch = (unsigned char)k[0];
+            legend[ch] = c;
+            known[ch] = true;
+            lua_pop(L, 1);
+        }
+    }
+    size_t nrows = astar_rawlen(L, 2);
+    if (nrows != (size_t)h)
+        arg_error_fmt(L, 2, "expected %d rows, got %d", (int)h, (int)nrows);
+    for (int32_t y = 0; y < h; y++) {
+        lua_rawgeti(L, 2, y + 1);
+        size_t len = 0;
+        const char *row = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+        if (!row) arg_error_fmt(L, 2, "row %d must be a string, got %s", (int)y + 1, luaL_typename(L, -1));
+        if (len != (size_t)w)
+            arg_error_fmt(L, 2, "row %d has %d characters, expected %d", (int)y + 1, (int)len, (int)w);
+        for (int32_t x = 0; x < w; x++)
+            if (!known[(unsigned char)row[x]])
+                arg_error_fmt(L, 2, "row %d, column %d: character '%c' is not in the legend",
+                              (int)y + 1, (int)x + 1, row[x]);
+        lua_pop(L, 1);
+    }
+    check_writable(L, &g->base, "grid");
+    for (int32_t y = 0; y < h; y++) {
+        lua_rawgeti(L, 2, y + 1);
+        const char *row = lua_tostring(L, -1);
+        for (int32_t x = 0; x < w; x++)
+            astar_grid_set_cost(g->grid, x, y, legend[(unsigned char)row[x]]);
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+static const luaL_Reg GRID_METHODS[] = {
+    {"size", grid_size}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
+    {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
+    {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
+    {"landmarks", grid_landmarks}, {"search", grid_search}, {NULL, NULL}};
+static const lquery_method GRID_QUERIES[] = {
+    {"find", grid_find, find_run},
+    {"find_nearest", grid_find_nearest, find_run},
+    {"find_many", grid_find_many, many_run},
+    {"distance_field", grid_distance_field, field_run},
+    {"range", grid_range, field_run},
+    {NULL, NULL, NULL}};
+static const luaL_Reg GRID_META[] = {{"__tostring", grid_tostring}, {NULL, NULL}};
+
+const lclass GRID_CLASS = {
+    .name = GRID_MT, .what = "grid", .methods = GRID_METHODS, .queries = GRID_QUERIES,
+    .metamethods = GRID_META, .field = grid_field, .free = grid_free};

@@ -1,0 +1,133 @@
+/*
+ * object.c -- what every userdata of the binding shares: its allocator, the checks of
+ * self (of its class, open, writable), its creation, its size; and the classes themselves,
+ * registered like liolib's createmeta (register_class).
+ */
+#include <string.h>
+
+#include "binding.h"
+
+const char GRID_MT[] = "astar.Grid", LAYER_MT[] = "astar.Influence", CLAIMS_MT[] = "astar.Claims",
+           MASK_MT[] = "astar.Mask", FIELD_MT[] = "astar.Field", JOB_MT[] = "astar.Search",
+           GRAPH_MT[] = "astar.Graph", GRAPH_CLAIMS_MT[] = "astar.GraphClaims";
+
+/* The interpreter's allocator: core objects allocate through it. */
+astar_alloc lua_allocator(lua_State *L) {
+    astar_alloc a;
+    a.fn = lua_getallocf(L, &a.ud);
+    return a;
+}
+
+int freed_error(lua_State *L, const char *mt) {
+    return luaL_error(L, "attempt to use a freed %s", mt);
+}
+
+/* A zeroed userdata of `size` with its metatable (and so its __gc) set before any init. */
+void *new_object(lua_State *L, size_t size, const char *mt) {
+    void *p = astar_newuserdata(L, size);
+    memset(p, 0, size);
+    astar_setmetatable(L, mt);
+    return p;
+}
+
+/* obj:size() -> width, height, for the class mt (self checked: each class has its own). */
+int push_size(lua_State *L, const char *mt) {
+    const lobject *o = check_object(L, 1, mt);
+    lua_pushinteger(L, o->width);
+    lua_pushinteger(L, o->height);
+    return 2;
+}
+
+/* width and height, the fields of every class but graphs. */
+int size_field(lua_State *L, void *o, const char *key) {
+    const lobject *b = o;
+    if (strcmp(key, "width") == 0) return lua_pushinteger(L, b->width), 1;
+    if (strcmp(key, "height") == 0) return lua_pushinteger(L, b->height), 1;
+    return 0;
+}
+
+/* -------------------------------------------------------------- classes */
+
+/* __index: upvalue 1 the methods, 2 the lclass. Checks self: a metamethod can be called on
+ * anything (getmetatable(grid).__index(io.stdout, "width")). */
+static int class_index(lua_State *L) {
+    const lclass *cls = lua_touserdata(L, lua_upvalueindex(2));
+    void *o = check_object(L, 1, cls->name);
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    if (!lua_isnil(L, -1)) return 1;
+    if (cls->field && lua_type(L, 2) == LUA_TSTRING) return cls->field(L, o, lua_tostring(L, 2));
+    return 0;
+}
+
+static int class_newindex(lua_State *L) {
+    const char *key = astar_tolstring(L, 2, NULL);
+    return luaL_error(L, "cannot set field '%s' of %s: its fields are read-only", key,
+                      astar_tolstring(L, 1, NULL));
+}
+
+/*
+ * __gc and __close of every class (upvalue 1 its lclass). A query marks what it reads and
+ * keeps it on the stack, so only a direct __close/__gc call can meet a marked object here:
+ * it is refused, as writers are.
+ */
+static int object_gc(lua_State *L) {
+    const lclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+    lobject *o = luaL_checkudata(L, 1, cls->name);
+    check_writable(L, o, cls->what);
+    cls->free(L, o);
+    o->freed = true;
+    return 0;
+}
+
+static int protected_metatable(lua_State *L) {
+    return luaL_error(L, "the metatables of astar objects are read-only");
+}
+
+/*
+ * Makes the metatable of cls: its metamethods, and __index with its methods, the query
+ * methods each a closure of its runner. Scripts see a stand-in (__metatable) that reads through to it
+ * but takes no writes: a mod may look at the functions, not change other mods' objects.
+ */
+void register_class(lua_State *L, const lclass *cls) {
+    luaL_newmetatable(L, cls->name);
+    int mt = lua_gettop(L);
+    lua_pushlightuserdata(L, (void *)cls->name); /* test_object's key */
+    lua_pushvalue(L, mt);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+#if LUA_VERSION_NUM < 503 /* 5.3 sets it: messages name the type by it (type_name) */
+    lua_pushstring(L, cls->name);
+    lua_setfield(L, mt, "__name");
+#endif
+    lua_pushlightuserdata(L, (void *)cls);
+    lua_pushcclosure(L, object_gc, 1);
+    lua_setfield(L, mt, "__gc");
+    astar_setfuncs(L, cls->metamethods);
+#if LUA_VERSION_NUM >= 504
+    lua_getfield(L, mt, "__gc");
+    lua_setfield(L, mt, "__close");
+#endif
+    lua_newtable(L);
+    astar_setfuncs(L, cls->methods);
+    for (const lquery_method *m = cls->queries; m && m->name; m++) {
+        lua_pushcfunction(L, m->runner);
+        lua_pushcclosure(L, m->fn, 1);
+        lua_setfield(L, -2, m->name);
+    }
+    lua_pushlightuserdata(L, (void *)cls);
+    lua_pushcclosure(L, class_index, 2);
+    lua_setfield(L, mt, "__index");
+    lua_pushcfunction(L, class_newindex);
+    lua_setfield(L, mt, "__newindex");
+    lua_newtable(L); /* the stand-in */
+    lua_createtable(L, 0, 3);
+    lua_pushvalue(L, mt);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, protected_metatable);
+    lua_setfield(L, -2, "__newindex");
+    lua_pushboolean(L, 0);
+    lua_setfield(L, -2, "__metatable");
+    lua_setmetatable(L, -2);
+    lua_setfield(L, mt, "__metatable");
+    lua_pop(L, 1);
+}
