@@ -2,6 +2,7 @@
 #include "core.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static void *default_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
     (void)ud;
@@ -31,6 +32,13 @@ astar_alloc astar_pick_alloc(const astar_alloc *alloc) {
     astar_alloc a = {default_alloc, NULL};
     if (alloc && alloc->fn) a = *alloc;
     return a;
+}
+
+void *astar_new_zeroed(const astar_alloc *alloc, size_t size, astar_alloc *picked) {
+    *picked = astar_pick_alloc(alloc);
+    void *p = astar_mem(picked, NULL, 0, size);
+    if (p) memset(p, 0, size);
+    return p;
 }
 
 const char *astar_status_name(astar_status s) {

@@ -19,6 +19,9 @@ size_t astar_array_size(size_t n, size_t size);
 bool astar_size_ok(int32_t width, int32_t height);
 /* The given allocator, or one over malloc when alloc or alloc->fn is NULL. */
 astar_alloc astar_pick_alloc(const astar_alloc *alloc);
+/* A zeroed object of `size` bytes from alloc (picked as astar_pick_alloc does, and stored in
+ * *picked for the object to keep); NULL on OOM. */
+void *astar_new_zeroed(const astar_alloc *alloc, size_t size, astar_alloc *picked);
 
 /* |v| <= ASTAR_MAX_VALUE (false for NaN and the infinities). */
 static inline bool astar_value_ok(double v) {

@@ -15,10 +15,9 @@ struct astar_field {
 
 astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_field *f = astar_mem(&a, NULL, 0, sizeof *f);
+    astar_alloc a;
+    astar_field *f = astar_new_zeroed(alloc, sizeof *f, &a);
     if (!f) return NULL;
-    memset(f, 0, sizeof *f);
     f->alloc = a;
     f->width = width;
     f->height = height;

@@ -8,10 +8,9 @@
 /* ------------------------------------------------------------- building */
 
 astar_graph *astar_graph_new(const astar_alloc *alloc) {
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_graph *g = astar_mem(&a, NULL, 0, sizeof *g);
+    astar_alloc a;
+    astar_graph *g = astar_new_zeroed(alloc, sizeof *g, &a);
     if (!g) return NULL;
-    memset(g, 0, sizeof *g);
     g->alloc = a;
     g->free_slot = -1;
     g->stale = true;

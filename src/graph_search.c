@@ -17,10 +17,9 @@ struct astar_graph_search {
 };
 
 astar_graph_search *astar_graph_search_new(const astar_alloc *alloc) {
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_graph_search *s = astar_mem(&a, NULL, 0, sizeof *s);
+    astar_alloc a;
+    astar_graph_search *s = astar_new_zeroed(alloc, sizeof *s, &a);
     if (!s) return NULL;
-    memset(s, 0, sizeof *s);
     s->alloc = a;
     return s;
 }

@@ -18,10 +18,9 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
                            const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
     if (diagonal < ASTAR_DIAG_NEVER || diagonal > ASTAR_DIAG_HEX) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_grid *g = astar_mem(&a, NULL, 0, sizeof *g);
+    astar_alloc a;
+    astar_grid *g = astar_new_zeroed(alloc, sizeof *g, &a);
     if (!g) return NULL;
-    memset(g, 0, sizeof *g);
     g->alloc = a;
     g->width = width;
     g->height = height;

@@ -12,10 +12,9 @@ static size_t scratch_size(const astar_layer *l) { return 2 * (size_t)l->stride;
 astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
                              const astar_alloc *alloc) {
     if (!astar_size_ok(width, height) || !astar_value_ok(initial)) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_layer *l = astar_mem(&a, NULL, 0, sizeof *l);
+    astar_alloc a;
+    astar_layer *l = astar_new_zeroed(alloc, sizeof *l, &a);
     if (!l) return NULL;
-    memset(l, 0, sizeof *l);
     l->alloc = a;
     l->width = width;
     l->height = height;
@@ -197,10 +196,9 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
 
 astar_mask *astar_mask_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_mask *m = astar_mem(&a, NULL, 0, sizeof *m);
+    astar_alloc a;
+    astar_mask *m = astar_new_zeroed(alloc, sizeof *m, &a);
     if (!m) return NULL;
-    memset(m, 0, sizeof *m);
     m->alloc = a;
     m->width = width;
     m->height = height;
@@ -246,10 +244,9 @@ int astar_mask_is_known(const astar_mask *m, int32_t x, int32_t y) {
 
 astar_claims *astar_claims_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_claims *c = astar_mem(&a, NULL, 0, sizeof *c);
+    astar_alloc a;
+    astar_claims *c = astar_new_zeroed(alloc, sizeof *c, &a);
     if (!c) return NULL;
-    memset(c, 0, sizeof *c);
     c->alloc = a;
     c->width = width;
     c->height = height;

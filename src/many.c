@@ -52,10 +52,9 @@ static void *locked_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
 
 astar_many *astar_many_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_many *m = astar_mem(&a, NULL, 0, sizeof *m);
+    astar_alloc a;
+    astar_many *m = astar_new_zeroed(alloc, sizeof *m, &a);
     if (!m) return NULL;
-    memset(m, 0, sizeof *m);
     if (pthread_mutex_init(&m->lock, NULL) != 0) {
         astar_mem(&a, m, sizeof *m, 0);
         return NULL;

@@ -5,10 +5,9 @@
 
 astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return NULL;
-    astar_alloc a = astar_pick_alloc(alloc);
-    astar_search *s = astar_mem(&a, NULL, 0, sizeof *s);
+    astar_alloc a;
+    astar_search *s = astar_new_zeroed(alloc, sizeof *s, &a);
     if (!s) return NULL;
-    memset(s, 0, sizeof *s);
     s->alloc = a;
     s->width = width;
     s->height = height;
