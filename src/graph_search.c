@@ -258,7 +258,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             n->g = ng;
             parent[b] = a;
             if (open_now) astar_pool_decrease(pool, n, ng + weight * h, h);
-            else if (!astar_pool_push(pool, &s->alloc, n, b, ng + weight * h, h))
+            else if (!astar_pool_push(pool, &s->alloc, b, ng + weight * h, h))
                 return astar_done(res, expansions, ASTAR_ENOMEM);
         }
     }

@@ -177,9 +177,8 @@ static inline astar_heap_entry astar_heap_pop(astar_heap *hp, astar_node *nodes)
 }
 
 /* Puts node id, not on the open list, on it at f (ties by h). False on OOM. */
-static ALWAYS_INLINE bool astar_pool_push(astar_pool *p, const astar_alloc *a, astar_node *n,
-                                          int32_t id, double f, double h) {
-    (void)n;
+static ALWAYS_INLINE bool astar_pool_push(astar_pool *p, const astar_alloc *a, int32_t id, double f,
+                                          double h) {
     if (p->heap.len == p->heap.cap && !astar_pool_grow_heap(p, a)) return false;
     int32_t i = p->heap.len++;
     p->heap.items[i] = (astar_heap_entry){astar_heap_key(f, h), id};
@@ -196,7 +195,7 @@ static ALWAYS_INLINE void astar_pool_decrease(astar_pool *p, astar_node *n, doub
 /* Push or decrease-key, whichever node id (record n) needs. False on OOM. */
 static ALWAYS_INLINE bool astar_pool_open(astar_pool *p, const astar_alloc *a, astar_node *n,
                                           int32_t id, double f, double h) {
-    if (n->heap == ASTAR_NOT_OPEN) return astar_pool_push(p, a, n, id, f, h);
+    if (n->heap == ASTAR_NOT_OPEN) return astar_pool_push(p, a, id, f, h);
     astar_pool_decrease(p, n, f, h);
     return true;
 }

@@ -26,10 +26,11 @@ static bool store_path(query_ctx *c, int32_t end, int32_t start) {
 }
 
 /*
- * The search loop. `general` is a constant at both call sites, so the compiler
- * makes two loops of it: the plain one (terrain and a built-in heuristic: no
- * penalty array, no callbacks, no per-neighbour walkability test beyond a
- * byte of legal moves) and the general one.
+ * The search loop. Its flags are constants at every call site, so the compiler
+ * makes a loop of each combination used: plain terrain and a built-in
+ * heuristic (no penalty array, no callbacks, no per-neighbour walkability test
+ * beyond a byte of legal moves; with octile and uniform costs, no cost array
+ * either), plus influence layers and claims (`layered`), and the general one.
  */
 static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_result *res,
                                       const bool general, const bool layered, const bool octile,
@@ -157,7 +158,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             n->from = (uint8_t)d;
             if (general && c->windowed) s->depth[b] = s->depth[a] + 1;
             if (open_now) astar_pool_decrease(pool, n, ng + weight * h, h);
-            else if (!astar_pool_push(pool, &s->alloc, n, b, ng + weight * h, h))
+            else if (!astar_pool_push(pool, &s->alloc, b, ng + weight * h, h))
                 return astar_done(res, expansions, ASTAR_ENOMEM);
         }
     }
