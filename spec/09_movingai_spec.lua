@@ -98,6 +98,11 @@ describe("astar.load_movingai", function()
       err_of(astar.load_movingai_string, "type octile\nheight 3\nwidth 1\nmap\n.\r\n.\r\n"))
     assert.matches("unknown character '\t'",
       err_of(astar.load_movingai_string, HEADER .. "....\n.\t..\n....\n"))
+    -- a NUL or another byte that does not print is named by its code, never written raw
+    assert.matches("line 6: unknown character 0x00 in column 2$",
+      err_of(astar.load_movingai_string, HEADER .. "....\n.\0..\n....\n"))
+    assert.matches("line 6: unknown character 0xff in column 4$",
+      err_of(astar.load_movingai_string, HEADER .. "....\n...\255\n....\n"))
     -- trailing blank lines are fine
     assert.are.equal(3, astar.load_movingai_string(HEADER .. "....\n....\n....\n\n\n").height)
   end)

@@ -122,9 +122,13 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
             switch (line[x]) {
             case '.': case 'G': case 'S': row[x] = 1.0; break;
             case '@': case 'O': case 'T': case 'W': row[x] = INFINITY; break;
-            default:
-                fail(err, errlen, ls.number, "unknown character '%c' (0x%02x) in column %d", line[x],
-                     (unsigned char)line[x], (int)x + 1);
+            default: /* raw only where it prints: a NUL would end the message */
+                if (line[x] == '\t' || (line[x] >= ' ' && line[x] <= '~'))
+                    fail(err, errlen, ls.number, "unknown character '%c' (0x%02x) in column %d",
+                         line[x], (unsigned char)line[x], (int)x + 1);
+                else
+                    fail(err, errlen, ls.number, "unknown character 0x%02x in column %d",
+                         (unsigned char)line[x], (int)x + 1);
                 astar_grid_free(g);
                 return NULL;
             }
