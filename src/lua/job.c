@@ -171,8 +171,8 @@ static int job_step(lua_State *L) {
     c->run.pass[0] = lua_gettop(L); /* the runner's RUN_NARGS + 1 */
     c->run.npass = 1;
     /* A workspace only while it runs: a game may queue far more searches than it runs. */
+    push_run_args(L, j, &c->run); /* first: its stack check may raise (see run_query) */
     if (!c->run.ws) c->run.ws = acquire_workspace(L, &c->grid->pool, &c->grid->base);
-    push_run_args(L, j, &c->run);
     /* From here to the end of lua_pcall nothing may raise: the stepping mark must be undone. */
     j->stepping = true;
     int rc = run_marked(L, &c->run);

@@ -485,8 +485,8 @@ int run_marked(lua_State *L, const run_ctx *c) {
  * re-raises its error.
  */
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner) {
+    push_run_args(L, c, c); /* first: its stack check may raise, and a taken workspace stays taken */
     c->ws = acquire_workspace(L, p, owner);
-    push_run_args(L, c, c);
     int rc = run_marked(L, c);
     c->ws->busy = false;
     if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
