@@ -11,15 +11,19 @@ bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count) {
     return true;
 }
 
+/* Slots of the open list's array: its capacity and the padding past it (see nodes.h). */
+static size_t heap_slots(int32_t cap) { return cap ? (size_t)cap + ASTAR_HEAP_ARITY : 0; }
+
 void astar_pool_free(astar_pool *p, const astar_alloc *a) {
     astar_mem(a, p->nodes, p->count * sizeof *p->nodes, 0);
-    astar_mem(a, p->heap.items, (size_t)p->heap.cap * sizeof *p->heap.items, 0);
+    astar_mem(a, p->heap.items, heap_slots(p->heap.cap) * sizeof *p->heap.items, 0);
     memset(p, 0, sizeof *p);
 }
 
 /* Stamps are 16 bits to keep a record in 16 bytes; clearing them once in 65535 queries
  * costs far less than a wider record would. */
 bool astar_pool_begin(astar_pool *p) {
+    for (int32_t i = 0; i < p->heap.len; i++) p->heap.items[i].key = ASTAR_HEAP_PAD; /* what the last query left */
     p->heap.len = 0;
     if (++p->gen != 0) return false;
     for (size_t i = 0; i < p->count; i++) p->nodes[i].gen = 0; /* stale stamps could look current */
@@ -32,9 +36,10 @@ bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a) {
     int32_t cap = hp->cap ? hp->cap * 2 : 256;
     if ((size_t)cap > p->count) cap = (int32_t)p->count; /* a node is in it at most once */
     if (cap <= hp->cap) return false; /* cannot happen */
-    astar_heap_entry *items = astar_mem(a, hp->items, (size_t)hp->cap * sizeof *items,
-                                        (size_t)cap * sizeof *items);
+    size_t old_slots = heap_slots(hp->cap), slots = heap_slots(cap);
+    astar_heap_entry *items = astar_mem(a, hp->items, old_slots * sizeof *items, slots * sizeof *items);
     if (!items) return false;
+    for (size_t i = old_slots; i < slots; i++) items[i] = (astar_heap_entry){ASTAR_HEAP_PAD, -1};
     hp->items = items;
     hp->cap = cap;
     return true;

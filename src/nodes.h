@@ -54,10 +54,14 @@ static inline uint64_t astar_heap_key(double f, double h) {
     return (fbits & ~UINT64_C(0xFFF)) | (hbits >> 19);
 }
 
+/* The open list: items[0 .. len) a heap; cap + ASTAR_HEAP_ARITY slots, those from len on
+ * holding the key ASTAR_HEAP_PAD (see astar_heap_pop). */
 typedef struct astar_heap {
     astar_heap_entry *items;
     int32_t len, cap;
 } astar_heap;
+
+#define ASTAR_HEAP_PAD UINT64_MAX /* above every key: f is finite */
 
 /* The records and the open list of one workspace. */
 typedef struct astar_pool {
@@ -138,26 +142,15 @@ static inline void astar_heap_up(astar_heap *hp, int32_t i, astar_node *nodes) {
     nodes[e.cell].heap = i;
 }
 
-/* The smallest of the children of slot i in a heap of len entries, or -1 when it has none. */
-static inline int32_t astar_heap_min_child(const astar_heap_entry *items, int32_t len, int32_t i) {
-    int32_t first = i * ASTAR_HEAP_ARITY + 1;
-    if (first >= len) return -1;
-    if (first + ASTAR_HEAP_ARITY <= len) { /* all four: a tournament, no loop */
-        int32_t l = astar_heap_less(&items[first + 1], &items[first]) ? first + 1 : first;
-        int32_t r = astar_heap_less(&items[first + 3], &items[first + 2]) ? first + 3 : first + 2;
-        return astar_heap_less(&items[r], &items[l]) ? r : l;
-    }
-    int32_t best = first;
-    for (int32_t c = first + 1; c < len; c++)
-        if (astar_heap_less(&items[c], &items[best])) best = c;
-    return best;
-}
-
 /*
  * Removes the smallest entry. The hole at the root moves down along the
  * smaller children to a leaf without comparing against the entry that will
  * fill it (the last one, which nearly always belongs near the bottom), then
  * that entry moves up from there: fewer comparisons than a plain sift-down.
+ * Every slot past the last entry holds ASTAR_HEAP_PAD, a key no entry has, so
+ * a node's four children are compared as four even at the end of the array;
+ * and they are compared in arithmetic, without jumps: which child wins is a
+ * coin toss, which a branch would mispredict half the time.
  */
 static inline astar_heap_entry astar_heap_pop(astar_heap *hp, astar_node *nodes) {
     astar_heap_entry *items = hp->items;
@@ -165,13 +158,21 @@ static inline astar_heap_entry astar_heap_pop(astar_heap *hp, astar_node *nodes)
     nodes[top.cell].heap = ASTAR_NOT_OPEN;
     int32_t len = --hp->len;
     if (len > 0) {
+        astar_heap_entry last = items[len];
+        items[len].key = ASTAR_HEAP_PAD;
         int32_t i = 0;
-        for (int32_t best; (best = astar_heap_min_child(items, len, i)) >= 0; i = best) {
+        for (int32_t first; (first = i * ASTAR_HEAP_ARITY + 1) < len;) {
+            int32_t l = first + (int32_t)astar_heap_less(&items[first + 1], &items[first]);
+            int32_t r = first + 2 + (int32_t)astar_heap_less(&items[first + 3], &items[first + 2]);
+            int32_t best = l ^ ((l ^ r) & -(int32_t)astar_heap_less(&items[r], &items[l]));
             items[i] = items[best];
             nodes[items[i].cell].heap = i;
+            i = best;
         }
-        items[i] = items[len];
+        items[i] = last;
         astar_heap_up(hp, i, nodes);
+    } else {
+        items[0].key = ASTAR_HEAP_PAD;
     }
     return top;
 }
