@@ -1349,12 +1349,19 @@ function St:with_ctx(entries, f)
   if not ok then error(err, 0) end
 end
 
+-- A grid query's arguments: a grid, a start, a goal and options, drawn in this order.
+function St:grid_query()
+  local e = self:pick("grid")
+  if not e then return nil end
+  local sx, sy, gx, gy = self:coord(e.w), self:coord(e.h), self:coord(e.w), self:coord(e.h)
+  local opts, uses, info = self:options(e)
+  return e, sx, sy, gx, gy, opts, uses, info
+end
+
 function A.find(st)
-  local e = st:pick("grid")
+  local e, sx, sy, gx, gy, opts, uses, info = st:grid_query()
   if not e then return end
   local g = e.obj
-  local sx, sy, gx, gy = st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h)
-  local opts, uses, info = st:options(e)
   st:with_ctx(uses, function()
     local r = st:call("grid:find", g.find, g, sx, sy, gx, gy, opts)
     if not r[1] or e.closed then return end
@@ -1420,11 +1427,9 @@ function A.find_many(st)
 end
 
 function A.search(st)
-  local e = st:pick("grid")
+  local e, sx, sy, gx, gy, opts, uses, info = st:grid_query()
   if not e then return end
   local g = e.obj
-  local sx, sy, gx, gy = st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h)
-  local opts, uses, info = st:options(e)
   st:with_ctx(uses, function()
     local r = st:call("grid:search", g.search, g, sx, sy, gx, gy, opts)
     if r[1] and type(r[2]) == "userdata" then
