@@ -82,10 +82,6 @@ static bool fit_workspace(astar_graph_search *s, int32_t n) {
     return true;
 }
 
-/* A per-node array of the workspace, made on first need. */
-#define NEED(s, array, zeroed) \
-    astar_pool_array(&(s)->pool, &(s)->alloc, (void **)&(s)->array, sizeof *(s)->array, zeroed)
-
 /* What one query needs, resolved before the loop. */
 typedef struct graph_ctx {
     astar_graph_search *s;
@@ -324,8 +320,9 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     bool general = q->node_cost || q->edge_cost || c.custom || q->nlayers > 0 || q->claims ||
                    q->noise > 0;
     c.penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
-    if ((c.penalties && !NEED(s, penalty, false)) || (c.custom && !NEED(s, custom_h, false)) ||
-        (q->claims && (!NEED(s, claimed, false) || !NEED(s, claim_gen, true))))
+    if ((c.penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
+        (c.custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
+        (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))))
         return astar_finish(res, ASTAR_ENOMEM);
     c.memo_penalty = c.penalties ? s->penalty : NULL;
     c.memo_h = c.custom ? s->custom_h : NULL;

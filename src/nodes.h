@@ -83,6 +83,9 @@ bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a);
  * next ones: *slot stays as it is when already there; false on OOM. */
 bool astar_pool_array(const astar_pool *p, const astar_alloc *a, void **slot, size_t elem,
                       bool zeroed);
+/* astar_pool_array for the member `array` of a workspace s that has a `pool` and an `alloc`. */
+#define ASTAR_POOL_NEED(s, array, zeroed) \
+    astar_pool_array(&(s)->pool, &(s)->alloc, (void **)&(s)->array, sizeof *(s)->array, zeroed)
 /* Frees what astar_pool_array made. */
 void astar_pool_array_free(const astar_pool *p, const astar_alloc *a, void *array, size_t elem);
 

@@ -146,10 +146,6 @@ static bool prepare_window(query_ctx *c) {
     return true;
 }
 
-/* A per-cell array of the workspace, made on first need. */
-#define NEED(s, array, zeroed) \
-    astar_pool_array(&(s)->pool, &(s)->alloc, (void **)&(s)->array, sizeof *(s)->array, zeroed)
-
 astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
                                bool general, bool *callbacks_out) {
     astar_status st = check_query(s, g, q);
@@ -201,11 +197,13 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
     c->penalties = callbacks && (layered || q->node_cost || q->noise > 0);
-    if ((c->penalties && !NEED(s, penalty, false)) ||
-        (c->heuristic == ASTAR_H_CUSTOM && !NEED(s, custom_h, false)) ||
-        (q->claims && (!NEED(s, claimed, false) || !NEED(s, claim_gen, true))) ||
-        (c->windowed && (!NEED(s, depth, false) || !NEED(s, window_head, false))) ||
-        (q->ntargets && (!NEED(s, target_of, false) || !NEED(s, target_gen, true))))
+    if ((c->penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
+        (c->heuristic == ASTAR_H_CUSTOM && !ASTAR_POOL_NEED(s, custom_h, false)) ||
+        (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
+        (c->windowed &&
+         (!ASTAR_POOL_NEED(s, depth, false) || !ASTAR_POOL_NEED(s, window_head, false))) ||
+        (q->ntargets &&
+         (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))))
         return ASTAR_ENOMEM;
     c->memo_penalty = c->penalties ? s->penalty : NULL;
     c->memo_h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h : NULL;
