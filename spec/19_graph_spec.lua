@@ -186,6 +186,37 @@ describe("astar.graph: find", function()
     assert.is_true(#asked >= 2)
   end)
 
+  -- As on grids (spec 02): closed nodes improve under an inconsistent heuristic, and a
+  -- partial answer cut off before an improvement reaches its end reports its path's cost.
+  it("a partial answer under an inconsistent heuristic costs what its path costs", function()
+    local rng = rng_of(23)
+    for _ = 1, 30 do
+      local world = { n = 100, pos = {}, arcs = {} }
+      for id = 1, 100 do world.pos[id] = { (id - 1) % 10, math.floor((id - 1) / 10), 0 } end
+      for id = 1, 100 do
+        world.arcs[id] = {}
+        local x, y = (id - 1) % 10, math.floor((id - 1) / 10)
+        for dy = -1, 1 do
+          for dx = -1, 1 do
+            if (dx ~= 0 or dy ~= 0) and x + dx >= 0 and x + dx < 10 and y + dy >= 0 and y + dy < 10 then
+              world.arcs[id][id + dy * 10 + dx] = math.sqrt(dx * dx + dy * dy) * rng.int(1, 3)
+            end
+          end
+        end
+      end
+      local g = oracle.graph(astar, world)
+      local scale = {}
+      for id = 1, 100 do scale[id] = rng.int(0, 100) / 100 end
+      local function h(id, goal) return oracle.distance(world, id, goal) * scale[id] end
+      for limit = 1, 40 do
+        local ids, info = g:find(1, 100, { heuristic = h, partial = true, max_expansions = limit })
+        local cost = oracle.path_cost(world, ids)
+        assert.is_true(near(info.cost, cost),
+          string.format("limit %d: reported %.17g, path %.17g", limit, info.cost, cost))
+      end
+    end
+  end)
+
   it("node_cost(id) and edge_cost(id, from_id) add to the step, false blocks", function()
     local g, a, b, c, d = small()
     g:add_edge(a, d)

@@ -10,6 +10,7 @@ struct astar_graph_search {
     int32_t *parent;         /* per node: the node it was reached from */
     double *penalty;         /* P + node_cost of this query, NAN = not computed; on first need */
     double *custom_h;        /* the custom heuristic's value, NAN = not asked; on first need */
+    double *step_in;         /* the cost of the step of its way in (partial + reopen, search.c) */
     int32_t *claimed;        /* claims this query counts, where claim_gen == gen; on first need */
     uint16_t *claim_gen;
     astar_path_buf path;
@@ -29,11 +30,13 @@ static void free_node_arrays(astar_graph_search *s) {
     astar_pool_array_free(p, &s->alloc, s->parent, sizeof *s->parent);
     astar_pool_array_free(p, &s->alloc, s->penalty, sizeof *s->penalty);
     astar_pool_array_free(p, &s->alloc, s->custom_h, sizeof *s->custom_h);
+    astar_pool_array_free(p, &s->alloc, s->step_in, sizeof *s->step_in);
     astar_pool_array_free(p, &s->alloc, s->claimed, sizeof *s->claimed);
     astar_pool_array_free(p, &s->alloc, s->claim_gen, sizeof *s->claim_gen);
     s->parent = NULL;
     s->penalty = NULL;
     s->custom_h = NULL;
+    s->step_in = NULL;
     s->claimed = NULL;
     s->claim_gen = NULL;
     astar_pool_free(p, &s->alloc);
@@ -168,6 +171,13 @@ static bool store_path(astar_graph_search *s, int32_t end, int32_t start) {
     return true;
 }
 
+/* The cost of the way store_path stored, summed over its steps (see search.c). */
+static double stored_path_cost(const astar_graph_search *s) {
+    double sum = 0.0;
+    for (int32_t i = 1; i < s->path.len; i++) sum += s->step_in[s->path.ids[i]];
+    return sum;
+}
+
 /*
  * The loop. `general` is a constant at both call sites: the plain loop reads
  * arc costs, blocked flags and the built-in heuristic only; the general one
@@ -190,6 +200,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     const double gx = pos[3 * goal], gy = pos[3 * goal + 1], gz = pos[3 * goal + 2];
     const double h_scale = c->h_scale, weight = q->weight, max_cost = q->max_cost;
     const bool partial = q->partial != 0;
+    double *const step_in = general && c->custom && partial ? s->step_in : NULL;
     bool pruned = false;
     int32_t best = start;
     double best_h = INFINITY, best_g = 0.0;
@@ -253,6 +264,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             }
             n->g = ng;
             parent[b] = a;
+            if (general && step_in) step_in[b] = ng - ga;
             if (open_now) astar_pool_decrease(pool, n, ng + weight * h, h);
             else if (!astar_pool_push(pool, &s->alloc, b, ng + weight * h, h))
                 return astar_done(res, expansions, ASTAR_ENOMEM);
@@ -261,7 +273,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
     if (partial) {
         if (!store_path(s, best, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = nodes[best].g;
+        res->cost = step_in ? stored_path_cost(s) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);
@@ -322,6 +334,7 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     c.penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
     if ((c.penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
         (c.custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
+        (c.custom && q->partial && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))))
         return astar_finish(res, ASTAR_ENOMEM);
     c.memo_penalty = c.penalties ? s->penalty : NULL;

@@ -31,6 +31,7 @@ void astar_search_free(astar_search *s) {
     astar_pool_array_free(p, &a, s->target_of, sizeof *s->target_of);
     astar_pool_array_free(p, &a, s->target_gen, sizeof *s->target_gen);
     astar_pool_array_free(p, &a, s->depth, sizeof *s->depth);
+    astar_pool_array_free(p, &a, s->step_in, sizeof *s->step_in);
     astar_pool_array_free(p, &a, s->window_head, sizeof *s->window_head);
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_path_free(&s->path, &a);
@@ -202,6 +203,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
         (c->windowed &&
          (!ASTAR_POOL_NEED(s, depth, false) || !ASTAR_POOL_NEED(s, window_head, false))) ||
+        (c->reopen && q->partial && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->ntargets &&
          (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))))
         return ASTAR_ENOMEM;

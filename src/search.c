@@ -26,6 +26,21 @@ static bool store_path(query_ctx *c, int32_t end, int32_t start) {
 }
 
 /*
+ * The cost of the way store_path stored, summed over its steps. Under reopening a
+ * partial search may stop between improving a closed node and passing the
+ * improvement on: the best node's g still counts the dearer way in, while its
+ * chain of parents already runs the cheaper one.
+ */
+static double stored_path_cost(const astar_search *s) {
+    double sum = 0.0;
+    for (int32_t i = 1; i < s->path.len; i++) {
+        int32_t id = s->path.ids[i];
+        sum += s->step_in[astar_cell(s->stride, id % s->width, id / s->width)];
+    }
+    return sum;
+}
+
+/*
  * The search loop. Its flags are constants at every call site, so the compiler
  * makes a loop of each combination used: plain terrain and a built-in
  * heuristic (no penalty array, no callbacks, no per-neighbour walkability test
@@ -62,6 +77,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const double weight = c->weight, max_cost = q->max_cost;
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
+    double *const step_in = general && c->reopen && partial ? s->step_in : NULL;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -156,6 +172,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             n->g = ng;
             n->from = (uint8_t)d;
+            if (general && step_in) step_in[b] = ng - ga;
             if (general && c->windowed) s->depth[b] = s->depth[a] + 1;
             if (open_now) astar_pool_decrease(pool, n, ng + weight * h, h);
             else if (!astar_pool_push(pool, &s->alloc, b, ng + weight * h, h))
@@ -165,7 +182,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
     if (partial) {
         if (!store_path(c, best, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = nodes[best].g;
+        res->cost = step_in ? stored_path_cost(s) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);
