@@ -10,8 +10,8 @@
 --   penalties  one influence layer + claims of 8 units (as bench_c)   cost >= optimum
 --   node_cost  a Lua node_cost (a table lookup, 0 everywhere): one call per node reached
 --   edge_cost  a Lua edge_cost returning 0: one call per step considered
--- Per map it also runs build/bench_c (plain, penalties, and the yardstick A* of
--- bench/reference.c) unless --no-c is given, and passes its figure lines on.
+-- Per map it also runs build/bench_c (plain, penalties) unless --no-c is given, and
+-- passes its figure lines on. (The yardstick, refastar, is bench_c's own workload.)
 -- Prints a table, then "figure lua <workload> <map> <name> <value>",
 -- "figure c ..." and "figure ratio <name> <map> <value>" lines, the last with
 -- map "all" for the geometric mean over the maps (and C's overall M exp/s).
@@ -92,7 +92,7 @@ end
 -- bench_c's figures for one map: fig[workload][name] = number; fig.lines = its figure lines.
 local function c_figures(map)
   local fig = { lines = {} }
-  local cmd = string.format('"%s/bench_c" --workloads plain,penalties,reference "%s"', build, map)
+  local cmd = string.format('"%s/bench_c" --workloads plain,penalties "%s"', build, map)
   local out = assert(io.popen(cmd))
   for line in out:lines() do
     local workload, map_name, name, value = line:match("^figure c (%S+) (%S+) (%S+) (%S+)$")
@@ -129,7 +129,7 @@ local function main(args)
   local figures, bad = {}, 0
   local function figure(line) figures[#figures + 1] = line end
   local log_sums, order = {}, {} -- ratio name -> { sum of logs, count }
-  local c_total = { plain = { 0, 0 }, reference = { 0, 0 } } -- expansions, seconds
+  local c_total = { plain = { 0, 0 } } -- expansions, seconds
   print(string.format("%-10s %-20s %8s %12s %10s %10s %8s %6s", "workload", "map", "problems",
     "expansions", "median_us", "mean_us", "Mexp/s", "wrong"))
   for _, map in ipairs(maps) do
@@ -164,9 +164,7 @@ local function main(args)
       else
         table.insert(ratios, 1, { "lua_over_c_plain", plain * 1e6 / c.plain.mean_us })
         table.insert(ratios, 2, { "c_penalties_over_plain", c.penalties.mean_us / c.plain.mean_us })
-        table.insert(ratios, 3, { "c_plain_over_reference", c.plain.mean_us / c.reference.mean_us })
-        table.insert(ratios, 4, { "c_plain_over_reference_per_expansion", c.reference.mexp_s / c.plain.mexp_s })
-        for _, w in ipairs({ "plain", "penalties", "reference" }) do
+        for _, w in ipairs({ "plain", "penalties" }) do
           local f = c[w]
           print(string.format("%-10s %-20s %8d %12d %10.1f %10.1f %8.2f %6d", "c " .. w, base,
             f.problems, f.expansions, f.median_us, f.mean_us, f.mexp_s, f.mismatches))
@@ -198,7 +196,7 @@ local function main(args)
     print(string.format("  %-40s %.2f", name, g))
     figure(string.format("figure ratio %s all %.3f", name, g))
   end
-  for _, w in ipairs({ "plain", "reference" }) do
+  for _, w in ipairs({ "plain" }) do
     local t = c_total[w]
     if t[2] > 0 then
       print(string.format("  C %-9s all maps: %d expansions, %.2f M expansions/s", w, t[1], t[1] / t[2] / 1e6))

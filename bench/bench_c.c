@@ -3,7 +3,11 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4,many] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,many]
+ *                   [--sample N] DIR-or-MAP.map ...
+ *
+ * --sample N: of each map's problems, every (count / N)-th from the first (all when fewer
+ * than 2N): N = 60 gives the 924 problems of issue 17 on the 15 maps of ../shared.
  *
  * Workloads:
  *   plain      terrain only, A* (JPS off, as in every workload but jps and jps4).
@@ -11,10 +15,13 @@
  *   penalties  one influence layer (a fixed pattern over a quarter of the cells)
  *              and claims from 8 units (the paths of the first 8 problems).
  *              Checked: found, and no cost below the optimum.
- *   reference  the plain problems solved by bench/reference.c, the bare A* that
- *              issue 4 takes as its reference point, run right after the core
- *              on the same map so that the two speeds share the machine's
- *              state. Checked like plain.
+ *   refastar   the plain problems, each solved by our A* and right after by
+ *              refastar (../shared/refastar, the bare A* issue 17 measures us
+ *              against, compiled in when CMake finds its source), so that the two
+ *              share the machine's state problem by problem: rows "ours" and
+ *              "refastar", our time / refastar's per map (of the means, and the
+ *              median of the per-problem ratios), and over all maps. Both checked
+ *              like plain.
  *   influence  a 256x256 influence map updated as a game would each frame: 64
  *              units stamped (radius 6), one spread step over walkable cells (the
  *              first map's 256x256 corner, or open ground) and a decay; 200
@@ -63,7 +70,9 @@
 #include <time.h>
 
 #include "astar.h"
-#include "reference.h"
+#ifdef ASTAR_REFASTAR_SOURCE
+#include "refastar_link.h"
+#endif
 
 static double now(void) {
     struct timespec ts;
@@ -245,18 +254,40 @@ static void run_penalties(astar_grid *g, astar_search *s, const astar_scen *sc, 
     astar_layer_free(danger);
 }
 
-static void run_reference(astar_grid *g, const astar_scen *sc, stats *st) {
-    ref_astar *r = ref_new(g);
+#ifdef ASTAR_REFASTAR_SOURCE
+/* Our plain A* and refastar, problem by problem; ratio: ours / refastar's per problem. */
+static void run_refastar(astar_grid *g, astar_search *s, const astar_scen *sc, const char *map_path,
+                         stats *ours, stats *ref, stats *ratio) {
+    refastar_map *r = refastar_load(map_path);
     for (int32_t i = 0; i < sc->count; i++) {
         const astar_scenario *p = &sc->items[i];
         if (!endpoints_open(g, p)) continue;
-        uint64_t expansions = 0;
+        astar_query q;
+        query_for(&q, p);
+        astar_result res;
         double t0 = now();
-        double cost = ref_find(r, p->sx, p->sy, p->gx, p->gy, &expansions);
-        stats_add(st, now() - t0, expansions);
-        if (!tolerant_equal(cost, p)) st->mismatches++;
+        astar_status rc = astar_find(s, g, &q, &res);
+        double took = now() - t0;
+        stats_add(ours, took, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) ours->mismatches++;
+        uint64_t expansions = 0;
+        t0 = now();
+        double cost = refastar_find(r, p->sx, p->sy, p->gx, p->gy, &expansions);
+        double ref_took = now() - t0;
+        stats_add(ref, ref_took, expansions);
+        if (!tolerant_equal(cost, p)) ref->mismatches++;
+        ratio->times[ratio->n++] = ref_took > 0 ? took / ref_took : 0;
     }
-    ref_free(r);
+    refastar_free(r);
+}
+#endif
+
+/* Keeps every (count / n)-th problem from the first, when there are at least 2n. */
+static void sample(astar_scen *sc, int32_t n) {
+    if (n <= 0 || sc->count < 2 * n) return;
+    int32_t stride = sc->count / n, kept = 0;
+    for (int32_t i = 0; i < sc->count; i += stride) sc->items[kept++] = sc->items[i];
+    sc->count = kept;
 }
 
 static void run_influence(astar_grid *first_map) {
@@ -521,29 +552,37 @@ static size_t collect_maps(int argc, char **argv, int first, char ***out) {
 int main(int argc, char **argv) {
     int first = 1;
     const char *workloads = "plain,penalties";
-    if (argc > 2 && strcmp(argv[1], "--workloads") == 0) {
-        workloads = argv[2];
-        first = 3;
+    int32_t per_map = 0;
+    for (; first + 1 < argc; first += 2) {
+        if (strcmp(argv[first], "--workloads") == 0) workloads = argv[first + 1];
+        else if (strcmp(argv[first], "--sample") == 0) per_map = atoi(argv[first + 1]);
+        else break;
     }
-    if (first >= argc) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,reference,islands,influence,field,graph,landmarks,jps,jps4,many] DIR-or-MAP.map ...\n",
+    if (first >= argc || argv[first][0] == '-' || per_map < 0) {
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,many] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
     bool plain = strstr(workloads, "plain") != NULL, penalties = strstr(workloads, "penalties") != NULL,
          islands = strstr(workloads, "islands") != NULL,
-         reference = strstr(workloads, "reference") != NULL,
+         refastar = strstr(workloads, "refastar") != NULL,
          influence = strstr(workloads, "influence") != NULL,
          field = strstr(workloads, "field") != NULL,
          graph = strstr(workloads, "graph") != NULL,
          landmarks = strstr(workloads, "landmarks") != NULL,
          jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
          many = strstr(workloads, "many") != NULL;
+#ifndef ASTAR_REFASTAR_SOURCE
+    if (refastar) {
+        fprintf(stderr, "bench_c: built without refastar (CMake: ASTAR_REFASTAR_SOURCE)\n");
+        return 2;
+    }
+#endif
     char **maps;
     size_t nmaps = collect_maps(argc, argv, first, &maps);
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
            "median_us", "mean_us", "Mexp/s", "wrong");
-    stats all[4] = {{0}};
+    stats all[5] = {{0}};
     int bad = 0;
     for (size_t m = 0; m < nmaps; m++) {
         size_t len;
@@ -559,11 +598,12 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench_c: cannot load %s or its .scen: %s\n", maps[m], err);
             return 1;
         }
+        sample(sc, per_map);
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[11];
-        for (int k = 0; k < 11; k++) {
+        stats st[12];
+        for (int k = 0; k < 12; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -575,10 +615,23 @@ int main(int argc, char **argv) {
             run_penalties(g, s, sc, &st[1]);
             report("penalties", base, &st[1]);
         }
-        if (reference) {
-            run_reference(g, sc, &st[4]);
-            report("reference", base, &st[4]);
+#ifdef ASTAR_REFASTAR_SOURCE
+        if (refastar) {
+            stats ratio = {0};
+            ratio.times = malloc(((size_t)sc->count + 1) * sizeof(double));
+            run_refastar(g, s, sc, maps[m], &st[4], &st[11], &ratio);
+            report("ours", base, &st[4]);
+            report("refastar", base, &st[11]);
+            double ours_mean = st[4].n ? st[4].total / (double)st[4].n : 0;
+            double ref_mean = st[11].n ? st[11].total / (double)st[11].n : 0;
+            double pr = median(&ratio);
+            free(ratio.times);
+            printf("vs refastar %-20s mean %.2fx, per problem (median) %.2fx\n", base,
+                   ref_mean > 0 ? ours_mean / ref_mean : 0, pr);
+            printf("figure c refastar %s ratio_mean %.3f\n", base, ref_mean > 0 ? ours_mean / ref_mean : 0);
+            printf("figure c refastar %s ratio_per_problem %.3f\n", base, pr);
         }
+#endif
         if (islands) {
             run_islands(g, s, sc, &st[2], &st[3]);
             if (st[2].n) {
@@ -622,23 +675,23 @@ int main(int argc, char **argv) {
             bad += a->mismatches + b->mismatches;
             a->mismatches = b->mismatches = 0;
         }
-        for (int k = 0; k < 11; k++) bad += st[k].mismatches;
-        for (int k = 0; k < 4; k++) {
-            stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k];
+        for (int k = 0; k < 12; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 5; k++) {
+            stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k == 4 ? 11 : k];
             all[k].total += from->total;
             all[k].expansions += from->expansions;
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 11; k++) free(st[k].times);
+        for (int k = 0; k < 12; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);
         free(maps[m]);
         fflush(stdout);
     }
-    const char *names[4] = {"plain", "penalties", "reference", "graph"};
-    for (int k = 0; k < 4; k++) {
+    const char *names[5] = {"plain", "penalties", "ours", "graph", "refastar"};
+    for (int k = 0; k < 5; k++) {
         if (!all[k].n) continue;
         double mexp = all[k].total > 0 ? (double)all[k].expansions / all[k].total / 1e6 : 0;
         printf("figure c %s all problems %zu\n", names[k], all[k].n);
@@ -648,6 +701,12 @@ int main(int argc, char **argv) {
         printf("figure c %s all mismatches %d\n", names[k], all[k].mismatches);
         printf("%s, all maps: %zu problems, %llu expansions, %.2f M expansions/s, %d wrong\n",
                names[k], all[k].n, all[k].expansions, mexp, all[k].mismatches);
+    }
+    if (all[2].n && all[4].n && all[4].total > 0) {
+        double ratio = (all[2].total / (double)all[2].n) / (all[4].total / (double)all[4].n);
+        printf("vs refastar, all maps: %zu problems, ours %.1f us, refastar %.1f us per query: %.2fx\n",
+               all[2].n, all[2].total / (double)all[2].n * 1e6, all[4].total / (double)all[4].n * 1e6, ratio);
+        printf("figure c refastar all ratio_mean %.3f\n", ratio);
     }
     if (many && many_total[0] > 0) {
         int cores = astar_many_default_threads();
