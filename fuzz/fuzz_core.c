@@ -14,14 +14,16 @@
  * independent Dijkstra written from the step-cost formula documented in astar.h
  * (it stops once the goal, or the nearest target, is settled):
  *
- *     step a -> b  =  L * cost(b) + max(0, P(b) + X(a, b)) [+ turn_penalty]
+ *     step a -> b  =  up(L * cost(b) + max(0, P(b) + X(a, b)) [+ turn_penalty])
  *     L = 1 or sqrt(2) (1 on hexes); P = sum of layer value * weight + claim
- *     penalty * units + noise * astar_noise(seed, b); X = node_cost(b) + edge_cost(a, b)
+ *     penalty * units + noise * astar_noise(seed, b); X = node_cost(b) + edge_cost(a, b);
+ *     up() rounds up to a multiple of 2^-32 (below 2^19; docs/contract.md)
  *
  * The sums are formed in the same order as src/grid_cost.c and src/search.c do, so a path's cost
  * recomputed here must equal the reported cost bit for bit; the Dijkstra's
- * optimum may differ from A*'s by rounding only (equal-cost routes can add up
- * in a different order), hence a relative tolerance there.
+ * optimum must equal A*'s too, but for costs of 2^20 and more, where sums of
+ * steps round (equal-cost routes can add up in a different order), hence a
+ * relative tolerance there.
  *
  * Hex grids (odd-r) follow spec/support/dijkstra.lua's neighbour rule. With
  * turn_penalty or a claim_window a step's cost depends on the way in, and the
@@ -97,6 +99,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define LANDMARK_MANY_CELLS 36
 #define LANDMARK_TAIL 1500
 #define SQRT2 1.4142135623730951
+
+/* A step's cost rounded up to quanta of 2^-32, as the core rounds it (core.h), written here
+ * from the contract's words: the smallest multiple of 2^-32 not below x, for x below 2^19. */
+static double round_up(double x) {
+    return x < 524288.0 ? ceil(x * 4294967296.0) / 4294967296.0 : x;
+}
 /* Claim windows much wider than any path count every claim: such a query must act as one
  * without a window. */
 #define WINDOW_HUGE (4 * MAX_CELLS)
@@ -1100,9 +1108,9 @@ MODEL_LOOP static int model_step(int32_t ax, int32_t ay, int32_t bx, int32_t by,
         extra += e;
     }
     double len = diag && !hex ? SQRT2 : 1.0;
-    double g = ga + len * terrain(b) + (extra > 0 ? extra : 0.0);
-    if (prev >= 0 && M.q.turn_penalty > 0 && model_heading(ax, ay, bx, by) != prev) g += M.q.turn_penalty;
-    *ng = g;
+    double step = len * terrain(b) + (extra > 0 ? extra : 0.0);
+    if (prev >= 0 && M.q.turn_penalty > 0 && model_heading(ax, ay, bx, by) != prev) step += M.q.turn_penalty;
+    *ng = ga + round_up(step);
     return STEP_OK;
 }
 

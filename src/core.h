@@ -42,4 +42,55 @@ static inline int astar_lowest_bit(unsigned m) {
 }
 #endif
 
+/*
+ * Costs are fixed point (docs/contract.md, "The cost of a step"): a step's cost is rounded up
+ * to a multiple of ASTAR_QUANTUM before it is added, and the heuristics are rounded down to
+ * one. Below ASTAR_EXACT_BELOW a path's cost is then a sum without rounding: the same number,
+ * to the last bit, whichever engine adds it up, in whichever order, along whichever of the
+ * paths of equal cost. Up for steps and down for heuristics keeps every heuristic admissible
+ * and consistent against the rounded steps.
+ */
+#define ASTAR_QUANTUM (1.0 / 4294967296.0) /* 2^-32 */
+#define ASTAR_EXACT_BELOW 1048576.0         /* 2^20: sums of quanta stay exact to 2^21 */
+
+/*
+ * x rounded to a double as C says, here: a product passed through is not fused with the sum it
+ * feeds (-ffp-contract=fast with FMA rounds a * b + c once where other builds round twice), so
+ * every build computes the same costs. Costs no instruction.
+ */
+static ALWAYS_INLINE double astar_rounded(double x) {
+#if defined(__GNUC__) && defined(__SSE2_MATH__)
+    __asm__("" : "+x"(x));
+#elif defined(__GNUC__) && defined(__aarch64__)
+    __asm__("" : "+w"(x));
+#elif defined(__GNUC__)
+    __asm__("" : "+m"(x));
+#else
+    volatile double v = x;
+    x = v;
+#endif
+    return x;
+}
+
+/* 1.5 * 2^20, whose unit in the last place is ASTAR_QUANTUM: x + it - it rounds x to quanta. */
+#define ASTAR_QUANTA_SHIFT 1572864.0
+/* Steps and heuristics from here up are too large for quanta and stay as they are. */
+#define ASTAR_QUANTA_BELOW 524288.0
+
+/* A step's cost (x >= 0) rounded up to quanta. */
+static ALWAYS_INLINE double astar_cost_up(double x) {
+    x = astar_rounded(x);
+    if (!(x < ASTAR_QUANTA_BELOW)) return x;
+    double t = (x + ASTAR_QUANTA_SHIFT) - ASTAR_QUANTA_SHIFT;
+    return t < x ? t + ASTAR_QUANTUM : t;
+}
+
+/* A heuristic's value (x >= 0) rounded down to quanta. */
+static ALWAYS_INLINE double astar_cost_down(double x) {
+    x = astar_rounded(x);
+    if (!(x < ASTAR_QUANTA_BELOW)) return x;
+    double t = (x + ASTAR_QUANTA_SHIFT) - ASTAR_QUANTA_SHIFT;
+    return t > x ? t - ASTAR_QUANTUM : t;
+}
+
 #endif

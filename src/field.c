@@ -76,7 +76,8 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
             double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by) : 0.0;
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             if (extra == INFINITY) continue;
-            double ng = gb + step * astar_terrain_cost(c, b) + extra;
+            /* The step's cost as the search loop rounds it (search.c). */
+            double ng = gb + astar_cost_up(astar_rounded(step * astar_terrain_cost(c, b)) + extra);
             if (!(ng < n->g) || ng > c->q->max_cost) continue;
             n->g = ng;
             n->from = (uint8_t)d;

@@ -45,7 +45,7 @@ static inline bool astar_graph_valid_id(const astar_graph *g, int32_t id) { retu
 static inline double astar_graph_distance(const double *pos, int32_t a, int32_t b) {
     double dx = pos[3 * a] - pos[3 * b], dy = pos[3 * a + 1] - pos[3 * b + 1],
            dz = pos[3 * a + 2] - pos[3 * b + 2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
+    return sqrt(astar_rounded(dx * dx) + astar_rounded(dy * dy) + astar_rounded(dz * dz));
 }
 
 #endif

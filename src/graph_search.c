@@ -107,12 +107,13 @@ static inline astar_node *touch(graph_ctx *c, int32_t id) {
 }
 
 static inline double heuristic(graph_ctx *c, int32_t id) {
-    if (!c->custom) return c->h_scale > 0 ? c->h_scale * astar_graph_distance(c->g->pos, id, c->goal) : 0.0;
+    if (!c->custom)
+        return c->h_scale > 0 ? astar_cost_down(c->h_scale * astar_graph_distance(c->g->pos, id, c->goal)) : 0.0;
     double *slot = &c->s->custom_h[id];
     if (isnan(*slot)) {
         double h = astar_callback_h(c->q->heuristic_fn(c->q->heuristic_ud, id, c->goal), &c->aborted);
         if (h < 0) return 0.0;
-        *slot = h;
+        *slot = astar_cost_down(h);
     }
     return *slot;
 }
@@ -131,10 +132,11 @@ static double node_penalty(graph_ctx *c, int32_t id) {
             c->aborted = true;
             return *slot = INFINITY;
         }
-        p += l->weight * v;
+        p += astar_rounded(l->weight * v);
     }
-    if (c->claims && id < c->claim_width) p += c->claim.penalty * astar_claim_view_count(&c->claim, id);
-    if (q->noise > 0) p += q->noise * astar_noise(q->seed, id, 0);
+    if (c->claims && id < c->claim_width)
+        p += astar_rounded(c->claim.penalty * astar_claim_view_count(&c->claim, id));
+    if (q->noise > 0) p += astar_rounded(q->noise * astar_noise(q->seed, id, 0));
     if (q->node_cost) {
         double extra = 0.0;
         int r = q->node_cost(q->node_cost_ud, id, &extra);
@@ -232,15 +234,17 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
         for (int32_t k = first[a], end = first[a + 1]; k < end; k++) {
             int32_t b = arc[k].to;
             if (blocked[b]) continue;
-            double ng = ga + arc[k].cost;
+            /* The step's cost rounded up once, as on grids (core.h). */
+            double ng;
             astar_node *n;
             if (general) {
                 double extra = step_extra(c, a, b);
                 if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
                 if (extra == INFINITY) continue;
-                ng += extra;
+                ng = ga + astar_cost_up(arc[k].cost + extra);
                 n = touch(c, b);
             } else {
+                ng = ga + astar_cost_up(arc[k].cost);
                 n = astar_node_touch(nodes, gen, b);
             }
             if (!(ng < n->g)) continue;
@@ -258,15 +262,16 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
                 if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             } else if (h_scale > 0) {
                 double dx = pos[3 * b] - gx, dy = pos[3 * b + 1] - gy, dz = pos[3 * b + 2] - gz;
-                h = h_scale * sqrt(dx * dx + dy * dy + dz * dz);
+                double d = sqrt(astar_rounded(dx * dx) + astar_rounded(dy * dy) + astar_rounded(dz * dz));
+                h = astar_cost_down(h_scale * d);
             } else {
                 h = 0.0;
             }
             n->g = ng;
             parent[b] = a;
             if (general && step_in) step_in[b] = ng - ga;
-            if (open_now) astar_pool_decrease(pool, n, ng + weight * h, h);
-            else if (!astar_pool_push(pool, &s->alloc, b, ng + weight * h, h))
+            if (open_now) astar_pool_decrease(pool, n, ng + astar_rounded(weight * h), h);
+            else if (!astar_pool_push(pool, &s->alloc, b, ng + astar_rounded(weight * h), h))
                 return astar_done(res, expansions, ASTAR_ENOMEM);
         }
     }

@@ -10,7 +10,7 @@ double astar_target_distance(const query_ctx *c, astar_heuristic h, int32_t x, i
     if (!c->target_h) return 0.0;
     double best = INFINITY;
     for (int32_t i = 0; i < c->ntargets; i++) {
-        double d = astar_grid_distance(h, x, y, c->target_xy[2 * i], c->target_xy[2 * i + 1]);
+        double d = astar_h_between(c, h, x, y, c->target_xy[2 * i], c->target_xy[2 * i + 1]);
         if (d < best) best = d;
     }
     return best;
@@ -22,7 +22,7 @@ double astar_custom_h(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
         const astar_query *q = c->q;
         double h = astar_callback_h(q->heuristic_fn(q->heuristic_ud, x, y, q->gx, q->gy), &c->aborted);
         if (h < 0) return 0.0;
-        *slot = h;
+        *slot = astar_cost_down(h);
     }
     return *slot;
 }
@@ -33,7 +33,7 @@ double astar_node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (!isnan(*slot)) return *slot;
     const astar_query *q = c->q;
     double p = astar_layer_penalty(&c->pv, c, cell);
-    if (q->noise > 0) p += q->noise * astar_noise(q->seed, x, y);
+    if (q->noise > 0) p += astar_rounded(q->noise * astar_noise(q->seed, x, y));
     if (q->node_cost) {
         double extra = 0.0;
         int r = q->node_cost(q->node_cost_ud, x, y, &extra);
@@ -95,7 +95,7 @@ static double window_penalty(const query_ctx *c, int32_t from, int32_t cell, int
             counted = e->unit;
         }
     }
-    return c->q->claim_penalty * units;
+    return astar_rounded(c->q->claim_penalty * units);
 }
 
 double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t b, int32_t bx,

@@ -172,11 +172,14 @@ static unsigned successors(const jps_ctx *j, int32_t n, int from) {
     return moves & dirs;
 }
 
-static inline double jps_h(bool four, int32_t dx, int32_t dy) {
-    if (dx < 0) dx = -dx;
-    if (dy < 0) dy = -dy;
-    if (four) return (double)dx + (double)dy;
-    return dx < dy ? dy + (ASTAR_SQRT2 - 1.0) * dx : dx + (ASTAR_SQRT2 - 1.0) * dy;
+/* A*'s bound to the goal (search.h): octile, or Manhattan 4-connected, in rounded steps. */
+static inline double jps_h(bool four, int32_t dx, int32_t dy, const double *step) {
+    if (four) {
+        if (dx < 0) dx = -dx;
+        if (dy < 0) dy = -dy;
+        return astar_rounded(((double)dx + (double)dy) * step[0]);
+    }
+    return astar_octile_h(dx, dy, step[0], step[4] - step[0]);
 }
 
 /*
@@ -188,11 +191,11 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy) {
  * an equal-cost node met first pass despite rounding.
  */
 static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int32_t start,
-                         double unit) {
+                         const double *steps) {
     const astar_node *nodes = s->pool.nodes;
     int d = nodes[c].from;
     const int32_t off = j->offset[d];
-    const double step = d < 4 ? unit : unit * ASTAR_SQRT2, gc = nodes[c].g, tol = 1e-12 * gc;
+    const double step = steps[d], gc = nodes[c].g, tol = 1e-12 * gc;
     int32_t x = c - off;
     for (int32_t k = 1; x != start; k++, x -= off) {
         const astar_node *n = &nodes[x];
@@ -203,18 +206,18 @@ static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int
 
 /* Lays out the path cell by cell: each jump's line walked back to its parent. */
 static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32_t start,
-                           double unit) {
+                           const double *step) {
     const astar_node *nodes = s->pool.nodes;
     int64_t len = 1;
     for (int32_t c = end, p; c != start; c = p) {
-        p = parent_of(s, j, c, start, unit);
+        p = parent_of(s, j, c, start, step);
         for (int32_t x = c; x != p; x -= j->offset[nodes[c].from]) len++;
     }
     if (len > INT32_MAX) return false;
     if (!astar_path_reserve(&s->path, &s->alloc, (int32_t)len)) return false;
     int32_t i = (int32_t)len - 1, c = end;
     for (;;) {
-        int32_t x = c, stop = c == start ? c : parent_of(s, j, c, start, unit);
+        int32_t x = c, stop = c == start ? c : parent_of(s, j, c, start, step);
         do {
             int32_t row = x / s->stride;
             s->path.ids[i--] = (row - 1) * s->width + (x - row * s->stride - 1);
@@ -246,13 +249,13 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
     const uint16_t gen = pool->gen;
-    double step[8];
-    for (int d = 0; d < 8; d++) step[d] = d < 4 ? unit : unit * ASTAR_SQRT2;
+    double step[8]; /* A*'s rounded steps on uniform terrain (search.c), to the bit */
+    for (int d = 0; d < 8; d++) step[d] = astar_cost_up(d < 4 ? unit : astar_rounded(ASTAR_SQRT2 * unit));
 
     astar_node *sn = astar_pool_touch(pool, start, NULL, NULL);
     sn->g = 0.0;
     sn->from = ASTAR_FROM_START;
-    double h0 = jps_h(j.four, start % stride - gx, start / stride - gy) * unit;
+    double h0 = jps_h(j.four, start % stride - gx, start / stride - gy, step);
     if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
     uint64_t expansions = 0;
     while (pool->heap.len > 0) {
@@ -261,16 +264,16 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
         double gn = nodes[n].g;
         if (n == goal) {
             res->expansions = expansions;
-            if (!store_jps_path(s, &j, n, start, unit)) return ASTAR_ENOMEM;
-            /* The cost summed step by step, as A* sums it: a jump's steps added at once
-             * round differently, and the cost must be the path's to the last bit. */
+            if (!store_jps_path(s, &j, n, start, step)) return ASTAR_ENOMEM;
+            /* The cost summed step by step, as A* sums it: below ASTAR_EXACT_BELOW a jump's
+             * steps added at once give the same sum, above it they may round differently,
+             * and the cost must be the path's to the last bit. */
             double sum = 0.0;
-            const double diagonal = 1.4142135623730951 * unit;
             const int32_t *path = s->path.ids;
             for (int32_t i = 1; i < s->path.len; i++) {
                 bool straight = path[i] % s->width == path[i - 1] % s->width ||
                                 path[i] / s->width == path[i - 1] / s->width;
-                sum += straight ? unit : diagonal;
+                sum += straight ? step[0] : step[4];
             }
             res->cost = sum;
             res->length = s->path.len;
@@ -290,7 +293,7 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
                                                                             is consistent */
             r->g = ng;
             r->from = (uint8_t)d;
-            double h = jps_h(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy) * unit;
+            double h = jps_h(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy, step);
             if (!astar_pool_open(pool, &s->alloc, r, m, ng + h, h))
                 return astar_done(res, expansions, ASTAR_ENOMEM);
         }

@@ -71,7 +71,7 @@ void astar_landmarks_aim(astar_landmark_h *h, const astar_landmarks *lm, int32_t
         to = isnan(to) ? INFINITY : to * ASTAR_LANDMARK_UP;
         int32_t j = m;
         if (rank) {
-            double t = from - (double)at_start[i] * ASTAR_LANDMARK_UP;
+            double t = from - astar_rounded((double)at_start[i] * ASTAR_LANDMARK_UP);
             double u = (double)at_start[back + i] - to;
             double b = u > t ? u : t;
             if (isnan(b)) b = -INFINITY; /* the start unknown to it: last choice */

@@ -52,7 +52,7 @@ static inline double astar_landmarks_h(const astar_landmark_h *h, int32_t cell) 
     double best = 0.0, behind = 0.0; /* two chains: the terms do not wait for each other */
     for (int32_t j = 0; j < h->active; j++) {
         int32_t i = h->index[j];
-        double t = h->from[j] - (double)v[i] * ASTAR_LANDMARK_UP;
+        double t = h->from[j] - astar_rounded((double)v[i] * ASTAR_LANDMARK_UP);
         double u = (double)back[i] - h->to[j];
         if (t > best) best = t;
         if (u > behind) behind = u;

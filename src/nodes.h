@@ -33,12 +33,13 @@ typedef struct astar_node {
 
 /*
  * An entry's key packs f and h into one integer, so that a comparison is one
- * instruction. f >= +0 and h >= +0, and the bits of non-negative IEEE numbers
- * order like the numbers: the key is f with its last 12 mantissa bits replaced
- * by the top bits of h as a float. f is thus ordered to 2^-40 of its value
- * (equal-cost routes already differ by rounding in the last bits), and entries
- * within that of each other come out smaller h first, that is larger g: deeper
- * nodes finish sooner on open ground.
+ * instruction. Below ASTAR_EXACT_BELOW, f is a whole number of quanta (core.h)
+ * when the weight is 1: the key holds that number exactly, and in its 11 low
+ * bits the top bits of h as a float (f, h >= +0, and the bits of non-negative
+ * IEEE numbers order like the numbers), so that entries of equal f come out
+ * smaller h first, that is larger g: deeper nodes finish sooner on open ground.
+ * From ASTAR_EXACT_BELOW up, where sums round anyway, keys follow f's bits (to
+ * one unit in the last place) above every smaller f.
  */
 typedef struct astar_heap_entry {
     uint64_t key;
@@ -46,12 +47,14 @@ typedef struct astar_heap_entry {
 } astar_heap_entry;
 
 static inline uint64_t astar_heap_key(double f, double h) {
-    uint64_t fbits;
-    memcpy(&fbits, &f, sizeof fbits);
     float hf = (float)h + 0.0f; /* + 0 turns -0 into +0 */
     uint32_t hbits;
     memcpy(&hbits, &hf, sizeof hbits);
-    return (fbits & ~UINT64_C(0xFFF)) | (hbits >> 19);
+    if (f < ASTAR_EXACT_BELOW)
+        return (uint64_t)(int64_t)(f * (1.0 / ASTAR_QUANTUM)) << 11 | hbits >> 20;
+    uint64_t fbits;
+    memcpy(&fbits, &f, sizeof fbits);
+    return UINT64_C(1) << 63 | fbits >> 1;
 }
 
 /* The open list: items[0 .. len) a heap; cap + ASTAR_HEAP_ARITY slots, those from len on

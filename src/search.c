@@ -62,12 +62,15 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const int32_t stride = c->stride;
     int32_t offset[8]; /* a local copy: stores to the node records cannot alias it */
     memcpy(offset, c->offset, sizeof offset);
-    double step[8]; /* likewise, and one load where the table needs an address computed */
+    /* Likewise, and one load where the table needs an address computed: a step's length, or
+     * with uniform terrain its cost before the penalties, and that cost rounded (core.h). */
+    double step[8], rounded_step[8];
     for (int d = 0; d < 8; d++) {
         step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
-        if (uniform) step[d] *= c->uniform_cost;
+        if (uniform) step[d] = astar_rounded(step[d] * c->uniform_cost);
+        rounded_step[d] = astar_cost_up(step[d]);
     }
-    const double h_scale = c->h_scale;
+    const double h_card = c->h_card, h_diag = c->h_diag;
     /* The loop's invariants in locals: the compiler cannot keep what c points to in registers
      * across the stores to the node records. */
     const int32_t goal = c->goal, gx = c->gx, gy = c->gy;
@@ -124,8 +127,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 h = s->custom_h[a];
             } else {
                 h = c->ntargets ? astar_target_distance(c, rank, ax, ay)
-                                : astar_grid_distance(rank, ax, ay, c->gx, c->gy);
-                if (c->heuristic != ASTAR_H_ZERO) h *= c->h_scale;
+                                : astar_h_between(c, rank, ax, ay, c->gx, c->gy);
             }
             if (h < best_h || (h == best_h && ga < best_g)) {
                 best = a;
@@ -139,20 +141,28 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         for (; moves; moves &= moves - 1) {
             int d = astar_lowest_bit(moves);
             int32_t b = a + offset[d];
-            double ng = ga + (uniform ? step[d] : step[d] * (general ? astar_terrain_cost(c, b) : cost[b]));
-            if (layered) {
-                double p = astar_layer_penalty(&pv, c, b);
-                if (p > 0) ng += p;
-            }
-            if (general) {
-                double extra = astar_step_extra(c, a, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
-                if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-                if (extra == INFINITY) continue;
-                ng += extra;
-                int from = nodes[a].from;
-                if (q->turn_penalty > 0 && from != ASTAR_FROM_START &&
-                    astar_heading(c, from, ay - ASTAR_DY[from]) != astar_heading(c, d, ay))
-                    ng += q->turn_penalty;
+            /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
+            double ng;
+            if (!layered && !general) {
+                ng = ga + (uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]));
+            } else {
+                double t = uniform ? step[d]
+                                   : astar_rounded(step[d] * (general ? astar_terrain_cost(c, b) : cost[b]));
+                if (layered) {
+                    double p = astar_layer_penalty(&pv, c, b);
+                    if (p > 0) t += p;
+                }
+                if (general) {
+                    double extra = astar_step_extra(c, a, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                    if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
+                    if (extra == INFINITY) continue;
+                    t += extra;
+                    int from = nodes[a].from;
+                    if (q->turn_penalty > 0 && from != ASTAR_FROM_START &&
+                        astar_heading(c, from, ay - ASTAR_DY[from]) != astar_heading(c, d, ay))
+                        t += q->turn_penalty;
+                }
+                ng = ga + astar_cost_up(t);
             }
             astar_node *n = general ? astar_touch(c, b) : astar_node_touch(nodes, gen, b);
             if (!(ng < n->g)) continue;
@@ -167,15 +177,15 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             bool open_now = n->heap != ASTAR_NOT_OPEN;
             if (!open_now && n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g))
                 continue;
-            double h = octile ? astar_octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy) * h_scale
+            double h = octile ? astar_octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy, h_card, h_diag)
                               : astar_heuristic_at(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
             if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             n->g = ng;
             n->from = (uint8_t)d;
             if (general && step_in) step_in[b] = ng - ga;
             if (general && c->windowed) s->depth[b] = s->depth[a] + 1;
-            if (open_now) astar_pool_decrease(pool, n, ng + weight * h, h);
-            else if (!astar_pool_push(pool, &s->alloc, b, ng + weight * h, h))
+            if (open_now) astar_pool_decrease(pool, n, ng + astar_rounded(weight * h), h);
+            else if (!astar_pool_push(pool, &s->alloc, b, ng + astar_rounded(weight * h), h))
                 return astar_done(res, expansions, ASTAR_ENOMEM);
         }
     }

@@ -46,6 +46,8 @@ typedef struct query_ctx {
     astar_diagonal diagonal;
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
+    double h_card, h_diag;   /* the rounded step (core.h) onto the cheapest terrain, straight,
+                                and what a diagonal one costs more: the octile bound */
     double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
@@ -114,7 +116,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
 
 /* ---- grid_cost.c: the step cost and heuristics of a grid query */
 
-/* The distance to the nearest target (0 when there are too many to scan: Dijkstra). */
+/* The bound (astar_h_between) to the nearest target (0 when there are too many to scan: Dijkstra). */
 double astar_target_distance(const query_ctx *c, astar_heuristic h, int32_t x, int32_t y);
 /* A custom heuristic's value at a cell, asked once per node per query. */
 double astar_custom_h(query_ctx *c, int32_t cell, int32_t x, int32_t y);
@@ -161,11 +163,12 @@ static inline int32_t astar_row_of(const query_ctx *c, int32_t cell) {
     return (int32_t)(((uint64_t)(uint32_t)cell * c->row_magic) >> c->row_shift);
 }
 
-/* The octile distance, the default heuristic, for the loop that knows it is the one. */
-static inline double astar_octile_h(int32_t dx, int32_t dy) {
+/* The octile bound (astar_h_between), for the loop that knows it is the heuristic. */
+static inline double astar_octile_h(int32_t dx, int32_t dy, double card, double diag) {
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
-    return dx < dy ? dy + (ASTAR_SQRT2 - 1.0) * dx : dx + (ASTAR_SQRT2 - 1.0) * dy;
+    double lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    return astar_rounded(hi * card) + astar_rounded(lo * diag);
 }
 
 /* Hex steps between two odd-r cells: in cube coordinates (q, r) half the sum of |dq|, |dr|
@@ -176,19 +179,24 @@ static inline double astar_hex_distance(int32_t ax, int32_t ay, int32_t bx, int3
     return (double)(((dq < 0 ? -dq : dq) + (dr < 0 ? -dr : dr) + (ds < 0 ? -ds : ds)) / 2);
 }
 
-/* A built-in heuristic's distance between two cells, in steps of cost 1. */
-static inline double astar_grid_distance(astar_heuristic h, int32_t ax, int32_t ay, int32_t bx,
-                                         int32_t by) {
-    if (h == ASTAR_H_HEX) return astar_hex_distance(ax, ay, bx, by);
+/*
+ * A built-in heuristic's bound between two cells under this query: the distance
+ * over the cheapest terrain, in rounded steps (core.h), so that it never exceeds
+ * what a path costs. Octile, Manhattan, Chebyshev and hex distances are exact
+ * sums of quanta; the Euclidean one is rounded down to quanta.
+ */
+static inline double astar_h_between(const query_ctx *c, astar_heuristic h, int32_t ax, int32_t ay,
+                                      int32_t bx, int32_t by) {
+    if (h == ASTAR_H_HEX) return astar_rounded(astar_hex_distance(ax, ay, bx, by) * c->h_card);
     int32_t dx = bx - ax, dy = by - ay;
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
     double lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
     switch (h) {
-    case ASTAR_H_OCTILE: return hi + (ASTAR_SQRT2 - 1.0) * lo;
-    case ASTAR_H_MANHATTAN: return hi + lo;
-    case ASTAR_H_EUCLIDEAN: return sqrt(hi * hi + lo * lo);
-    case ASTAR_H_CHEBYSHEV: return hi;
+    case ASTAR_H_OCTILE: return astar_rounded(hi * c->h_card) + astar_rounded(lo * c->h_diag);
+    case ASTAR_H_MANHATTAN: return astar_rounded((hi + lo) * c->h_card);
+    case ASTAR_H_EUCLIDEAN: return astar_cost_down(sqrt(hi * hi + lo * lo) * c->h_scale);
+    case ASTAR_H_CHEBYSHEV: return astar_rounded(hi * c->h_card);
     default: return 0.0;
     }
 }
@@ -200,11 +208,11 @@ static inline astar_node *astar_touch(query_ctx *c, int32_t cell) {
 
 /* h of a touched cell. */
 static inline double astar_heuristic_at(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
-    if (c->ntargets) return astar_target_distance(c, c->heuristic, x, y) * c->h_scale;
+    if (c->ntargets) return astar_target_distance(c, c->heuristic, x, y);
     if (c->heuristic == ASTAR_H_CUSTOM) return astar_custom_h(c, cell, x, y);
-    double h = astar_grid_distance(c->heuristic, x, y, c->gx, c->gy) * c->h_scale;
+    double h = astar_h_between(c, c->heuristic, x, y, c->gx, c->gy);
     if (c->lm.dist) {
-        double alt = astar_landmarks_h(&c->lm, cell);
+        double alt = astar_cost_down(astar_landmarks_h(&c->lm, cell));
         if (alt > h) h = alt;
     }
     return h;
@@ -219,10 +227,11 @@ static ALWAYS_INLINE double astar_layer_penalty(const penalty_view *v, const que
                                                 int32_t cell) {
     double p = 0.0;
     if (v->nlayers > 0) {
-        p += v->weight0 * v->value0[cell];
-        for (int i = 1; i < v->nlayers; i++) p += c->layer_weight[i] * c->layer_value[i][cell];
+        p += astar_rounded(v->weight0 * v->value0[cell]);
+        for (int i = 1; i < v->nlayers; i++)
+            p += astar_rounded(c->layer_weight[i] * c->layer_value[i][cell]);
     }
-    if (v->claims) p += v->claim.penalty * astar_claim_view_count(&v->claim, cell);
+    if (v->claims) p += astar_rounded(v->claim.penalty * astar_claim_view_count(&v->claim, cell));
     return p;
 }
 

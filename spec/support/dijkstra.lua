@@ -17,6 +17,14 @@ local M = {}
 
 local SQRT2 = math.sqrt(2)
 
+-- Costs are fixed point (docs/contract.md): a step's cost is rounded up to a multiple of
+-- 2^-32 (steps from 2^19 up stay as they are), so that sums below 2^20 are exact.
+local QUANTA = 4294967296 -- 2^32
+function M.round_up(x)
+  if x < 524288 then return math.ceil(x * QUANTA) / QUANTA end
+  return x
+end
+
 -- Value of a callback: nil -> 0, false or math.huge -> blocked (nil returned).
 local function extra_of(v)
   if v == nil then return 0 end
@@ -121,8 +129,9 @@ end
 M.walkable = walkable
 
 -- Cost of the step (ax, ay) -> (bx, by), or nil when the step is illegal.
--- `depth`: the step of the path that enters b (only claim_window reads it).
-function M.step(world, ax, ay, bx, by, sx, sy, depth)
+-- `depth`: the step of the path that enters b (only claim_window reads it); `turn`: the
+-- step changes heading (turn_penalty adds to it before the rounding).
+function M.step(world, ax, ay, bx, by, sx, sy, depth, turn)
   local dx, dy = bx - ax, by - ay
   if not neighbour_move(world, ay, dx, dy) then return nil end
   if not walkable(world, bx, by) then return nil end
@@ -147,7 +156,9 @@ function M.step(world, ax, ay, bx, by, sx, sy, depth)
     if e == nil then return nil end
     p = p + e
   end
-  return len * terrain(world, bx, by) + math.max(0, p)
+  local s = len * terrain(world, bx, by) + math.max(0, p)
+  if turn and world.turn_penalty then s = s + world.turn_penalty end
+  return M.round_up(s)
 end
 
 -- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).
@@ -194,13 +205,11 @@ function M.path_cost(world, path, sx, sy)
   local total = 0
   for i = 2, #path do
     local a, b = path[i - 1], path[i]
-    local s = M.step(world, a.x, a.y, b.x, b.y, sx, sy, i - 1)
+    local turn = i > 2 and
+      M.heading(world, path[i - 2].x, path[i - 2].y, a.x, a.y) ~= M.heading(world, a.x, a.y, b.x, b.y)
+    local s = M.step(world, a.x, a.y, b.x, b.y, sx, sy, i - 1, turn)
     if not s then
       error(string.format("illegal step %d: (%d,%d) -> (%d,%d)", i - 1, a.x, a.y, b.x, b.y), 2)
-    end
-    if world.turn_penalty and i > 2 and
-        M.heading(world, path[i - 2].x, path[i - 2].y, a.x, a.y) ~= M.heading(world, a.x, a.y, b.x, b.y) then
-      s = s + world.turn_penalty
     end
     total = total + s
   end
@@ -254,10 +263,9 @@ function M.exact_cost(world, sx, sy, gx, gy)
     if x == gx and y == gy then return d end
     for ny = y - 1, y + 1 do
       for nx = x - 1, x + 1 do
-        local s = M.step(world, x, y, nx, ny, sx, sy, depth + 1)
+        local nh = M.heading(world, x, y, nx, ny)
+        local s = M.step(world, x, y, nx, ny, sx, sy, depth + 1, hd ~= NO_HEADING and nh ~= hd)
         if s then
-          local nh = M.heading(world, x, y, nx, ny)
-          if world.turn_penalty and hd ~= NO_HEADING and nh ~= hd then s = s + world.turn_penalty end
           push(d + s, nx, ny, world.turn_penalty and nh or 0, math.min(depth + 1, cap))
         end
       end

@@ -11,7 +11,7 @@
 --     unit = key, claim_penalty = p, claim_radius = r,
 --     node_cost = function(id), edge_cost = function(id, from_id),
 --     noise = amount, seed = s }
-local grid_oracle = require("spec.support.dijkstra") -- for the documented noise formula only
+local grid_oracle = require("spec.support.dijkstra") -- the noise formula and the rounding
 local M = {}
 
 -- A callback's value: nil -> 0, false or math.huge -> nil (blocked).
@@ -20,6 +20,8 @@ local function extra_of(v)
   if v == false or v == math.huge then return nil end
   return v
 end
+
+M.round_up = grid_oracle.round_up
 
 function M.distance(world, a, b)
   local p, q = world.pos[a], world.pos[b]
@@ -65,7 +67,7 @@ function M.step(world, a, b, start)
     if e == nil then return nil end
     p = p + e
   end
-  return cost + math.max(0, p)
+  return grid_oracle.round_up(cost + math.max(0, p))
 end
 
 -- Optimal costs from start to every node (math.huge when unreachable).
