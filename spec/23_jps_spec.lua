@@ -74,8 +74,9 @@ describe("jump point search", function()
           seen.unreachable = seen.unreachable + 1
         else
           assert(path, where .. ": no path, oracle cost " .. want)
-          assert(oracle.near(info.cost, want), where .. ": cost " .. info.cost .. " ~= oracle " .. want)
-          assert(oracle.near(ainfo.cost, want), where .. ": A* cost " .. ainfo.cost)
+          -- steps in whole quanta (docs/contract.md): every sum of the optimum is the same number
+          assert(info.cost == want, where .. ": cost " .. info.cost .. " ~= oracle " .. want)
+          assert(ainfo.cost == want, where .. ": A* cost " .. ainfo.cost)
           check_path(world, path, info, sx, sy, gx, gy, where)
           seen.found = seen.found + 1
           if info.expansions < ainfo.expansions then seen.fewer = seen.fewer + 1 end
@@ -99,7 +100,7 @@ describe("jump point search", function()
       local g = astar.grid(64, 64, { diagonal = diagonal })
       local path, info = g:find(1, 1, 64, 50)
       local _, ainfo = g:find(1, 1, 64, 50, { jump = false })
-      assert(oracle.near(info.cost, ainfo.cost))
+      assert.are.equal(ainfo.cost, info.cost) -- to the last bit
       assert.is_true(info.expansions <= 4, diagonal .. ": " .. info.expansions)
       assert.is_true(ainfo.expansions >= 63, diagonal .. ": " .. ainfo.expansions)
       assert.are.equal(info.length, #path)
@@ -229,7 +230,7 @@ describe("jump point search", function()
         local _, ainfo = grid:find(p.sx, p.sy, p.gx, p.gy, { jump = false })
         assert.are.equal(ainfo.status, info.status, where)
         if path then
-          assert(oracle.near(info.cost, ainfo.cost), where)
+          assert(info.cost == ainfo.cost, where) -- to the last bit
           assert(math.abs(info.cost - p.optimal) <= 1e-4 * p.optimal + 1e-3, where)
           total, fewer = total + 1, fewer + (info.expansions < ainfo.expansions and 1 or 0)
         end
