@@ -164,8 +164,22 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 }
                 ng = ga + astar_cost_up(t);
             }
-            astar_node *n = general ? astar_touch(c, b) : astar_node_touch(nodes, gen, b);
-            if (!(ng < n->g)) continue;
+            /* A first touch needs no comparison (its g is infinite): the branch that found it
+             * new skips the one that compares, which would mispredict on the same nodes. */
+            astar_node *n;
+            if (general) {
+                n = astar_touch(c, b);
+                if (!(ng < n->g)) continue;
+            } else {
+                n = &nodes[b];
+                if (n->gen != gen) {
+                    n->gen = gen;
+                    n->g = INFINITY;
+                    n->heap = ASTAR_NOT_OPEN;
+                } else if (!(ng < n->g)) {
+                    continue;
+                }
+            }
             if (ng > max_cost) {
                 pruned = true;
                 continue;
