@@ -17,6 +17,10 @@
  * parent_of) give the cells in between.
  *
  * The workspace's node pool (nodes.h) serves as it does A*.
+ *
+ * JPS+ (jumps.c) replaces the scans by the grid's table of their outcomes; only
+ * the goal, which the table cannot know, is looked for on the way (goal_on_way).
+ * Both find the same jump points, so they push the same nodes in the same order.
  */
 #include "search.h"
 
@@ -28,6 +32,8 @@ typedef struct jps_ctx {
     int32_t offset[8];
     int32_t goal, gx, gy;     /* bordered coordinates */
     bool four;                /* ASTAR_DIAG_NEVER */
+    const int16_t *dist;      /* JPS+: the grid's jump table (jumps.h), dirs entries per cell */
+    size_t dirs;
 } jps_ctx;
 
 /* The two straight directions across straight direction d. */
@@ -154,6 +160,59 @@ static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int32_t x, int32_t y, 
     return 0;
 }
 
+/* ---- JPS+: the scans' outcomes read from the table */
+
+static inline int32_t table_entry(const jps_ctx *j, int32_t p, int d) {
+    return j->dist[(size_t)p * j->dirs + (size_t)d];
+}
+
+/*
+ * Where a jump from p = (x, y) along d meets the goal within `reach` steps that the
+ * table knows hold no jump point: the step count, or 0. On a straight line (other than
+ * a 4-connected vertical one) the goal must lie on it. A diagonal, like a 4-connected
+ * vertical line, stops where it crosses the goal's row or column if a straight scan from
+ * there along it toward the goal gets there: such a crossing is no jump point (the
+ * table says so), so its straight entry is the distance to the wall.
+ */
+static int32_t goal_on_way(const jps_ctx *j, int32_t p, int32_t x, int32_t y, int d, int32_t reach) {
+    const int32_t dx = ASTAR_DX[d], dy = ASTAR_DY[d], gx = j->gx, gy = j->gy;
+    if (d < 4 && (d & 1 || !j->four)) {
+        int32_t t = dy == 0 ? (y == gy ? (gx - x) * dx : 0) : (x == gx ? (gy - y) * dy : 0);
+        return t >= 1 && t <= reach ? t : 0;
+    }
+    int32_t best = 0;
+    int32_t t = (gy - y) * dy; /* the goal's row */
+    if (t >= 1 && t <= reach) {
+        int32_t u = gx - (x + t * dx);
+        if (u == 0 || ((dx == 0 || (u > 0) == (dx > 0)) &&
+                       (u < 0 ? -u : u) <= -table_entry(j, p + t * j->offset[d], u > 0 ? 1 : 3)))
+            best = t;
+    }
+    if (dx == 0) return best;
+    t = (gx - x) * dx; /* the goal's column, on a diagonal */
+    if (t >= 1 && t <= reach && (best == 0 || t < best)) {
+        int32_t u = gy - (y + t * dy);
+        if (u == 0 || ((u > 0) == (dy > 0) && (u < 0 ? -u : u) <= -table_entry(j, p + t * j->offset[d], u > 0 ? 2 : 0)))
+            best = t;
+    }
+    return best;
+}
+
+/* The steps from p = (x, y) along d to the next jump point, the goal included; 0 for a wall. */
+static int32_t table_jump(const jps_ctx *j, int32_t p, int32_t x, int32_t y, int d) {
+    const int32_t off = j->offset[d];
+    for (int32_t done = 0;; done += ASTAR_JUMP_FAR) {
+        int32_t v = table_entry(j, p, d);
+        int32_t t = goal_on_way(j, p, x, y, d, v > 0 ? v - 1 : -v);
+        if (t) return done + t;
+        if (v > 0) return done + v;
+        if (v != -ASTAR_JUMP_FAR) return 0;
+        p += ASTAR_JUMP_FAR * off; /* a long line: its next stretch */
+        x += ASTAR_JUMP_FAR * ASTAR_DX[d];
+        y += ASTAR_JUMP_FAR * ASTAR_DY[d];
+    }
+}
+
 /* The directions worth scanning from jump point n, reached moving `from`. */
 static unsigned successors(const jps_ctx *j, int32_t n, int from) {
     unsigned here = j->open[n], moves = j->legal[here];
@@ -227,9 +286,13 @@ static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32
     return true;
 }
 
-astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, astar_result *res) {
+/* The search, compiled once scanning lines (online) and once reading the table (plus). */
+static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                                          int32_t start, int32_t goal, double unit,
+                                          const astar_jumps *table, astar_result *res, const bool plus) {
     jps_ctx j;
+    j.dist = plus ? table->dist : NULL;
+    j.dirs = (size_t)astar_jump_dirs(astar_jump_kind(mode));
     j.open = g->open;
     j.legal = g->legal[mode];
     for (int d = 0; d < 8; d++) j.offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
@@ -280,7 +343,9 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
         for (unsigned dirs = successors(&j, n, nodes[n].from); dirs; dirs &= dirs - 1) {
             int d = 0;
             while (!(dirs >> d & 1u)) d++;
-            int32_t k = d < 4 ? jump_straight(&j, n, nx, ny, d) : jump_diagonal(&j, n, nx, ny, d);
+            int32_t k = plus    ? table_jump(&j, n, nx, ny, d)
+                        : d < 4 ? jump_straight(&j, n, nx, ny, d)
+                                : jump_diagonal(&j, n, nx, ny, d);
             if (!k) continue;
             int32_t m = n + k * j.offset[d];
             double ng = gn + (double)k * step[d];
@@ -297,4 +362,11 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     }
     res->expansions = expansions;
     return ASTAR_UNREACHABLE;
+}
+
+astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                            int32_t start, int32_t goal, double unit, const astar_jumps *table,
+                            astar_result *res) {
+    if (table) return run_jps(s, g, mode, start, goal, unit, table, res, true);
+    return run_jps(s, g, mode, start, goal, unit, NULL, res, false);
 }
