@@ -145,7 +145,8 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
 
 /*
  * Jump point search for a query the loop has found eligible (see astar_jps):
- * s has this query's stamp and an empty open list; start is walkable, goal
+ * s has this query's stamp, an empty open list and its context in s->job (the row
+ * division is read from there); start is walkable, goal
  * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell; no budget
  * (max_expansions, max_cost). table: the grid's fresh jump table for the mode (JPS+), or
  * NULL to scan the lines (online). Fills res's cost, length, expansions and the path;
