@@ -335,8 +335,8 @@ typedef struct astar_layer_ref {
  * NO_CORNER_CUT, 8 for NEVER), built by the first such query after a bulk write (fill,
  * set_all, a map load) and kept in step by astar_grid_set_cost. ASTAR_JPS_ONLINE makes the
  * same search scan the lines instead, with no table: the same status, cost and expansions
- * (but on lines longer than 32767 cells, where the table adds jump points), for comparison or
- * to spare the table's memory.
+ * (but on lines of ASTAR_MAX_SIDE cells, where the table may add a jump point), for
+ * comparison or to spare the table's memory.
  */
 typedef enum astar_jps { ASTAR_JPS_AUTO = 0, ASTAR_JPS_OFF = 1, ASTAR_JPS_ONLINE = 2 } astar_jps;
 

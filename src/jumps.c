@@ -22,7 +22,8 @@
  * a few, never the table.
  *
  * Long lines: an entry holds 16 bits. Past ASTAR_JUMP_FAR steps without a stop it
- * says "look again there"; such an entry also counts as "finds something" for the
+ * says "look again there" (grid sides are at most 32768 cells today, so only a
+ * whole line gets there, where it is also the wall's distance); such an entry also counts as "finds something" for the
  * scans that branch off it, which puts a (harmless) jump point on a diagonal that
  * meets it, and keeps the branching rule local.
  */

@@ -131,8 +131,9 @@ double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t
 /*
  * Makes, on the calling thread, every lazy write to g that astar_find may make
  * for queries like q (whatever their endpoints): the cost range, island
- * labels rebuilt exactly when q would consult them, and the jump table JPS+ reads. Afterwards such queries
- * only read g, which is what lets astar_find_many run them on many threads:
+ * labels rebuilt exactly when q would consult them, and the jump table JPS+
+ * reads. Afterwards such queries only read g, which is what lets
+ * astar_find_many run them on many threads:
  * a new lazy cache in astar_find must be brought up to date here too.
  */
 astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
