@@ -3,8 +3,8 @@
  * checked against the scenario's optimal length, so a fast wrong answer cannot
  * hide.
  *
- *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,many]
- *                   [--sample N] DIR-or-MAP.map ...
+ *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,
+ *                    jps,jps4,jpsplus,jpsplus4,many] [--sample N] DIR-or-MAP.map ...
  *
  * --sample N: of each map's problems, every (count / N)-th from the first (all when fewer
  * than 2N): N = 60 gives the 924 problems of issue 17 on the 15 maps of ../shared.
@@ -55,6 +55,17 @@
  *              the median over problems of each one's A* time / JPS time.
  *              Checked like plain, both. "expansions" under JPS: jump points.
  *   jps4       the same 4-connected ("astar4", "jps4"); JPS checked against A*.
+ *   jpsplus    the plain problems with online JPS (ASTAR_JPS_ONLINE: scans, "online")
+ *              and JPS+ (the default: the grid's jump table, "jpsplus"), query by
+ *              query, both checked like plain, and their speed-ups as for jps. Also,
+ *              on fresh copies of the map: the table's build time (first build with
+ *              its allocation, then the median of 3 rebuilds), and set_cost's time
+ *              per call, median over 1000 random walkable cells each blocked and
+ *              reopened, with the table and without it (the difference is the table's
+ *              local update); the table is then compared with a fresh build
+ *              (a difference counts as wrong).
+ *   jpsplus4   the same 4-connected ("online4", "jpsplus4"); JPS+ checked against
+ *              online JPS's status and cost.
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -70,6 +81,7 @@
 #include <time.h>
 
 #include "astar.h"
+#include "jumps.h" /* internal: the table's build and check, for jpsplus */
 #ifdef ASTAR_REFASTAR_SOURCE
 #include "refastar_link.h"
 #endif
@@ -176,13 +188,14 @@ static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stat
 }
 
 /*
- * The plain problems twice, each query with JPS off (A*) and then on (auto), so the two
- * share the machine's state problem by problem. Both checked like plain. With `four`, the
- * same problems 4-connected (ASTAR_DIAG_NEVER), where the scenarios give no optimum: JPS
- * is checked against A*'s cost and status instead.
+ * The plain problems twice, each query with one engine (`first`: JPS off for A*, or online
+ * JPS) and then the other (`second`), so the two share the machine's state problem by
+ * problem. Both checked like plain. With `four`, the same problems 4-connected
+ * (ASTAR_DIAG_NEVER), where the scenarios give no optimum: the second is checked against
+ * the first's cost and status instead.
  */
-static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool four, stats *off,
-                    stats *on, stats *ratio) {
+static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool four, astar_jps first,
+                    astar_jps second, stats *off, stats *on, stats *ratio) {
     for (int32_t i = 0; i < sc->count; i++) {
         const astar_scenario *p = &sc->items[i];
         if (!endpoints_open(g, p)) continue;
@@ -193,7 +206,7 @@ static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool f
             astar_query q;
             query_for(&q, p);
             if (four) q.diagonal = ASTAR_DIAG_NEVER;
-            q.jps = k == 0 ? ASTAR_JPS_OFF : ASTAR_JPS_AUTO;
+            q.jps = k == 0 ? first : second;
             double t0 = now();
             rc[k] = astar_find(s, g, &q, &res[k]);
             took[k] = now() - t0;
@@ -207,6 +220,82 @@ static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool f
         if (four && (rc[0] != rc[1] || fabs(res[0].cost - res[1].cost) > 1e-9 * res[0].cost))
             on->mismatches++;
     }
+}
+
+/* The middle of n times (sorted in place). */
+static double median_of(double *t, size_t n) {
+    qsort(t, n, sizeof *t, cmp_double);
+    return n ? t[n / 2] : 0;
+}
+
+/*
+ * JPS+'s table on fresh copies of a map: its build time, and set_cost's time with and
+ * without it (1000 random walkable cells, each blocked and reopened: 2000 calls each). Returns the
+ * mismatches (a table kept in step that differs from a fresh build, or no table).
+ */
+static int run_jump_table(const char *map, const char *base) {
+    size_t len;
+    char err[256];
+    char *text = read_file(map, &len);
+    astar_grid *with = text ? astar_movingai_parse(text, len, NULL, err, sizeof err) : NULL;
+    astar_grid *without = text ? astar_movingai_parse(text, len, NULL, err, sizeof err) : NULL;
+    free(text);
+    if (!with || !without) return 1;
+    int32_t w = astar_grid_width(with), h = astar_grid_height(with);
+    double t0 = now();
+    if (!astar_jumps_get(with, 0)) return 1;
+    double first = now() - t0;
+    double *costs = malloc((size_t)w * (size_t)h * sizeof *costs), rebuild[3];
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) costs[(size_t)y * (size_t)w + (size_t)x] = astar_grid_get_cost(with, x, y);
+    for (int k = 0; k < 3; k++) {
+        astar_grid_set_all(with, costs); /* a bulk write: the table goes stale */
+        t0 = now();
+        astar_jumps_get(with, 0);
+        rebuild[k] = now() - t0;
+    }
+    free(costs);
+    enum { CELLS = 1000 };
+    double *took[2];
+    size_t samples = 0;
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < 2; k++) {
+        astar_grid *g = k ? without : with;
+        took[k] = malloc(2 * CELLS * sizeof(double));
+        uint64_t r = seed;
+        long tries = 0;
+        for (int i = 0; i < CELLS && tries < 1000L * CELLS; i++, tries++) {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            int32_t x = (int32_t)((r >> 33) % (uint64_t)w), y = (int32_t)((r >> 13) % (uint64_t)h);
+            double old = astar_grid_get_cost(g, x, y);
+            if (old == INFINITY) { /* walkable cells: a door shut, a wall built (not rock turned */
+                i--;               /* into rock, which most maps' blocked regions would give) */
+                continue;
+            }
+            t0 = now();
+            astar_grid_set_cost(g, x, y, INFINITY);
+            took[k][2 * i] = now() - t0;
+            samples = 2 * i + 2;
+            t0 = now();
+            astar_grid_set_cost(g, x, y, old);
+            took[k][2 * i + 1] = now() - t0;
+        }
+    }
+    int wrong = astar_jumps_mismatches(with, 0) != 0;
+    double upd_with = median_of(took[0], samples) * 1e6, upd_without = median_of(took[1], samples) * 1e6;
+    double rb = median_of(rebuild, 3) * 1e3;
+    printf("jpsplus table %-20s %dx%d: %.0f KiB, first build %.2f ms, rebuild %.2f ms; set_cost median %.2f us "
+           "with the table, %.2f us without (update %.2f us)%s\n",
+           base, (int)w, (int)h, (double)astar_jumps_bytes(with) / 1024.0, first * 1e3, rb, upd_with, upd_without,
+           upd_with - upd_without, wrong ? "; TABLE DIFFERS FROM A FRESH BUILD" : "");
+    printf("figure c jpsplus %s build_ms %.3f\n", base, rb);
+    printf("figure c jpsplus %s set_cost_us %.3f\n", base, upd_with);
+    printf("figure c jpsplus %s set_cost_without_us %.3f\n", base, upd_without);
+    free(took[0]);
+    free(took[1]);
+    astar_grid_free(with);
+    astar_grid_free(without);
+    return wrong;
 }
 
 /* Whether the comma-separated list names the workload (whole names: "jps" is not "jps4"). */
@@ -559,7 +648,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (first >= argc || argv[first][0] == '-' || per_map < 0) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,many] [--sample N] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -571,6 +660,7 @@ int main(int argc, char **argv) {
          graph = strstr(workloads, "graph") != NULL,
          landmarks = strstr(workloads, "landmarks") != NULL,
          jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
+         jpsplus = has_workload(workloads, "jpsplus"), jpsplus4 = has_workload(workloads, "jpsplus4"),
          many = strstr(workloads, "many") != NULL;
 #ifndef ASTAR_REFASTAR_SOURCE
     if (refastar) {
@@ -654,26 +744,31 @@ int main(int argc, char **argv) {
         }
         if (many) run_many(g, sc, base, &bad);
         if (influence && m == 0) run_influence(g);
-        for (int four = 0; four < 2; four++) {
-            if (!(four ? jps4 : jps)) continue;
+        for (int run = 0; run < 4; run++) { /* jps, jps4, jpsplus, jpsplus4 */
+            bool four = run % 2, plus = run >= 2;
+            if (!(plus ? (four ? jpsplus4 : jpsplus) : (four ? jps4 : jps))) continue;
+            static const char *names[4][2] = {{"astar", "jps"}, {"astar4", "jps4"}, {"online", "jpsplus"},
+                                               {"online4", "jpsplus4"}};
             stats *a = &st[9], *b = &st[10];
             a->n = b->n = 0, a->total = b->total = 0, a->expansions = b->expansions = 0;
             stats r = {0};
             r.times = malloc(((size_t)sc->count + 1) * sizeof(double));
-            run_jps(g, s, sc, four, a, b, &r);
-            report(four ? "astar4" : "astar", base, a);
-            report(four ? "jps4" : "jps", base, b);
+            run_jps(g, s, sc, four, plus ? ASTAR_JPS_ONLINE : ASTAR_JPS_OFF, ASTAR_JPS_AUTO, a, b, &r);
+            report(names[run][0], base, a);
+            report(names[run][1], base, b);
             double ma = median(a), mb = median(b);
             double ea = a->n ? a->total / (double)a->n : 0, eb = b->n ? b->total / (double)b->n : 0;
             double pr = median(&r);
             free(r.times);
-            printf("%s speed-up %-20s median %.2fx mean %.2fx, per problem (median) %.2fx\n",
-                   four ? "jps4" : "jps", base, mb > 0 ? ma / mb : 0, eb > 0 ? ea / eb : 0, pr);
-            printf("figure c %s %s speedup_per_problem %.3f\n", four ? "jps4" : "jps", base, pr);
-            printf("figure c %s %s speedup_median %.3f\n", four ? "jps4" : "jps", base, mb > 0 ? ma / mb : 0);
-            printf("figure c %s %s speedup_mean %.3f\n", four ? "jps4" : "jps", base, eb > 0 ? ea / eb : 0);
+            const char *name = names[run][1];
+            printf("%s speed-up %-20s median %.2fx mean %.2fx, per problem (median) %.2fx\n", name, base,
+                   mb > 0 ? ma / mb : 0, eb > 0 ? ea / eb : 0, pr);
+            printf("figure c %s %s speedup_per_problem %.3f\n", name, base, pr);
+            printf("figure c %s %s speedup_median %.3f\n", name, base, mb > 0 ? ma / mb : 0);
+            printf("figure c %s %s speedup_mean %.3f\n", name, base, eb > 0 ? ea / eb : 0);
             bad += a->mismatches + b->mismatches;
             a->mismatches = b->mismatches = 0;
+            if (run == 2) bad += run_jump_table(maps[m], base);
         }
         for (int k = 0; k < 12; k++) bad += st[k].mismatches;
         for (int k = 0; k < 5; k++) {

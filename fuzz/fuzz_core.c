@@ -10,7 +10,8 @@
  * scale, spread, add_layer) are mirrored by the plain formulas of astar.h.
  * After every call it checks the core against that model (after a write of one
  * terrain cell, that cell at once and the whole grid before the next query and
- * at the end), and after every search it checks the result against an
+ * at the end; with the grid, JPS+'s jump tables against tables built from scratch),
+ * and after every search it checks the result against an
  * independent Dijkstra written from the step-cost formula documented in astar.h
  * (it stops once the goal, or the nearest target, is settled):
  *
@@ -60,6 +61,7 @@
 
 #include "astar.h"
 #include "fuzz_alloc.h"
+#include "jumps.h" /* internal: JPS+'s tables checked against fresh builds */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -321,14 +323,18 @@ static void check_grid_frame(void) {
         fail_if(astar_grid_min_cost(W.grid) != shadow_min_cost(), "min_cost differs from the model");
 }
 
-/* Every cell against the model: after writes of every cell, before each query and at the end. */
+/* Every cell against the model: after writes of every cell, before each query and at the end.
+ * And JPS+'s tables, where built and fresh, entry by entry against tables built from scratch
+ * (the cell writes since keep them in step locally). */
 static void check_grid(void) {
-    spend(W.cells);
+    spend(3 * W.cells);
     check_grid_frame();
     for (int32_t i = 0; i < W.cells; i++) {
         double got = astar_grid_get_cost(W.grid, i % W.w, i / W.w);
         fail_if(got != W.cost[i], "terrain cost differs from the model");
     }
+    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) /* -1: none, or OOM building the check */
+        fail_if(astar_jumps_mismatches(W.grid, kind) > 0, "a JPS+ table differs from a fresh build");
     W.grid_unchecked = false;
 }
 
@@ -1556,6 +1562,7 @@ static void op_find(reader *r) {
     rd_costs(r, q);
     b = rd8(r);
     if (b % 8 == 0) q->max_expansions = b / 8;
+    if (b % 8 == 7) q->jps = ASTAR_JPS_ONLINE; /* JPS scanning lines; otherwise JPS+ where it runs */
     q->max_cost = rd_max_cost(r);
     q->partial = flags & 1;
     q->known = flags & 0x40 ? W.mask : NULL;

@@ -239,6 +239,92 @@ describe("jump point search", function()
     assert(total > 40 and fewer > total / 2, fewer .. " of " .. total)
   end)
 
+  -- JPS+ (jump = true) reads a table of jumps the grid keeps in step cell by cell: after
+  -- every write the answers must still be A*'s (jump = false) and the oracle's.
+  for _, diagonal in ipairs({ "no_corner_cut", "never" }) do
+    it("costs what A* and the oracle say while cells open and close one at a time (" .. diagonal .. ")", function()
+      local rng = oracle.rng(SEED + 17 + #diagonal)
+      local checked, writes = 0, 0
+      for n = 1, 12 do
+        local world = uniform_world(rng, diagonal, n % 4 == 0 and 90 or 24)
+        local grid = oracle.grid(astar, world)
+        local unit
+        for y = 1, world.h do
+          for x = 1, world.w do unit = unit or world.cost[y][x] or nil end
+        end
+        unit = unit or 1
+        for round = 1, 25 do
+          for _ = 1, rng.int(1, 8) do -- single cells: blocked, opened, or rewritten as they are
+            local x, y = pick_cell(rng, world)
+            local c = rng.next() < 0.5 and unit or false
+            if rng.next() < 0.5 and (unit == 1 or not c) then -- unblocking restores cost 1
+              grid:set_blocked(x, y, not c)
+              if not c or not world.cost[y][x] then world.cost[y][x] = c end
+            else
+              grid:set_cost(x, y, c)
+              world.cost[y][x] = c
+            end
+            writes = writes + 1
+          end
+          if round == 13 then -- a whole-grid write in the middle: the table is rebuilt
+            local rows = {}
+            for y = 1, world.h do
+              local row = {}
+              for x = 1, world.w do
+                local open = rng.next() < 0.8
+                world.cost[y][x] = open and unit
+                row[x] = open and "." or "#"
+              end
+              rows[y] = table.concat(row)
+            end
+            grid:load(rows, { ["."] = unit, ["#"] = false })
+          end
+          for _ = 1, 4 do
+            local sx, sy = pick_cell(rng, world)
+            local gx, gy = pick_cell(rng, world)
+            if rng.next() < 0.3 then gy = sy elseif rng.next() < 0.3 then gx = sx end
+            local where = string.format("world %d round %d (%dx%d %s) %d,%d -> %d,%d", n, round, world.w,
+              world.h, diagonal, sx, sy, gx, gy)
+            local path, info = grid:find(sx, sy, gx, gy)
+            local _, ainfo = grid:find(sx, sy, gx, gy, { jump = false })
+            assert.are.equal(ainfo.status, info.status, where)
+            if path then
+              assert(oracle.near(info.cost, ainfo.cost), where .. ": cost " .. info.cost .. ", A* " .. ainfo.cost)
+              if world.w * world.h <= 1600 then
+                local want = oracle.cost(world, sx, sy, gx, gy)
+                assert(oracle.near(info.cost, want), where .. ": oracle " .. tostring(want))
+              end
+              check_path(world, path, info, sx, sy, gx, gy, where)
+              checked = checked + 1
+            end
+          end
+        end
+      end
+      assert(checked > 300 and writes > 1000, checked .. " paths, " .. writes .. " writes")
+    end)
+  end
+
+  it("keeps the table when a walkable cost changes and back, and A* runs between", function()
+    local g = astar.grid(50, 30)
+    for y = 1, 25 do g:set_cost(25, y, false) end
+    local _, before = g:find(1, 1, 50, 1)
+    g:set_cost(10, 10, 3) -- the terrain is no longer uniform: A*
+    local _, mixed = g:find(1, 1, 50, 1)
+    assert.is_true(mixed.expansions > before.expansions * 5)
+    g:set_cost(10, 10, 1)
+    g:set_cost(25, 12, 1) -- a gap in the wall
+    local path, after = g:find(1, 1, 50, 1)
+    local _, ainfo = g:find(1, 1, 50, 1, { jump = false })
+    assert.is_true(oracle.near(after.cost, ainfo.cost))
+    assert.is_true(after.cost < before.cost)
+    local through = false
+    for _, p in ipairs(path) do through = through or (p.x == 25 and p.y == 12) end
+    assert.is_true(through)
+    g:fill(1)
+    local _, open = g:find(1, 1, 50, 1)
+    assert.are.equal(49, open.cost)
+  end)
+
   it("checks the jump option", function()
     local g = astar.grid(4, 4)
     local ok, err = pcall(g.find, g, 1, 1, 4, 4, { jump = 1 })

@@ -330,8 +330,15 @@ typedef struct astar_layer_ref {
  * work, so budgeted queries run A*: the answer never depends on the engine). Under JPS,
  * astar_result.expansions counts jump points taken off the open list (far fewer than A*'s
  * cells). ASTAR_JPS_OFF always runs plain A*.
+ *
+ * ASTAR_JPS_AUTO reads the jumps from a table of the grid (JPS+: 16 bytes per cell for
+ * NO_CORNER_CUT, 8 for NEVER), built by the first such query after a bulk write (fill,
+ * set_all, a map load) and kept in step by astar_grid_set_cost. ASTAR_JPS_ONLINE makes the
+ * same search scan the lines instead, with no table: the same status, cost and expansions
+ * (but on lines of ASTAR_MAX_SIDE cells, where the table may add a jump point), for
+ * comparison or to spare the table's memory.
  */
-typedef enum astar_jps { ASTAR_JPS_AUTO = 0, ASTAR_JPS_OFF = 1 } astar_jps;
+typedef enum astar_jps { ASTAR_JPS_AUTO = 0, ASTAR_JPS_OFF = 1, ASTAR_JPS_ONLINE = 2 } astar_jps;
 
 /*
  * One query. Fill it with astar_query_init, then set what you need.
@@ -382,7 +389,7 @@ typedef struct astar_query {
                                          node at a step s with |s - t| <= w; a unit's last node
                                          counts for every s >= t - w (it stays there). Approximate
                                          in the same way as turn_penalty. */
-    astar_jps jps;                    /* ASTAR_JPS_AUTO (the default) or ASTAR_JPS_OFF */
+    astar_jps jps;                    /* ASTAR_JPS_AUTO (the default), _OFF or _ONLINE */
 } astar_query;
 
 void astar_query_init(astar_query *q);

@@ -4,6 +4,7 @@
 
 #include "core.h"
 #include "islands.h"
+#include "jumps.h"
 
 /*
  * Every per-cell array is stored with a one-cell border (stride = width + 2),
@@ -66,6 +67,7 @@ struct astar_grid {
     astar_diagonal diagonal;
     uint32_t version;
     astar_islands islands[ASTAR_ISLAND_KINDS];
+    astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */

@@ -17,6 +17,10 @@
  * parent_of) give the cells in between.
  *
  * The workspace's node pool (nodes.h) serves as it does A*.
+ *
+ * JPS+ (jumps.c) replaces the scans by the grid's table of their outcomes; only
+ * the goal, which the table cannot know, is looked for on the way (goal_on_way).
+ * Both find the same jump points, so they push the same nodes in the same order.
  */
 #include "search.h"
 
@@ -28,6 +32,8 @@ typedef struct jps_ctx {
     int32_t offset[8];
     int32_t goal, gx, gy;     /* bordered coordinates */
     bool four;                /* ASTAR_DIAG_NEVER */
+    const int16_t *dist;      /* JPS+: the grid's jump table (jumps.h), dirs entries per cell */
+    size_t dirs;
 } jps_ctx;
 
 /* The two straight directions across straight direction d. */
@@ -154,8 +160,60 @@ static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int32_t x, int32_t y, 
     return 0;
 }
 
+/* ---- JPS+: the scans' outcomes read from the table */
+
+static inline int32_t table_entry(const jps_ctx *j, int32_t p, int d) {
+    return j->dist[(size_t)p * j->dirs + (size_t)d];
+}
+
+/*
+ * Where a jump from p = (x, y) along d meets the goal within `reach` steps that the
+ * table knows hold no jump point: the step count, or 0. On a straight line (other than
+ * a 4-connected vertical one) the goal must lie on it. A diagonal, like a 4-connected
+ * vertical line, stops where it meets the goal's row or column if a straight scan from
+ * there toward the goal gets there: such a cell is no jump point (the table says so), so
+ * its straight entry is the distance to the wall. A diagonal meets first the line of the
+ * goal that is nearer, and only from there can the goal lie ahead of a side.
+ */
+static inline int32_t goal_on_way(const jps_ctx *j, int32_t p, int32_t x, int32_t y, int d,
+                                  int32_t reach) {
+    const int32_t dx = ASTAR_DX[d], dy = ASTAR_DY[d];
+    const int32_t ux = (j->gx - x) * dx, uy = (j->gy - y) * dy; /* steps to the goal's column, row */
+    if (d < 4 && (d & 1 || !j->four)) {
+        int32_t t = dx ? ux : uy;
+        return (dx ? y == j->gy : x == j->gx) && t >= 1 && t <= reach ? t : 0;
+    }
+    if (dx == 0) { /* 4-connected, vertical: the goal's row, then along it either way */
+        if (uy < 1 || uy > reach) return 0;
+        int32_t u = j->gx - x;
+        return u == 0 || (u < 0 ? -u : u) <= -table_entry(j, p + uy * j->offset[d], u > 0 ? 1 : 3) ? uy : 0;
+    }
+    int32_t t = ux < uy ? ux : uy;
+    if (t < 1 || t > reach) return 0;
+    if (ux == uy) return t; /* on the diagonal */
+    const int32_t a = p + t * j->offset[d];
+    return (ux < uy ? uy - ux <= -table_entry(j, a, dy > 0 ? 2 : 0) : ux - uy <= -table_entry(j, a, dx > 0 ? 1 : 3))
+               ? t
+               : 0;
+}
+
+/* The steps from p = (x, y) along d to the next jump point, the goal included; 0 for a wall. */
+static int32_t table_jump(const jps_ctx *j, int32_t p, int32_t x, int32_t y, int d) {
+    const int32_t off = j->offset[d];
+    for (int32_t done = 0;; done += ASTAR_JUMP_FAR) {
+        int32_t v = table_entry(j, p, d);
+        int32_t t = goal_on_way(j, p, x, y, d, v > 0 ? v - 1 : -v);
+        if (t) return done + t;
+        if (v > 0) return done + v;
+        if (v != -ASTAR_JUMP_FAR) return 0;
+        p += ASTAR_JUMP_FAR * off; /* a long line: its next stretch */
+        x += ASTAR_JUMP_FAR * ASTAR_DX[d];
+        y += ASTAR_JUMP_FAR * ASTAR_DY[d];
+    }
+}
+
 /* The directions worth scanning from jump point n, reached moving `from`. */
-static unsigned successors(const jps_ctx *j, int32_t n, int from) {
+static inline unsigned successors(const jps_ctx *j, int32_t n, int from) {
     unsigned here = j->open[n], moves = j->legal[here];
     if (from == ASTAR_FROM_START) return moves;
     if (from >= 4) { /* on a diagonal: on along it, or along either of its sides */
@@ -204,35 +262,71 @@ static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int
     return x;
 }
 
-/* Lays out the path cell by cell: each jump's line walked back to its parent. */
+/*
+ * Lays out the path cell by cell, each jump's line walked back to its parent: from the
+ * end, in one pass (the buffer doubling as needed), then turned around. Node ids step
+ * like cells along a line, so only a jump's first cell needs a division.
+ */
 static bool store_jps_path(astar_search *s, const jps_ctx *j, int32_t end, int32_t start,
                            const double *step) {
     const astar_node *nodes = s->pool.nodes;
-    int64_t len = 1;
-    for (int32_t c = end, p; c != start; c = p) {
-        p = parent_of(s, j, c, start, step);
-        for (int32_t x = c; x != p; x -= j->offset[nodes[c].from]) len++;
-    }
-    if (len > INT32_MAX) return false;
-    if (!astar_path_reserve(&s->path, &s->alloc, (int32_t)len)) return false;
-    int32_t i = (int32_t)len - 1, c = end;
-    for (;;) {
-        int32_t x = c, stop = c == start ? c : parent_of(s, j, c, start, step);
-        do {
-            int32_t row = x / s->stride;
-            s->path.ids[i--] = (row - 1) * s->width + (x - row * s->stride - 1);
-            if (x == stop) break;
-            x -= j->offset[nodes[c].from];
-        } while (x != stop);
+    astar_path_buf *path = &s->path;
+    int32_t n = 0;
+    for (int32_t c = end;;) {
+        int32_t stop = c == start ? c : parent_of(s, j, c, start, step);
+        int d = c == start ? 0 : nodes[c].from;
+        int32_t row = c / s->stride;
+        int32_t id = (row - 1) * s->width + (c - row * s->stride - 1);
+        const int32_t id_step = ASTAR_DY[d] * s->width + ASTAR_DX[d];
+        for (int32_t x = c;; x -= j->offset[d], id -= id_step) {
+            if (n == path->cap) {
+                int32_t more = path->cap < INT32_MAX / 2 ? 2 * path->cap + 64 : INT32_MAX;
+                if (n == INT32_MAX || !astar_path_reserve(path, &s->alloc, more)) {
+                    path->len = 0;
+                    return false;
+                }
+            }
+            path->ids[n++] = id;
+            if (x == stop || x - j->offset[d] == stop) break;
+        }
         if (c == start) break;
         c = stop;
     }
+    for (int32_t i = 0, k = n - 1; i < k; i++, k--) {
+        int32_t t = path->ids[i];
+        path->ids[i] = path->ids[k];
+        path->ids[k] = t;
+    }
+    path->len = n;
     return true;
 }
 
-astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, astar_result *res) {
+/*
+ * The cost of the stored path summed step by step from the start, as A* sums it: below
+ * ASTAR_EXACT_BELOW a jump's steps added at once give the same sum, above it they may round
+ * differently, and the cost must be the path's to the last bit. A step is straight when its
+ * ids differ by the width, or by one within a row (a width of 2 is the one where one apart
+ * may be a diagonal: w - 1).
+ */
+static double stored_path_cost(const astar_search *s, const double *step) {
+    const int32_t *ids = s->path.ids, w = s->width;
+    double sum = 0.0;
+    for (int32_t i = 1; i < s->path.len; i++) {
+        int32_t apart = ids[i] - ids[i - 1];
+        if (apart < 0) apart = -apart;
+        bool straight = apart == w || (apart == 1 && (w != 2 || ids[i] / 2 == ids[i - 1] / 2));
+        sum += straight ? step[0] : step[4];
+    }
+    return sum;
+}
+
+/* The search, compiled once scanning lines (online) and once reading the table (plus). */
+static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                                          int32_t start, int32_t goal, double unit,
+                                          const astar_jumps *table, astar_result *res, const bool plus) {
     jps_ctx j;
+    j.dist = plus ? table->dist : NULL;
+    j.dirs = (size_t)astar_jump_dirs(astar_jump_kind(mode));
     j.open = g->open;
     j.legal = g->legal[mode];
     for (int d = 0; d < 8; d++) j.offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
@@ -249,6 +343,8 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
     const uint16_t gen = pool->gen;
+    const uint64_t row_magic = s->job.row_magic; /* cell / stride without a division (query.c) */
+    const int row_shift = s->job.row_shift;
     double step[8]; /* A*'s rounded steps on uniform terrain (search.c), to the bit */
     for (int d = 0; d < 8; d++) step[d] = astar_cost_up(d < 4 ? unit : astar_rounded(ASTAR_SQRT2 * unit));
 
@@ -261,29 +357,24 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     while (pool->heap.len > 0) {
         int32_t n = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
+#if defined(__GNUC__)
+        /* The table line of the node likely next (the new top): a read it would wait for. */
+        if (plus && pool->heap.len > 0) __builtin_prefetch(&j.dist[(size_t)pool->heap.items[0].cell * j.dirs]);
+#endif
         double gn = nodes[n].g;
         if (n == goal) {
             res->expansions = expansions;
             if (!store_jps_path(s, &j, n, start, step)) return ASTAR_ENOMEM;
-            /* The cost summed step by step, as A* sums it: below ASTAR_EXACT_BELOW a jump's
-             * steps added at once give the same sum, above it they may round differently,
-             * and the cost must be the path's to the last bit. */
-            double sum = 0.0;
-            const int32_t *path = s->path.ids;
-            for (int32_t i = 1; i < s->path.len; i++) {
-                bool straight = path[i] % s->width == path[i - 1] % s->width ||
-                                path[i] / s->width == path[i - 1] / s->width;
-                sum += straight ? step[0] : step[4];
-            }
-            res->cost = sum;
+            res->cost = stored_path_cost(s, step);
             res->length = s->path.len;
             return ASTAR_OK;
         }
-        int32_t nx = n % stride, ny = n / stride;
+        int32_t ny = (int32_t)(((uint64_t)(uint32_t)n * row_magic) >> row_shift), nx = n - ny * stride;
         for (unsigned dirs = successors(&j, n, nodes[n].from); dirs; dirs &= dirs - 1) {
-            int d = 0;
-            while (!(dirs >> d & 1u)) d++;
-            int32_t k = d < 4 ? jump_straight(&j, n, nx, ny, d) : jump_diagonal(&j, n, nx, ny, d);
+            int d = astar_lowest_bit(dirs);
+            int32_t k = plus    ? table_jump(&j, n, nx, ny, d)
+                        : d < 4 ? jump_straight(&j, n, nx, ny, d)
+                                : jump_diagonal(&j, n, nx, ny, d);
             if (!k) continue;
             int32_t m = n + k * j.offset[d];
             double ng = gn + (double)k * step[d];
@@ -300,4 +391,11 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     }
     res->expansions = expansions;
     return ASTAR_UNREACHABLE;
+}
+
+astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
+                            int32_t start, int32_t goal, double unit, const astar_jumps *table,
+                            astar_result *res) {
+    if (table) return run_jps(s, g, mode, start, goal, unit, table, res, true);
+    return run_jps(s, g, mode, start, goal, unit, NULL, res, false);
 }

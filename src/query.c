@@ -90,7 +90,8 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     if (q->known && (q->known->width != g->width || q->known->height != g->height)) return ASTAR_EINVAL;
     if (!(q->turn_penalty >= 0 && q->turn_penalty <= ASTAR_MAX_VALUE) || q->claim_window < -1)
         return ASTAR_EINVAL;
-    if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF) return ASTAR_EINVAL;
+    if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF && q->jps != ASTAR_JPS_ONLINE)
+        return ASTAR_EINVAL;
     if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
         return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ntargets; i++)

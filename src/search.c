@@ -237,6 +237,23 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
 }
 
 /*
+ * Whether a query of this mode and heuristic on terrain of one cost (uniform) takes jump
+ * point search, whatever its endpoints (it also needs a walkable start). Partial answers
+ * would need every cell ranked, so those stay with A*; so do budgeted ones: JPS counts jump
+ * points, not cells, and meets a path's costs in another order, so max_expansions or
+ * max_cost would cut it elsewhere than A*, and a query's answer must not depend on which
+ * engine ran it. Anything that makes a step's cost other than the cell's takes A* too.
+ */
+static bool jps_applies(const astar_query *q, astar_diagonal mode, astar_heuristic h, bool uniform) {
+    return q->jps != ASTAR_JPS_OFF && uniform && q->weight == 1.0 && !q->partial &&
+           q->max_expansions == UINT64_MAX && q->max_cost == INFINITY && !q->node_cost &&
+           !q->edge_cost && !q->known && q->ntargets == 0 && !(q->noise > 0) &&
+           !(q->turn_penalty > 0) && q->nlayers == 0 && !q->claims &&
+           ((mode == ASTAR_DIAG_NO_CORNER_CUT && h == ASTAR_H_OCTILE) ||
+            (mode == ASTAR_DIAG_NEVER && h == ASTAR_H_MANHATTAN));
+}
+
+/*
  * Sets up the search of q on s up to its first push. Returns ASTAR_RUNNING when
  * there is a search to run, else its final status (found at once, unreachable at
  * once, or an error).
@@ -279,8 +296,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     if (c->aborted) return ASTAR_EABORT;
     if (!c->goal_open && !q->partial) return ASTAR_UNREACHABLE;
 
-    /* Another island: no search. (The labels' only lazy writes; astar_find_prepare makes them
-     * ahead for the threads of astar_find_many.) */
+    /* Another island: no search. (The labels' only lazy writes, with the jump tables below;
+     * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c->goal)) {
         c->islands = astar_islands_get(g, astar_island_kind(c->diagonal), false);
@@ -299,17 +316,16 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     }
 
     /* Uniform terrain and nothing on top: jump point search gives the same cost for far fewer
-     * expansions (docs/performance.md). Partial answers would need every cell ranked, and a
-     * blocked start no island check, so those stay with A*; so do searches in slices (a jump
-     * has no budget to stop at) and budgeted ones: JPS counts jump points, not cells, and
-     * meets a path's costs in another order, so max_expansions or max_cost would cut it
-     * elsewhere than A*, and a query's answer must not depend on which engine ran it. */
-    if (jps_ok && q->jps == ASTAR_JPS_AUTO && !callbacks && !c->layered && c->uniform_cost > 0 &&
-        q->weight == 1.0 && !q->partial && g->cost[start] != INFINITY &&
-        q->max_expansions == UINT64_MAX && q->max_cost == INFINITY &&
-        ((c->diagonal == ASTAR_DIAG_NO_CORNER_CUT && c->heuristic == ASTAR_H_OCTILE) ||
-         (c->diagonal == ASTAR_DIAG_NEVER && c->heuristic == ASTAR_H_MANHATTAN))) {
-        st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, res);
+     * expansions (docs/performance.md). A blocked start gets no island check, so it stays
+     * with A*; so do searches in slices (a jump has no budget to stop at). */
+    if (jps_ok && !callbacks && !c->layered && g->cost[start] != INFINITY &&
+        jps_applies(q, c->diagonal, c->heuristic, c->uniform_cost > 0)) {
+        const astar_jumps *table = NULL; /* ASTAR_JPS_ONLINE: scan the lines */
+        if (q->jps == ASTAR_JPS_AUTO) {
+            table = astar_jumps_get(g, astar_jump_kind(c->diagonal)); /* JPS+; built on first need */
+            if (!table) return ASTAR_ENOMEM;
+        }
+        st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, table, res);
         if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
             c->islands->wasted += res->expansions;
         return st;
@@ -393,6 +409,13 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     if (q->partial || q->known) return ASTAR_OK; /* astar_find leaves the labels alone then */
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     /* Exact: labels left over-joined would count the wasted searches in them (a write). */
-    return astar_islands_get(g, astar_island_kind(mode), true) ? ASTAR_OK : ASTAR_ENOMEM;
+    if (!astar_islands_get(g, astar_island_kind(mode), true)) return ASTAR_ENOMEM;
+    astar_heuristic h = q->heuristic != ASTAR_H_DEFAULT ? q->heuristic
+                        : mode == ASTAR_DIAG_NEVER    ? ASTAR_H_MANHATTAN
+                                                      : ASTAR_H_OCTILE; /* as astar_query_begin */
+    if (q->jps == ASTAR_JPS_AUTO && jps_applies(q, mode, h, lo == hi && isfinite(lo)) &&
+        !astar_jumps_get(g, astar_jump_kind(mode)))
+        return ASTAR_ENOMEM;
+    return ASTAR_OK;
 }
 

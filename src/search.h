@@ -132,9 +132,10 @@ double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t
 
 /*
  * Makes, on the calling thread, every lazy write to g that astar_find may make
- * for queries like q (whatever their endpoints): the cost range, and island
- * labels rebuilt exactly when q would consult them. Afterwards such queries
- * only read g, which is what lets astar_find_many run them on many threads:
+ * for queries like q (whatever their endpoints): the cost range, island
+ * labels rebuilt exactly when q would consult them, and the jump table JPS+
+ * reads. Afterwards such queries only read g, which is what lets
+ * astar_find_many run them on many threads:
  * a new lazy cache in astar_find must be brought up to date here too.
  */
 astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
@@ -147,13 +148,16 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
 
 /*
  * Jump point search for a query the loop has found eligible (see astar_jps):
- * s has this query's stamp and an empty open list; start is walkable, goal
+ * s has this query's stamp, an empty open list and its context in s->job (the row
+ * division is read from there); start is walkable, goal
  * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell; no budget
- * (max_expansions, max_cost). Fills res's cost, length, expansions and the path; returns
- * the status.
+ * (max_expansions, max_cost). table: the grid's fresh jump table for the mode (JPS+), or
+ * NULL to scan the lines (online). Fills res's cost, length, expansions and the path;
+ * returns the status.
  */
 astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, astar_result *res);
+                            int32_t start, int32_t goal, double unit, const astar_jumps *table,
+                            astar_result *res);
 
 /* ---- inline, for the loops */
 

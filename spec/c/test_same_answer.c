@@ -1,7 +1,7 @@
 /*
  * The same answer from every engine and every build (issue 17, item 2).
  *
- *   test_same_answer            checks that A*, jump point search, a search run in
+ *   test_same_answer            checks that A*, jump point search (JPS+ and online), a search run in
  *                               slices, find_many's threads and a landmark-guided
  *                               search give every query the same status and the
  *                               same cost to the last bit; exit 1 otherwise.
@@ -128,8 +128,10 @@ static void engines_agree(const char *what, astar_search *s, astar_many *many, a
                           astar_grid *lm, astar_query q, int query) {
     q.jps = ASTAR_JPS_OFF;
     answer astar = by_find(s, g, &q);
+    q.jps = ASTAR_JPS_ONLINE;
+    compare(what, "online jump point search", astar, by_find(s, g, &q), query);
     q.jps = ASTAR_JPS_AUTO;
-    compare(what, "jump point search", astar, by_find(s, g, &q), query);
+    compare(what, "jump point search (JPS+)", astar, by_find(s, g, &q), query);
     compare(what, "slices of 7", astar, by_slices(s, g, &q, 7), query);
     compare(what, "landmarks", astar, by_find(s, lm, &q), query);
     int32_t ends[4] = {q.sx, q.sy, q.gx, q.gy};
