@@ -1,10 +1,11 @@
 /*
  * The same answer from every engine and every build (issue 17, item 2).
  *
- *   test_same_answer            checks that A*, jump point search (JPS+ and online), a search run in
- *                               slices, find_many's threads and a landmark-guided
- *                               search give every query the same status and the
- *                               same cost to the last bit; exit 1 otherwise.
+ *   test_same_answer            checks that A*, jump point search (JPS+ and
+ *                               online), a search run in slices, find_many's
+ *                               threads and a landmark-guided search give every
+ *                               query the same status and the same cost to the
+ *                               last bit; exit 1 otherwise.
  *   test_same_answer --digest   prints one line: a hash of the status, cost bits
  *                               and path of thousands of queries with every kind
  *                               of cost. Two builds (compilers, -O levels,
