@@ -49,6 +49,9 @@
  *              Checked like plain, both. "expansions" under JPS: jump points.
  *   jps4       the same 4-connected ("astar4", "jps4"); JPS checked against A*.
  *
+ * ASTAR_BENCH_EVERY=k in the environment keeps every k-th scenario of each map (the 1st, the
+ * k+1st, ...), as bench/bench.lua does with the same variable: shorter runs, the same queries.
+ *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
  * Exit status 1 on any mismatch.
@@ -518,6 +521,16 @@ static size_t collect_maps(int argc, char **argv, int first, char ***out) {
     return n;
 }
 
+/* Keeps every k-th scenario of sc, k = $ASTAR_BENCH_EVERY (default 1: all). */
+static void keep_every(astar_scen *sc) {
+    const char *env = getenv("ASTAR_BENCH_EVERY");
+    long k = env ? strtol(env, NULL, 10) : 1;
+    if (k <= 1) return;
+    int32_t n = 0;
+    for (int32_t i = 0; i < sc->count; i += (int32_t)k) sc->items[n++] = sc->items[i];
+    sc->count = n;
+}
+
 int main(int argc, char **argv) {
     int first = 1;
     const char *workloads = "plain,penalties";
@@ -559,6 +572,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench_c: cannot load %s or its .scen: %s\n", maps[m], err);
             return 1;
         }
+        keep_every(sc);
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
