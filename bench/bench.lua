@@ -19,8 +19,8 @@
 --   points     the default path, a table {x=, y=} per cell
 --   flat       path = "flat": { x1, y1, x2, y2, ... }
 --   reuse      path = "flat" into one table, info into one table, one options table
--- beside bench_c's workload jps (its rows astar and jps: the same queries in C), with the ratios
--- "lua_over_c_<form>_<engine>".
+-- beside bench_c's workload jps (its rows astar and jps: the same queries in C, timed in CPU
+-- time as os.clock times Lua), with the ratios "lua_over_c_<form>_<engine>".
 -- Prints a table, then "figure lua <workload> <map> <name> <value>",
 -- "figure c ..." and "figure ratio <name> <map> <value>" lines, the last with
 -- map "all" for the geometric mean over the maps (and C's overall M exp/s).
@@ -109,9 +109,11 @@ local function run(grid, problems, work)
 end
 
 -- bench_c's figures for one map: fig[workload][name] = number; fig.lines = its figure lines.
-local function c_figures(map, list)
+-- cpu: in CPU time, as os.clock times Lua here (bench_c's default is the wall clock).
+local function c_figures(map, list, cpu)
   local fig = { lines = {} }
-  local cmd = string.format('"%s/bench_c" --workloads %s "%s"', build, list or "plain,penalties,reference", map)
+  local cmd = string.format('%s"%s/bench_c" --workloads %s "%s"', cpu and "ASTAR_BENCH_CLOCK=cpu " or "", build,
+    list or "plain,penalties,reference", map)
   local out = assert(io.popen(cmd))
   for line in out:lines() do
     local workload, map_name, name, value = line:match("^figure c (%S+) (%S+) (%S+) (%S+)$")
@@ -172,13 +174,13 @@ local function main_forms(maps, with_c)
     local grid = astar.load_movingai(map)
     local problems = sample(astar.load_scen(map .. ".scen"))
     local ratios = {}
-    -- C before and after Lua: the lower mean of each engine (a shared machine slows one run or
-    -- the other now and then, never speeds one up).
-    local c = with_c and c_figures(map, "jps") or nil
+    -- C in CPU time (os.clock's), before and after Lua: the lower mean of each engine (a shared
+    -- machine slows one run or the other now and then, never speeds one up).
+    local c = with_c and c_figures(map, "jps", true) or nil
     local function failed(fig) return not fig or fig.failed or not fig.astar or not fig.jps end
     local runs = {}
     for _, engine in ipairs(ENGINES) do runs[engine.name] = run_forms(grid, problems, engine.jump) end
-    local c2 = with_c and c_figures(map, "jps") or nil
+    local c2 = with_c and c_figures(map, "jps", true) or nil
     if with_c and (failed(c) or failed(c2)) then
       print("  bench_c failed on " .. base)
       bad = bad + 1

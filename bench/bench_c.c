@@ -51,6 +51,7 @@
  *
  * ASTAR_BENCH_EVERY=k in the environment keeps every k-th scenario of each map (the 1st, the
  * k+1st, ...), as bench/bench.lua does with the same variable: shorter runs, the same queries.
+ * ASTAR_BENCH_CLOCK=cpu times queries in CPU time instead of wall time (see now()).
  *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
@@ -68,9 +69,14 @@
 #include "astar.h"
 #include "reference.h"
 
+/* The clock of the timings: the wall (monotonic), or with ASTAR_BENCH_CLOCK=cpu the process's
+ * CPU time, the clock Lua's os.clock reads (bench.lua --forms sets it, to compare like with
+ * like on a shared machine, whose waits only the wall clock counts; not for workload many). */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(bench_clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -532,6 +538,8 @@ static void keep_every(astar_scen *sc) {
 }
 
 int main(int argc, char **argv) {
+    const char *clock_env = getenv("ASTAR_BENCH_CLOCK");
+    if (clock_env && strcmp(clock_env, "cpu") == 0) bench_clock = CLOCK_PROCESS_CPUTIME_ID;
     int first = 1;
     const char *workloads = "plain,penalties";
     if (argc > 2 && strcmp(argv[1], "--workloads") == 0) {
