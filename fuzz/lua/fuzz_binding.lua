@@ -866,8 +866,8 @@ end
 -- may read (a flat path as points; everything read raw: the tables may be sealed). Checks what
 -- the options promise: refused when bad, t and t2 returned, t emptied when there is no path,
 -- the tables untouched by a call that raised. Third result: true when a query nested in this one
--- (a finalizer's, with --bombs) wrote the same tables meanwhile, so that their contents prove
--- nothing.
+-- (chaos in a callback, or a finalizer's with --bombs) may have written the same tables
+-- meanwhile, so that their contents prove nothing.
 function St:plain_answer(what, want, r)
   if not want then return r[2], r[3] end
   local nested = want.writes + 1 ~= self.answer_writes
