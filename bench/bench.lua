@@ -3,7 +3,9 @@
 -- same map, and the ratios the performance targets are stated in.
 --
 --   lua5.4 bench/bench.lua ../shared/data/movingai            (every *.map in a folder)
---   lua5.4 bench/bench.lua [--no-c] a.map [b.map ...]
+--   lua5.4 bench/bench.lua [--no-c] [--forms] a.map [b.map ...]
+--   ASTAR_BENCH_EVERY=k ...    every k-th scenario of each map only (bench_c reads it too)
+-- Runs on Lua 5.1-5.4 and LuaJIT.
 --
 -- Workloads (each query checked):
 --   plain      terrain only, A* (jump = false)      cost == optimum
@@ -12,6 +14,13 @@
 --   edge_cost  a Lua edge_cost returning 0: one call per step considered
 -- Per map it also runs build/bench_c (plain, penalties) unless --no-c is given, and
 -- passes its figure lines on. (The yardstick, refastar, is bench_c's own workload.)
+-- --forms runs instead the path forms of grid:find (issue 17), each under A* (jump = false,
+-- "astar") and by default (jump point search where it applies, "jps"), query by query:
+--   points     the default path, a table {x=, y=} per cell
+--   flat       path = "flat": { x1, y1, x2, y2, ... }
+--   reuse      path = "flat" into one table, info into one table, one options table
+-- beside bench_c's workload jps (its rows astar and jps: the same queries in C, timed in CPU
+-- time as os.clock times Lua), with the ratios "lua_over_c_<form>_<engine>".
 -- Prints a table, then "figure lua <workload> <map> <name> <value>",
 -- "figure c ..." and "figure ratio <name> <map> <value>" lines, the last with
 -- map "all" for the geometric mean over the maps (and C's overall M exp/s).
@@ -22,6 +31,16 @@ package.cpath = build .. "/?.so;" .. package.cpath
 local astar = require("astar")
 
 local clock = os.clock
+local unpack = table.unpack or unpack -- luacheck: ignore (5.1)
+
+-- Every k-th problem of a scenario ($ASTAR_BENCH_EVERY, as bench_c reads it): the same ones.
+local EVERY = math.max(1, math.floor(tonumber(os.getenv("ASTAR_BENCH_EVERY") or "1") or 1))
+local function sample(problems)
+  if EVERY == 1 then return problems end
+  local out = {}
+  for i = 1, #problems, EVERY do out[#out + 1] = problems[i] end
+  return out
+end
 
 local function mean(times)
   local sum = 0
@@ -30,9 +49,9 @@ local function mean(times)
 end
 
 local function median(times)
-  local sorted = { table.unpack(times) }
+  local sorted = { unpack(times) }
   table.sort(sorted)
-  return sorted[#sorted // 2 + 1] or 0
+  return sorted[math.floor(#sorted / 2) + 1] or 0
 end
 
 -- The same influence pattern and claims as bench_c's "penalties" workload.
@@ -41,7 +60,7 @@ local function penalty_options(grid, problems)
   local danger = astar.influence(w, h)
   for y = 0, h - 1 do
     for x = 0, w - 1 do
-      if (x // 8 + y // 8) % 4 == 0 then danger:set(x + 1, y + 1, 0.5 + (x * 7 + y * 13) % 4 * 0.5) end
+      if (math.floor(x / 8) + math.floor(y / 8)) % 4 == 0 then danger:set(x + 1, y + 1, 0.5 + (x * 7 + y * 13) % 4 * 0.5) end
     end
   end
   local claims = astar.claims(grid)
@@ -90,9 +109,11 @@ local function run(grid, problems, work)
 end
 
 -- bench_c's figures for one map: fig[workload][name] = number; fig.lines = its figure lines.
-local function c_figures(map)
+-- cpu: in CPU time, as os.clock times Lua here (bench_c's default is the wall clock).
+local function c_figures(map, list, cpu)
   local fig = { lines = {} }
-  local cmd = string.format('"%s/bench_c" --workloads plain,penalties "%s"', build, map)
+  local cmd = string.format('%s"%s/bench_c" --workloads %s "%s"', cpu and "ASTAR_BENCH_CLOCK=cpu " or "", build,
+    list or "plain,penalties", map)
   local out = assert(io.popen(cmd))
   for line in out:lines() do
     local workload, map_name, name, value = line:match("^figure c (%S+) (%S+) (%S+) (%S+)$")
@@ -107,11 +128,120 @@ local function c_figures(map)
   return fig
 end
 
+local FORMS = { "points", "flat", "reuse" }
+local ENGINES = { { name = "astar", jump = false }, { name = "jps", jump = nil } }
+
+-- The path forms under one engine, each problem asked in the three forms in turn (so that they
+-- share the machine's state; the first of them, with colder caches, in rotation), each answer
+-- checked: its cost the optimum, its length the path's.
+local function run_forms(grid, problems, jump)
+  local into, info = {}, {}
+  local opts = {
+    points = { jump = jump },
+    flat = { jump = jump, path = "flat" },
+    reuse = { jump = jump, path = "flat", into = into, info = info },
+  }
+  local r = {}
+  for _, f in ipairs(FORMS) do r[f] = { times = {}, expansions = 0, wrong = 0 } end
+  for n, p in ipairs(problems) do
+    if grid:is_walkable(p.sx, p.sy) and grid:is_walkable(p.gx, p.gy) then
+      for k = 1, #FORMS do
+        local f = FORMS[(n + k) % #FORMS + 1]
+        local rf = r[f]
+        local t0 = clock()
+        local path, i = grid:find(p.sx, p.sy, p.gx, p.gy, opts[f])
+        rf.times[#rf.times + 1] = clock() - t0
+        rf.expansions = rf.expansions + i.expansions
+        local per = f == "points" and 1 or 2
+        if not path or #path ~= per * i.length or math.abs(i.cost - p.optimal) > math.max(1e-4 * p.optimal, p.precision)
+            or (f == "reuse" and (path ~= into or i ~= info)) then
+          rf.wrong = rf.wrong + 1
+        end
+      end
+    end
+  end
+  for _, f in ipairs(FORMS) do r[f].mean, r[f].median = mean(r[f].times), median(r[f].times) end
+  return r
+end
+
+local function main_forms(maps, with_c)
+  local figures, bad = {}, 0
+  local log_sums, order = {}, {}
+  print(string.format("%-14s %-20s %8s %12s %10s %10s %6s", "form", "map", "problems", "expansions", "median_us",
+    "mean_us", "wrong"))
+  for _, map in ipairs(maps) do
+    local base = map:match("[^/]*$")
+    local grid = astar.load_movingai(map)
+    local problems = sample(astar.load_scen(map .. ".scen"))
+    local ratios = {}
+    -- C in CPU time (os.clock's), before and after Lua: the lower mean of each engine (a shared
+    -- machine slows one run or the other now and then, never speeds one up).
+    local c = with_c and c_figures(map, "jps", true) or nil
+    local function failed(fig) return not fig or fig.failed or not fig.astar or not fig.jps end
+    local runs = {}
+    for _, engine in ipairs(ENGINES) do runs[engine.name] = run_forms(grid, problems, engine.jump) end
+    local c2 = with_c and c_figures(map, "jps", true) or nil
+    if with_c and (failed(c) or failed(c2)) then
+      print("  bench_c failed on " .. base)
+      bad = bad + 1
+      c = nil
+    elseif c then
+      for _, e in ipairs(ENGINES) do
+        if c2[e.name].mean_us < c[e.name].mean_us then c[e.name] = c2[e.name] end
+      end
+    end
+    for _, engine in ipairs(ENGINES) do
+      local r = runs[engine.name]
+      for _, f in ipairs(FORMS) do
+        local rf = r[f]
+        print(string.format("%-14s %-20s %8d %12d %10.1f %10.1f %6d", f .. " " .. engine.name, base, #rf.times,
+          rf.expansions, rf.median * 1e6, rf.mean * 1e6, rf.wrong))
+        figures[#figures + 1] = string.format("figure lua %s_%s %s mean_us %.3f", f, engine.name, base, rf.mean * 1e6)
+        figures[#figures + 1] = string.format("figure lua %s_%s %s mismatches %d", f, engine.name, base, rf.wrong)
+        bad = bad + rf.wrong
+        if c then ratios[#ratios + 1] = { "lua_over_c_" .. f .. "_" .. engine.name, rf.mean * 1e6 / c[engine.name].mean_us } end
+      end
+      if c then
+        local fc = c[engine.name]
+        print(string.format("%-14s %-20s %8d %12d %10.1f %10.1f %6d", "c " .. engine.name, base, fc.problems,
+          fc.expansions, fc.median_us, fc.mean_us, fc.mismatches))
+        bad = bad + fc.mismatches
+      end
+    end
+    if c then for _, l in ipairs(c.lines) do figures[#figures + 1] = l end end
+    local line = {}
+    for _, kv in ipairs(ratios) do
+      line[#line + 1] = string.format("%s %.2f", kv[1]:gsub("^lua_over_c_", ""), kv[2])
+      figures[#figures + 1] = string.format("figure ratio %s %s %.3f", kv[1], base, kv[2])
+      if not log_sums[kv[1]] then
+        log_sums[kv[1]] = { 0, 0 }
+        order[#order + 1] = kv[1]
+      end
+      log_sums[kv[1]][1] = log_sums[kv[1]][1] + math.log(kv[2])
+      log_sums[kv[1]][2] = log_sums[kv[1]][2] + 1
+    end
+    if #line > 0 then print("  Lua / C (mean time per query): " .. table.concat(line, ", ")) end
+  end
+  local jit = rawget(_G, "jit")
+  if #order > 0 then
+    print("all maps (geometric mean of the per-map ratios), " .. (jit and jit.version or _VERSION) .. ":")
+  end
+  for _, name in ipairs(order) do
+    local g = math.exp(log_sums[name][1] / log_sums[name][2])
+    print(string.format("  %-40s %.2f", name, g))
+    figures[#figures + 1] = string.format("figure ratio %s all %.3f", name, g)
+  end
+  for _, f in ipairs(figures) do print(f) end
+  os.exit(bad == 0 and 0 or 1)
+end
+
 local function main(args)
-  local maps, with_c = {}, true
+  local maps, with_c, forms = {}, true, false
   for _, a in ipairs(args) do
     if a == "--no-c" then
       with_c = false
+    elseif a == "--forms" then
+      forms = true
     elseif a:match("%.map$") then
       maps[#maps + 1] = a
     else
@@ -123,9 +253,10 @@ local function main(args)
     end
   end
   if #maps == 0 then
-    io.stderr:write("usage: lua5.4 bench/bench.lua [--no-c] DIR | MAP.map ...\n")
+    io.stderr:write("usage: lua5.4 bench/bench.lua [--no-c] [--forms] DIR | MAP.map ...\n")
     os.exit(2)
   end
+  if forms then return main_forms(maps, with_c) end
   local figures, bad = {}, 0
   local function figure(line) figures[#figures + 1] = line end
   local log_sums, order = {}, {} -- ratio name -> { sum of logs, count }
@@ -135,7 +266,7 @@ local function main(args)
   for _, map in ipairs(maps) do
     local base = map:match("[^/]*$")
     local grid = astar.load_movingai(map)
-    local problems = astar.load_scen(map .. ".scen")
+    local problems = sample(astar.load_scen(map .. ".scen"))
     local results = {}
     for _, work in ipairs(workloads(grid, problems)) do
       local r = run(grid, problems, work)

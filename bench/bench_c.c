@@ -67,6 +67,10 @@
  *   jpsplus4   the same 4-connected ("online4", "jpsplus4"); JPS+ checked against
  *              online JPS's status and cost.
  *
+ * ASTAR_BENCH_EVERY=k in the environment keeps every k-th scenario of each map (the 1st, the
+ * k+1st, ...), as bench/bench.lua does with the same variable: shorter runs, the same queries.
+ * ASTAR_BENCH_CLOCK=cpu times queries in CPU time instead of wall time (see now()).
+ *
  * Prints a table, then one "figure" line per number for scripts:
  *   figure c <workload> <map> <name> <value>
  * Exit status 1 on any mismatch.
@@ -86,9 +90,14 @@
 #include "refastar_link.h"
 #endif
 
+/* The clock of the timings: the wall (monotonic), or with ASTAR_BENCH_CLOCK=cpu the process's
+ * CPU time, the clock Lua's os.clock reads (bench.lua --forms sets it, to compare like with
+ * like on a shared machine, whose waits only the wall clock counts; not for workload many). */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
 static double now(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(bench_clock, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -638,7 +647,19 @@ static size_t collect_maps(int argc, char **argv, int first, char ***out) {
     return n;
 }
 
+/* Keeps every k-th scenario of sc, k = $ASTAR_BENCH_EVERY (default 1: all). */
+static void keep_every(astar_scen *sc) {
+    const char *env = getenv("ASTAR_BENCH_EVERY");
+    long k = env ? strtol(env, NULL, 10) : 1;
+    if (k <= 1) return;
+    int32_t n = 0;
+    for (int32_t i = 0; i < sc->count; i += (int32_t)k) sc->items[n++] = sc->items[i];
+    sc->count = n;
+}
+
 int main(int argc, char **argv) {
+    const char *clock_env = getenv("ASTAR_BENCH_CLOCK");
+    if (clock_env && strcmp(clock_env, "cpu") == 0) bench_clock = CLOCK_PROCESS_CPUTIME_ID;
     int first = 1;
     const char *workloads = "plain,penalties";
     int32_t per_map = 0;
@@ -688,7 +709,8 @@ int main(int argc, char **argv) {
             fprintf(stderr, "bench_c: cannot load %s or its .scen: %s\n", maps[m], err);
             return 1;
         }
-        sample(sc, per_map);
+        if (per_map > 0) sample(sc, per_map); /* --sample wins over ASTAR_BENCH_EVERY */
+        else keep_every(sc);
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);

@@ -19,7 +19,9 @@
 -- prints every call, --errors a histogram of the errors caught, --state FILE keeps the
 -- current seed and step in FILE (a crash leaves no chance to print them).
 -- Plain Lua for 5.1-5.4 and LuaJIT: its own PRNG, no pairs() where order would matter, so a
--- seed replays the same calls on every run of the same binding.
+-- seed replays the same calls on every run of the same binding. The path options of issue 17
+-- (path, into, info: "forms") came after the seeds of seeds.txt: those lines disable them, and
+-- with forms off the fuzzer draws what it drew before, so they replay the calls they found.
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -34,6 +36,7 @@ local newproxy_fn = rawget(_G, "newproxy")
 local upvalueid = debug and debug.upvalueid
 
 local function pack(...) return { n = select("#", ...), ... } end
+local rawlen_of = rawget(_G, "rawlen") or function(t) return #t end -- 5.1: # ignores __len on tables
 
 -- ------------------------------------------------------------------- PRNG
 -- L'Ecuyer's combined LCG (1988): every product stays below 2^53, so doubles (5.1, LuaJIT)
@@ -157,6 +160,7 @@ local function new_state(seed, cfg)
     seed = seed, cfg = cfg, rng = new_rng(seed), pool = {}, next_id = 1, step = 0, depth = 0,
     calls = 0, errors = 0, chaos_left = MAX_CHAOS, failures = {},
     raised = setmetatable({}, { __mode = "k" }), raised_msgs = {}, tag = 0, ctx = {},
+    answer_pool = {}, answer_writes = 0,
   }, St)
   local size = st.rng.pick(SIZES)
   st.W, st.H = size[1], size[2] -- the run's usual size, so layers, masks and claims fit grids
@@ -549,6 +553,8 @@ end
 -- A table that answers key k with plan[k]. Styles: plain; some keys raw and the rest through
 -- __index, which may run chaos, raise, or answer differently on a later read (shift(k, v)
 -- says with what); or an __index table.
+local FORM_KEYS = { path = true, into = true, info = true }
+
 function St:present(plan, keys, shift)
   local r = self:int(1, 10)
   if r <= 6 or not self:on("proxy") then
@@ -572,6 +578,7 @@ function St:present(plan, keys, shift)
   local shifty = self:chance(0.6) and self:on("shift")
   local st = self
   setmetatable(raw, { __index = self:hook(function(_, k)
+    if FORM_KEYS[k] and not st:on("forms") then return nil end -- read since issue 17: no draws
     reads[k] = (reads[k] or 0) + 1
     if st.rng.next() < chaos_p then st:chaos() end
     if st.rng.next() < raise_p then error(st:our_error(), 0) end
@@ -767,7 +774,154 @@ function St:options(target)
     return st:choice({ 42, {}, "x" })
   end
   local t, style = self:present(plan, keys, shift)
+  -- Now and then an answer option where it does not apply (find_many, search, fields, graphs'
+  -- path): refused by name. Raw: t may be a proxy.
+  if type(t) == "table" and self:on("forms") and self:chance(0.03) then
+    rawset(t, self:choice({ "path", "into", "info" }), self:choice({ "flat", {} }))
+  end
   return t, uses, { plain = style == "plain", keys = keys, plan = plan }
+end
+
+-- ------------------------------------------------- answer options (issue 17)
+-- A metatable none of whose metamethods may ever run: the binding writes the tables given as
+-- into and info, and the points in them, raw.
+function St:sealed_mt()
+  local st = self
+  local function ran(name)
+    return function() st:failure("a metamethod of a table given as into or info ran: " .. name) end
+  end
+  return { __index = ran("__index"), __newindex = ran("__newindex"), __len = ran("__len") }
+end
+
+-- A table to answer into: mostly one of a few reused ones (holding numbers, points, sealed
+-- points, strings; sealed themselves now and then), or a value the option must refuse.
+function St:answer_table(opts)
+  local r = self:int(1, 20)
+  if r == 1 and type(opts) == "table" then return opts end -- refused: the options table itself
+  if r == 2 then
+    local e = self:pick(nil, function(x) return type(x.obj) == "userdata" end)
+    return self:choice({ 5, "into", true, e and e.obj or io.stdout })
+  end
+  local pool = self.answer_pool
+  if #pool > 0 and self:chance(0.6) then return self:choice(pool) end
+  local t = {}
+  for i = 1, self:int(0, 8) do
+    local k = self:int(1, 4)
+    if k == 1 then t[i] = self:int(1, 9)
+    elseif k == 2 then t[i] = { x = 0, y = 0, mine = true }
+    elseif k == 3 then t[i] = setmetatable({}, self:sealed_mt())
+    else t[i] = "junk" end
+  end
+  if self:chance(0.2) then t.status, t.cost, t.reason, t.target, t.mine = "stale", -1, "old", 7, true end
+  if self:chance(0.3) then setmetatable(t, self:sealed_mt()) end
+  if #pool < 4 then pool[#pool + 1] = t end
+  return t
+end
+
+-- Adds answer options to a query's options t (raw: t may be a proxy; nil becomes a table), for
+-- grid:find and find_nearest (graph: into and info; path refused). Returns t and the answer
+-- options it holds raw (St:options may have put one there), or nil for none.
+function St:answer_options(t, target)
+  if not self:on("forms") or (t ~= nil and type(t) ~= "table") then return t, nil end
+  local want = {}
+  if t then
+    for k in pairs(FORM_KEYS) do want[k] = rawget(t, k) end
+  end
+  if not self:chance(0.6) then
+    if next(want) == nil then return t, nil end
+  else
+    t = t or {}
+    self:add_answer_options(t, target, want)
+  end
+  want.graph = target.kind == "graph"
+  -- The caller's tables before the call: an error must leave them as they were.
+  want.before, want.writes = {}, self.answer_writes
+  for _, k in ipairs({ "into", "info" }) do
+    local v = want[k]
+    if type(v) == "table" then
+      local snap = { n = rawlen_of(v) }
+      for i = 1, snap.n do snap[i] = rawget(v, i) end
+      snap.status = rawget(v, "status")
+      want.before[k] = snap
+    end
+  end
+  self.answer_writes = self.answer_writes + 1
+  return t, want
+end
+
+function St:add_answer_options(t, target, want)
+  if target.kind ~= "graph" or self:chance(0.1) then
+    if self:chance(0.6) then
+      want.path = self:chance(0.9) and self:choice({ "flat", "flat", "points" }) or self:choice({ "xy", 2, true })
+    end
+  end
+  if self:chance(0.7) then want.into = self:answer_table(t) end
+  if self:chance(0.6) then want.info = self:chance(0.15) and want.into or self:answer_table(t) end
+  for _, k in ipairs({ "path", "into", "info" }) do
+    if want[k] ~= nil then rawset(t, k, want[k]) end
+  end
+end
+
+-- The answer r (of St:call) of a query given answer options `want`, as plain tables the checks
+-- may read (a flat path as points; everything read raw: the tables may be sealed). Checks what
+-- the options promise: refused when bad, t and t2 returned, t emptied when there is no path,
+-- the tables untouched by a call that raised. Third result: true when a query nested in this one
+-- (chaos in a callback, or a finalizer's with --bombs) may have written the same tables
+-- meanwhile, so that their contents prove nothing.
+function St:plain_answer(what, want, r)
+  if not want then return r[2], r[3] end
+  local nested = want.writes + 1 ~= self.answer_writes
+  local function bad(v) return v ~= nil and (type(v) ~= "table" or rawequal(v, want.options)) end
+  local path_ok = want.path == nil or want.path == "flat" or want.path == "points"
+  if want.graph then path_ok = want.path == nil end
+  local refused = not path_ok or bad(want.into) or bad(want.info)
+  if not r[1] then
+    if not nested then
+      for k, snap in pairs(want.before) do
+        local t = want[k]
+        local same = rawlen_of(t) == snap.n and rawget(t, "status") == snap.status
+        for i = 1, snap.n do same = same and rawget(t, i) == snap[i] end
+        if not same then self:failure(what .. ": a call that raised changed the table given as " .. k) end
+      end
+    end
+    return nil, nil
+  end
+  if refused then
+    self:failure(what .. ": a bad answer option was taken: path=" .. tostring(want.path) .. " into=" ..
+      tostring(want.into) .. " info=" .. tostring(want.info))
+    return nil, nil
+  end
+  local path, info = r[2], r[3]
+  if nested then return nil, nil, true end
+  if want.into ~= nil and path ~= nil and not rawequal(path, want.into) then
+    self:failure(what .. ": the path is not the table given as into")
+  end
+  if want.info ~= nil and not rawequal(info, want.info) then self:failure(what .. ": info is not the table given") end
+  if want.into ~= nil and path == nil and rawlen_of(want.into) ~= 0 then
+    self:failure(what .. ": no path, but the table given as into still holds " .. rawlen_of(want.into) .. " entries")
+  end
+  local plain_info = nil
+  if type(info) == "table" then
+    plain_info = {}
+    for _, k in ipairs({ "status", "expansions", "cost", "length", "reason", "target" }) do
+      plain_info[k] = rawget(info, k)
+    end
+  end
+  if type(path) ~= "table" then return path, plain_info end
+  local n = rawlen_of(path)
+  local plain = {}
+  if want.graph then
+    for i = 1, n do plain[i] = rawget(path, i) end
+  elseif want.path == "flat" then
+    if n % 2 ~= 0 then self:failure(what .. ": a flat path of odd length " .. n) end
+    for i = 1, n / 2 do plain[i] = { x = rawget(path, 2 * i - 1), y = rawget(path, 2 * i) } end
+  else
+    for i = 1, n do
+      local p = rawget(path, i)
+      plain[i] = type(p) == "table" and { x = rawget(p, "x"), y = rawget(p, "y") } or p
+    end
+  end
+  return plain, plain_info
 end
 
 -- The layers and mask an oracle must follow for a plain plan, or nil when it cannot.
@@ -1362,9 +1516,14 @@ function A.find(st)
   local e, sx, sy, gx, gy, opts, uses, info = st:grid_query()
   if not e then return end
   local g = e.obj
+  local want
+  opts, want = st:answer_options(opts, e)
+  if want then want.options = opts end
   st:with_ctx(uses, function()
     local r = st:call("grid:find", g.find, g, sx, sy, gx, gy, opts)
-    if not r[1] or e.closed then return end
+    local path, pinfo, unknown = st:plain_answer("find", want, r)
+    if not r[1] or e.closed or unknown then return end
+    r = { r[1], path, pinfo }
     local known = info.plan and info.plan.known ~= nil or not info.plain
     st:check_answer("find", e, sx, sy, { gx, gy }, r[2], r[3], known)
     local view = oracle_view(info)
@@ -1391,10 +1550,14 @@ function A.find_nearest(st)
   if st:chance(0.05) then targets = st:weird() end
   local sx, sy = st:coord(e.w), st:coord(e.h)
   local opts, uses, info = st:options(e)
+  local want
+  opts, want = st:answer_options(opts, e)
+  if want then want.options = opts end
   st:with_ctx(uses, function()
     local r = st:call("grid:find_nearest", g.find_nearest, g, sx, sy, targets, opts)
-    if r[1] and not e.closed then
-      st:check_answer("find_nearest", e, sx, sy, nil, r[2], r[3], not info.plain or (info.plan and info.plan.known))
+    local path, pinfo, unknown = st:plain_answer("find_nearest", want, r)
+    if r[1] and not e.closed and not unknown then
+      st:check_answer("find_nearest", e, sx, sy, nil, path, pinfo, not info.plain or (info.plan and info.plan.known))
     end
   end)
 end
@@ -1608,10 +1771,14 @@ function A.graph_find(st)
   local a = st:chance(0.93) and st:int(1, math.max(1, n)) or st:weird()
   local b = st:chance(0.93) and st:int(1, math.max(1, n)) or st:weird()
   local opts, uses = st:options(e)
+  local want
+  opts, want = st:answer_options(opts, e)
+  if want then want.options = opts end
   st:with_ctx(uses, function()
     local r = st:call("graph:find", g.find, g, a, b, opts)
-    if r[1] and not e.closed then
-      local ids, info = r[2], r[3]
+    local plain_ids, plain_info, unknown = st:plain_answer("graph:find", want, r)
+    if r[1] and not e.closed and not unknown then
+      local ids, info = plain_ids, plain_info
       if type(info) ~= "table" or not STATUSES[info.status] then return st:failure("graph find: bad info") end
       if ids ~= nil then
         if type(ids) ~= "table" or ids[1] ~= a then return st:failure("graph find: the path does not start at a") end

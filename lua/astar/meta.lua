@@ -18,6 +18,7 @@
 ---@field y integer
 
 ---@alias astar.Path astar.Point[] start and goal included
+---@alias astar.FlatPath integer[] path = "flat": { x1, y1, x2, y2, ... }, two numbers per cell
 
 ---@class astar.Info
 ---@field status astar.Status|"running"|"error"|"done" "error": a scheduler's request whose search raised an error; "done": a distance field or range built to the end
@@ -56,6 +57,9 @@
 ---@field noise number? adds noise x a deterministic value in [0, 1) per cell
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
+---@field path "points"|"flat"? the path's form (find, find_nearest): default "points"
+---@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
+---@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
 
 ---@class astar.FindResult
 ---@field path astar.Path?
@@ -209,7 +213,7 @@ function Grid:load(rows, legend) end
 ---@param gx integer
 ---@param gy integer
 ---@param opts astar.FindOptions?
----@return astar.Path? path
+---@return (astar.Path|astar.FlatPath)? path
 ---@return astar.Info info
 function Grid:find(sx, sy, gx, gy, opts) end
 
@@ -218,7 +222,7 @@ function Grid:find(sx, sy, gx, gy, opts) end
 ---@param sy integer
 ---@param targets astar.Point[]
 ---@param opts astar.FindOptions?
----@return astar.Path? path
+---@return (astar.Path|astar.FlatPath)? path
 ---@return astar.Info info
 function Grid:find_nearest(sx, sy, targets, opts) end
 
@@ -490,7 +494,7 @@ function Graph:node(id) end
 ---@return number[] costs their costs, in the same order
 function Graph:neighbours(id) end
 
----The cheapest way between two nodes (the same options as Grid:find; per-node layers as arrays).
+---The cheapest way between two nodes (the same options as Grid:find; per-node layers as arrays; no `path`: ids are flat).
 ---@param a integer
 ---@param b integer
 ---@param opts astar.FindOptions?

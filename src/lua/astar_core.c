@@ -12,8 +12,10 @@
  * an options or a point table) is Lua code that may close, collect or change
  * anything. So every function here that takes tables follows one rule:
  *   1. Read: every argument, option and point is read exactly once, into C
- *      values; the Lua values needed later (objects, callbacks, the unit key)
- *      are pinned on the stack. Metamethods run here, and only here.
+ *      values; the Lua values needed later (objects, callbacks, the unit key,
+ *      the tables an answer is written into) are pinned on the stack.
+ *      Metamethods run here, and only here: the tables we write (options into
+ *      and info) are written raw.
  *   2. Resolve: then every object is checked (of its type, open, of the right
  *      size) and marked "in use" (lobject.readers); no Lua code runs between
  *      this and the work, but the query's own callbacks, which the marks guard

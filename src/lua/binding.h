@@ -148,7 +148,7 @@ typedef enum option_id {
     O_HEURISTIC, O_WEIGHT, O_DIAGONAL, O_INFLUENCE, O_INFLUENCE_WEIGHT, O_CLAIMS, O_UNIT,
     O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
     O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_KNOWN,
-    O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, NOPTIONS
+    O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -161,9 +161,19 @@ typedef struct query_args {
     int nlayers;                   /* influence: 1 for one, the length of a list */
     int layer_slot[ASTAR_MAX_LAYERS]; /* each layer (a graph's: or Lua array), pinned */
     double layer_weight[ASTAR_MAX_LAYERS];
+    bool flat_path;                /* path = "flat" */
 } query_args;
 
 /* -------------------------------------------------------------- queries */
+
+/*
+ * Where a query's answer goes (the options path, into and info): the runner's stack slots of
+ * the caller's tables to fill in place, 0 for a new table; and the path's form.
+ */
+typedef struct answer_to {
+    bool flat;                     /* a grid path as {x1, y1, x2, y2, ...} */
+    int into, info;
+} answer_to;
 
 /*
  * What running a query takes, on a grid or a graph: the first member of find_ctx and
@@ -173,8 +183,10 @@ typedef struct run_ctx {
     lua_State *L;                  /* the runner's: the callbacks run on it */
     workspace *ws;                 /* of the grid's or graph's pool, while the query runs */
     int callback[3];               /* stack slots of node_cost, edge_cost, heuristic; 0: none */
-    int pass[ASTAR_MAX_LAYERS];    /* more stack slots the runner gets, after the callbacks */
+    int pass[ASTAR_MAX_LAYERS + 2]; /* more stack slots the runner gets, after the callbacks:
+                                       a graph's Lua arrays of values, then into and info */
     int npass;
+    answer_to answer;              /* find, find_nearest, graph:find (resolve_answer) */
     lobject *read[ASTAR_MAX_LAYERS + 4]; /* marked "in use" while the query runs: layers,
                                            claims, mask, the grid or graph, a field being built */
     int nread;
@@ -257,7 +269,9 @@ void free_pool(lua_State *L, pool *p);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);
 int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
-void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width);
+void resolve_answer(run_ctx *c, const query_args *a);
+void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width,
+                 const answer_to *to);
 void check_answer(lua_State *L, astar_status st, const char *fn);
 
 /*

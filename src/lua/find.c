@@ -20,7 +20,7 @@ static bool admissible(astar_heuristic h, astar_diagonal mode) {
 /*
  * Resolves a grid query: the grid (c->grid, open), then what the options read into a name:
  * layers, claims and the unit's slot, the mask, the heuristic and the callbacks, into c->q
- * and c->run. Runs no Lua code.
+ * and c->run, and where the answer goes (find, find_nearest). Runs no Lua code.
  */
 void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
     lgrid *g = c->grid;
@@ -72,6 +72,7 @@ void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
         mark_read(&c->run, &m->base);
     }
     resolve_grid_callbacks(&c->run, q, a);
+    resolve_answer(&c->run, a);
     mark_read(&c->run, &g->base);
 }
 
@@ -105,7 +106,7 @@ int find_run(lua_State *L) {
     check_answer(L, st, "find");
     int32_t n = 0;
     const int32_t *ids = astar_search_path(c->run.ws->search, &n);
-    push_answer(L, &res, ids, n, c->grid->base.width);
+    push_answer(L, &res, ids, n, c->grid->base.width, &c->run.answer);
     return 2;
 }
 
@@ -182,7 +183,7 @@ int many_run(lua_State *L) {
             check_answer(L, st, "find_many");
             int32_t len = 0;
             const int32_t *ids = astar_search_path(c->run.ws->search, &len);
-            push_answer(L, &res, ids, len, width);
+            push_answer(L, &res, ids, len, width, NULL);
             set_many_entry(L, list, i);
         }
     } else {
@@ -196,7 +197,7 @@ int many_run(lua_State *L) {
         for (int32_t i = 0; i < n; i++) {
             int32_t len = 0;
             const int32_t *ids = astar_many_path(g->many, i, &len);
-            push_answer(L, &c->results[i], ids, len, width);
+            push_answer(L, &c->results[i], ids, len, width, NULL);
             set_many_entry(L, list, i);
         }
     }

@@ -230,7 +230,7 @@ static double lua_values_trampoline(void *ud, int32_t node) {
 /*
  * Resolves a graph query: the graph (open, start and goal still its nodes), then the layers
  * (an astar.Influence of n x 1 or a Lua array of one value per node), the claims and the
- * unit's slot, the heuristic and the callbacks. Runs no Lua code.
+ * unit's slot, the heuristic and the callbacks, and where the answer goes. Runs no Lua code.
  */
 static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_args *a) {
     lgraph *g = c->graph;
@@ -284,6 +284,7 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
     }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
     resolve_graph_callbacks(&c->run, q, a);
+    resolve_answer(&c->run, a); /* after the Lua arrays of values: their slots come first */
     mark_read(&c->run, &g->base);
 }
 
@@ -296,7 +297,7 @@ static int graph_find_run(lua_State *L) {
     check_answer(L, st, "find");
     int32_t n = 0;
     const int32_t *ids = astar_graph_search_path(c->run.ws->search, &n);
-    push_answer(L, &res, ids, n, 0);
+    push_answer(L, &res, ids, n, 0, &c->run.answer);
     return 2;
 }
 

@@ -23,6 +23,8 @@ typedef enum opt_kind {
     K_HEURISTIC, /* a name or a function (resolved) */
     K_CALLBACK,  /* a function (pinned, resolved) */
     K_VALUE,     /* an object, a list of them, a key (pinned, resolved) */
+    K_PATH_FORM, /* "points" or "flat", to query_args.flat_path */
+    K_TABLE,     /* a table the answer is written into (pinned; resolve_answer) */
     K_REFUSED    /* known, but not here: rule says why */
 } opt_kind;
 
@@ -73,7 +75,14 @@ static const option OPTIONS[NOPTIONS] = {
     [O_TURN_PENALTY] = {"turn_penalty", K_NUMBER, IN_PATHS, 0, ASTAR_MAX_VALUE,
                         "a number in 0.." MAX_VALUE_STR, GRID_AT(turn_penalty)},
     [O_JUMP] = {"jump", K_JUMP, IN_PATHS, 0, 0, NULL, GRID_AT(jps)},
+    [O_PATH] = {"path", K_PATH_FORM, IN_FIND | IN_NEAREST, 0, 0, "\"points\" or \"flat\"", BY_HAND},
+    [O_GRAPH_PATH] = {"path", K_REFUSED, IN_GRAPH, 0, 0, ": a graph's path is a flat list of node ids already",
+                      BY_HAND},
+    [O_INTO] = {"into", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_INFO] = {"info", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
 };
+
+static const char *const PATH_FORMS[] = {"points", "flat", NULL};
 
 const char *const HEURISTIC_NAMES[] = {"octile", "manhattan", "euclidean", "chebyshev",
                                        "zero", "hex", NULL};
@@ -246,6 +255,19 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
         case K_CALLBACK:
             if (!is_callable(L, v))
                 arg_error_fmt(L, arg, "option '%s' must be a function, got %s", o->name, type_name(L, v));
+            break;
+        case K_PATH_FORM: {
+            int i = name_index(L, v, PATH_FORMS);
+            if (i < 0) option_error(L, a, o, v);
+            a->flat_path = i == 1;
+            break;
+        }
+        case K_TABLE:
+            if (lua_type(L, v) != LUA_TTABLE)
+                arg_error_fmt(L, arg, "option '%s' must be a table, got %s", o->name, type_name(L, v));
+            /* Its path entries or info fields would be read as unknown options next time. */
+            if (lua_rawequal(L, v, arg))
+                arg_error_fmt(L, arg, "option '%s' cannot be the options table itself", o->name);
             break;
         case K_VALUE:
         case K_REFUSED:
@@ -495,42 +517,157 @@ int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner) {
 
 /* --------------------------------------------------------------- answers */
 
+/* Options into and info of a resolved query: their slots go to the runner after the others. */
+void resolve_answer(run_ctx *c, const query_args *a) {
+    c->answer.flat = a->flat_path;
+    if (a->slot[O_INTO]) {
+        c->answer.into = RUN_NARGS + 1 + c->npass;
+        c->pass[c->npass++] = a->slot[O_INTO];
+    }
+    if (a->slot[O_INFO]) {
+        c->answer.info = RUN_NARGS + 1 + c->npass;
+        c->pass[c->npass++] = a->slot[O_INFO];
+    }
+}
+
+/*
+ * The caller's tables are written raw only (rawset, rawseti, rawlen, rawget): a metamethod
+ * of theirs (__newindex, __index, __len) never runs, as the rule at the top of astar_core.c
+ * asks of every table we are given.
+ */
+
+/* Sets t[i] = nil for i = n + 1 .. #t (raw): the sequence ends at n. */
+static void end_sequence(lua_State *L, int t, lua_Integer n) {
+    for (lua_Integer i = (lua_Integer)astar_rawlen(L, t); i > n; i--) {
+        lua_pushnil(L);
+        lua_rawseti(L, t, i);
+    }
+}
+
+/* Sets field k of table t to the value on top, popped (raw). */
+static void set_field(lua_State *L, int t, const char *k) {
+    lua_pushstring(L, k);
+    lua_insert(L, -2);
+    lua_rawset(L, t);
+}
+
+/* Sets field k of table t to nil where it holds something (so a Lua 5.1 table gets no key
+ * for a nil). */
+static void clear_field(lua_State *L, int t, const char *k) {
+    lua_pushstring(L, k);
+    lua_rawget(L, t);
+    bool held = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!held) return;
+    lua_pushnil(L);
+    set_field(L, t, k);
+}
+
+/*
+ * Writes the path into the table t: the points of the cells, written in place where t
+ * already holds a table there (raw sets of x and y) and new elsewhere. kx, ky hold "x", "y".
+ */
+static void points_in_place(lua_State *L, int t, const int32_t *ids, int32_t n, int32_t width) {
+    lua_pushliteral(L, "x");
+    lua_pushliteral(L, "y");
+    int kx = lua_gettop(L) - 1, ky = kx + 1;
+    for (int32_t i = 0; i < n; i++) {
+        lua_rawgeti(L, t, (lua_Integer)i + 1);
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushvalue(L, kx);
+            lua_pushinteger(L, ids[i] % width + 1);
+            lua_rawset(L, -3);
+            lua_pushvalue(L, ky);
+            lua_pushinteger(L, ids[i] / width + 1);
+            lua_rawset(L, -3);
+            lua_pop(L, 1);
+        } else {
+            lua_pop(L, 1);
+            push_point(L, ids[i], width);
+            lua_rawseti(L, t, (lua_Integer)i + 1);
+        }
+    }
+    lua_pop(L, 2);
+}
+
+/* Pushes the path: a grid's cells (width > 0) as points or flat, a graph's nodes as ids; in
+ * the table to->into or a new one. */
+static void push_path(lua_State *L, const int32_t *ids, int32_t n, int32_t width, const answer_to *to) {
+    bool flat = width && to->flat;
+    lua_Integer len = flat ? 2 * (lua_Integer)n : n;
+    if (to->into) lua_pushvalue(L, to->into);
+    else lua_createtable(L, (int)len, 0);
+    int t = lua_gettop(L);
+    if (!width) {
+        for (int32_t i = 0; i < n; i++) {
+            lua_pushinteger(L, (lua_Integer)ids[i] + 1);
+            lua_rawseti(L, t, (lua_Integer)i + 1);
+        }
+    } else if (flat) {
+        for (int32_t i = 0; i < n; i++) {
+            lua_pushinteger(L, ids[i] % width + 1);
+            lua_rawseti(L, t, 2 * (lua_Integer)i + 1);
+            lua_pushinteger(L, ids[i] / width + 1);
+            lua_rawseti(L, t, 2 * (lua_Integer)i + 2);
+        }
+    } else if (to->into) {
+        points_in_place(L, t, ids, n, width);
+    } else {
+        for (int32_t i = 0; i < n; i++) {
+            push_point(L, ids[i], width);
+            lua_rawseti(L, t, (lua_Integer)i + 1);
+        }
+    }
+    if (to->into) end_sequence(L, t, len);
+}
+
 /*
  * Pushes find's two results (path or nil, info) for a result and its path: the cells of a
- * grid `width` wide as points {x=, y=}, or a graph's nodes (width 0) as their ids.
+ * grid `width` wide as points {x=, y=} (or flat: x1, y1, x2, y2, ...), or a graph's nodes
+ * (width 0) as their ids; each in the caller's table `to` names (emptied when there is no
+ * path), else a new one. to NULL: new tables, points.
  */
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n,
-                 int32_t width) {
-    astar_status st = r->status;
+                 int32_t width, const answer_to *to) {
+    static const answer_to NEW_TABLES = {false, 0, 0};
+    if (!to) to = &NEW_TABLES;
     const astar_result res = *r;
-    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
-        lua_createtable(L, n, 0);
-        for (int32_t i = 0; i < n; i++) {
-            if (width) push_point(L, ids[i], width);
-            else lua_pushinteger(L, (lua_Integer)ids[i] + 1);
-            lua_rawseti(L, -2, i + 1);
-        }
+    astar_status st = res.status;
+    bool has_path = st == ASTAR_OK || st == ASTAR_PARTIAL;
+    check_stack(L, 8);
+    if (has_path) {
+        push_path(L, ids, n, width, to);
     } else {
+        if (to->into) end_sequence(L, to->into, 0);
         lua_pushnil(L);
     }
-    lua_createtable(L, 0, 5);
+    if (to->info) lua_pushvalue(L, to->info);
+    else lua_createtable(L, 0, 5);
+    int info = lua_gettop(L);
     lua_pushstring(L, astar_status_name(st));
-    lua_setfield(L, -2, "status");
+    set_field(L, info, "status");
     lua_pushinteger(L, (lua_Integer)res.expansions);
-    lua_setfield(L, -2, "expansions");
-    if (st == ASTAR_OK || st == ASTAR_PARTIAL) {
+    set_field(L, info, "expansions");
+    if (has_path) {
         lua_pushnumber(L, res.cost);
-        lua_setfield(L, -2, "cost");
+        set_field(L, info, "cost");
         lua_pushinteger(L, res.length);
-        lua_setfield(L, -2, "length");
+        set_field(L, info, "length");
+    } else if (to->info) {
+        clear_field(L, info, "cost");
+        clear_field(L, info, "length");
     }
     if (st == ASTAR_PARTIAL) {
         lua_pushstring(L, astar_status_name(res.reason));
-        lua_setfield(L, -2, "reason");
+        set_field(L, info, "reason");
+    } else if (to->info) {
+        clear_field(L, info, "reason");
     }
     if (st == ASTAR_OK && res.target >= 0) {
         lua_pushinteger(L, res.target + 1);
-        lua_setfield(L, -2, "target");
+        set_field(L, info, "target");
+    } else if (to->info) {
+        clear_field(L, info, "target");
     }
 }
 
