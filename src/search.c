@@ -143,25 +143,26 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             int32_t b = a + offset[d];
             /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
             double ng;
-            if (!layered && !general) {
-                ng = ga + (uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]));
+            if (!general) {
+                /* Without penalties here (most cells of an influence map), the terrain's step
+                 * alone, rounded once per query on uniform terrain. */
+                double p = layered ? astar_layer_penalty(&pv, c, b) : 0.0;
+                if (layered && p > 0) {
+                    double t = uniform ? step[d] : astar_rounded(step[d] * cost[b]);
+                    ng = ga + astar_cost_up(t + p);
+                } else {
+                    ng = ga + (uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]));
+                }
             } else {
-                double t = uniform ? step[d]
-                                   : astar_rounded(step[d] * (general ? astar_terrain_cost(c, b) : cost[b]));
-                if (layered) {
-                    double p = astar_layer_penalty(&pv, c, b);
-                    if (p > 0) t += p;
-                }
-                if (general) {
-                    double extra = astar_step_extra(c, a, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
-                    if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-                    if (extra == INFINITY) continue;
-                    t += extra;
-                    int from = nodes[a].from;
-                    if (q->turn_penalty > 0 && from != ASTAR_FROM_START &&
-                        astar_heading(c, from, ay - ASTAR_DY[from]) != astar_heading(c, d, ay))
-                        t += q->turn_penalty;
-                }
+                double t = astar_rounded(step[d] * astar_terrain_cost(c, b));
+                double extra = astar_step_extra(c, a, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
+                if (extra == INFINITY) continue;
+                t += extra;
+                int from = nodes[a].from;
+                if (q->turn_penalty > 0 && from != ASTAR_FROM_START &&
+                    astar_heading(c, from, ay - ASTAR_DY[from]) != astar_heading(c, d, ay))
+                    t += q->turn_penalty;
                 ng = ga + astar_cost_up(t);
             }
             /* A first touch needs no comparison (its g is infinite): the branch that found it
