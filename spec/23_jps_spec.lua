@@ -332,4 +332,37 @@ describe("jump point search", function()
     assert.matches("option 'jump' must be a boolean", err)
     assert.is_truthy(g:find(1, 1, 4, 4, { jump = true }))
   end)
+
+  it("prepare_jumps builds the table ahead (no frame pays for it) and says its bytes", function()
+    local rng = oracle.rng(SEED + 404)
+    local world = uniform_world(rng, "no_corner_cut", 40)
+    local g = oracle.grid(astar, world)
+    local bordered = (world.w + 2) * (world.h + 2)
+    assert.are.equal(16 * bordered, g:prepare_jumps())
+    assert.are.equal(16 * bordered, g:prepare_jumps()) -- a fresh table stays as it is
+    assert.are.equal(24 * bordered, g:prepare_jumps("never")) -- plus the 4-connected one
+    for _ = 1, 30 do
+      local sx, sy = pick_cell(rng, world)
+      local gx, gy = pick_cell(rng, world)
+      local _, info = g:find(sx, sy, gx, gy)
+      local _, ainfo = g:find(sx, sy, gx, gy, { jump = false })
+      assert.are.equal(ainfo.status, info.status)
+      assert.are.equal(ainfo.cost, info.cost)
+    end
+    local function err_of(f, ...)
+      local ok, err = pcall(f, ...)
+      assert.is_false(ok)
+      return err
+    end
+    assert.matches('diagonal must be "no_corner_cut" or "never"', err_of(g.prepare_jumps, g, "always"))
+    assert.matches('diagonal must be "no_corner_cut" or "never"', err_of(g.prepare_jumps, g, 4))
+    assert.matches("does not run on a always grid", err_of(astar.grid(4, 4, { diagonal = "always" }).prepare_jumps,
+      astar.grid(4, 4, { diagonal = "always" })))
+    local hex = astar.grid(4, 4, { topology = "hex" })
+    assert.matches("does not run on a hex grid", err_of(hex.prepare_jumps, hex))
+    local open = astar.grid(6, 6)
+    assert.matches("in use", err_of(open.find, open, 1, 1, 6, 6, {
+      node_cost = function() open:prepare_jumps() end }))
+    assert.is_truthy(open:find(1, 1, 6, 6)) -- still usable
+  end)
 end)

@@ -341,6 +341,16 @@ typedef struct astar_layer_ref {
 typedef enum astar_jps { ASTAR_JPS_AUTO = 0, ASTAR_JPS_OFF = 1, ASTAR_JPS_ONLINE = 2 } astar_jps;
 
 /*
+ * Builds now the JPS+ table that the first jumping query under `mode` would build
+ * (NO_CORNER_CUT or NEVER; ASTAR_DIAG_DEFAULT: the grid's mode), so that no frame
+ * of the game pays for it (1 ms on a 194x194 map, 27 ms on 1024x1024); a fresh
+ * table is left as it is. ASTAR_EINVAL for another mode, ASTAR_ENOMEM.
+ */
+astar_status astar_grid_prepare_jumps(astar_grid *g, astar_diagonal mode);
+/* The bytes the grid's JPS+ tables take (0 before the first). */
+size_t astar_grid_jump_bytes(const astar_grid *g);
+
+/*
  * One query. Fill it with astar_query_init, then set what you need.
  *
  * The step cost from a to an adjacent b is

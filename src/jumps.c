@@ -153,6 +153,15 @@ astar_jumps *astar_jumps_get(astar_grid *g, int kind) {
     return t;
 }
 
+astar_status astar_grid_prepare_jumps(astar_grid *g, astar_diagonal mode) {
+    if (!g) return ASTAR_EINVAL;
+    if (mode == ASTAR_DIAG_DEFAULT) mode = g->diagonal;
+    if (mode != ASTAR_DIAG_NO_CORNER_CUT && mode != ASTAR_DIAG_NEVER) return ASTAR_EINVAL;
+    return astar_jumps_get(g, astar_jump_kind(mode)) ? ASTAR_OK : ASTAR_ENOMEM;
+}
+
+size_t astar_grid_jump_bytes(const astar_grid *g) { return g ? astar_jumps_bytes(g) : 0; }
+
 void astar_jumps_free(astar_grid *g) {
     for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) {
         if (g->jumps[kind].dist) astar_mem(&g->alloc, g->jumps[kind].dist, table_bytes(g, kind), 0);

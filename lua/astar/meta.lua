@@ -279,6 +279,12 @@ function Grid:reachable(sx, sy, gx, gy) end
 ---@return integer bytes
 function Grid:landmarks(k) end
 
+---Builds now the table jump point search reads (JPS+), which the first jumping query would
+---build: for the grid's mode, or the one named. Returns the bytes the grid's tables take.
+---@param diagonal string? "no_corner_cut" or "never" (default: the grid's mode)
+---@return integer bytes
+function Grid:prepare_jumps(diagonal) end
+
 ---@class astar.Influence
 ---@field width integer
 ---@field height integer

@@ -342,10 +342,19 @@ static void test_memory_per_cell(void) {
     printf("memory: %.2f bytes per cell (256x256 grid, workspace, a query done)\n", per_cell);
     CHECK(per_cell <= 32.0);
     long long before = cnt.bytes;
+    /* Built ahead (a game's loading screen), the table is all a jumping query adds: the
+     * query itself then allocates nothing. */
+    CHECK(astar_grid_jump_bytes(g) == 0);
+    CHECK(astar_grid_prepare_jumps(g, ASTAR_DIAG_DEFAULT) == ASTAR_OK);
+    CHECK(cnt.bytes - before == 258LL * 258LL * 16LL);
+    CHECK(astar_grid_jump_bytes(g) == 258u * 258u * 16u);
+    CHECK(astar_grid_prepare_jumps(g, ASTAR_DIAG_ALWAYS) == ASTAR_EINVAL);
+    CHECK(astar_grid_prepare_jumps(NULL, ASTAR_DIAG_DEFAULT) == ASTAR_EINVAL);
+    long long prepared = cnt.bytes;
     q.jps = ASTAR_JPS_AUTO;
     CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
     printf("memory: %.2f bytes per cell with the JPS+ table\n", (double)cnt.bytes / (256.0 * 256.0));
-    CHECK(cnt.bytes - before == 258LL * 258LL * 16LL);
+    CHECK(cnt.bytes == prepared);
     astar_search_free(s);
     astar_grid_free(g);
     CHECK(cnt.bytes == 0);

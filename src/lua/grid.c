@@ -175,6 +175,33 @@ static int grid_landmarks(lua_State *L) {
     return 2;
 }
 
+/*
+ * grid:prepare_jumps([diagonal]): builds now the table jump point search reads (JPS+), which
+ * the first jumping query would build, for the grid's mode or the one named ("no_corner_cut"
+ * or "never"); returns the bytes the grid's tables take.
+ */
+static int grid_prepare_jumps(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    astar_diagonal mode = ASTAR_DIAG_DEFAULT;
+    if (!lua_isnoneornil(L, 2)) {
+        static const char *const JUMP_MODES[] = {"no_corner_cut", "never", NULL};
+        int i = name_index(L, 2, JUMP_MODES);
+        if (i < 0)
+            arg_error_fmt(L, 2, "diagonal must be \"no_corner_cut\" or \"never\" (the modes jump point "
+                                "search runs under), got %s", value_str(L, 2));
+        mode = i == 0 ? ASTAR_DIAG_NO_CORNER_CUT : ASTAR_DIAG_NEVER;
+    }
+    check_writable(L, &g->base, "grid");
+    astar_status st = astar_grid_prepare_jumps(g->grid, mode);
+    if (st == ASTAR_EINVAL)
+        return luaL_error(L, "prepare_jumps: jump point search does not run on a %s grid "
+                             "(name \"no_corner_cut\" or \"never\")",
+                          MODE_NAMES[astar_grid_diagonal(g->grid)]);
+    if (st != ASTAR_OK) return no_memory(L);
+    lua_pushinteger(L, (lua_Integer)astar_grid_jump_bytes(g->grid));
+    return 1;
+}
+
 static int grid_fill(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     double c = check_cost(L, 2);
@@ -245,7 +272,8 @@ static const luaL_Reg GRID_METHODS[] = {
     {"size", grid_size}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
     {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
-    {"landmarks", grid_landmarks}, {"search", grid_search}, {NULL, NULL}};
+    {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
+    {NULL, NULL}};
 static const lquery_method GRID_QUERIES[] = {
     {"find", grid_find, find_run},
     {"find_nearest", grid_find_nearest, find_run},
