@@ -51,7 +51,7 @@ static inline int astar_lowest_bit(unsigned m) {
  * and consistent against the rounded steps.
  */
 #define ASTAR_QUANTUM (1.0 / 4294967296.0) /* 2^-32 */
-#define ASTAR_EXACT_BELOW 1048576.0         /* 2^20: sums of quanta stay exact to 2^21 */
+#define ASTAR_EXACT_BELOW 2097152.0         /* 2^21: 53 bits, 32 of them below the point */
 
 /*
  * x rounded to a double as C says, here: a product passed through is not fused with the sum it

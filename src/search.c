@@ -46,10 +46,15 @@ static double stored_path_cost(const astar_search *s) {
  * heuristic (no penalty array, no callbacks, no per-neighbour walkability test
  * beyond a byte of legal moves; with octile and uniform costs, no cost array
  * either), plus influence layers and claims (`layered`), and the general one.
+ * `exact` (plain, octile, uniform, not partial, costs bounded below
+ * ASTAR_EXACT_BELOW: see start_search) counts g, h and f in quanta as 64-bit
+ * integers: the same numbers (every sum is exact there) and the same keys, so the
+ * same expansions and answer, but integer additions and comparisons where doubles
+ * would make longer chains of dependent instructions per neighbour.
  */
 static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_result *res,
                                       const bool general, const bool layered, const bool octile,
-                                      const bool uniform) {
+                                      const bool uniform, const bool exact) {
     const int32_t start = c->start;
     astar_search *s = c->s;
     const astar_query *q = c->q;
@@ -71,6 +76,14 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         rounded_step[d] = astar_cost_up(step[d]);
     }
     const double h_card = c->h_card, h_diag = c->h_diag;
+    int64_t step_quanta[8], card_quanta = 0, diag_quanta = 0, max_quanta = INT64_MAX;
+    if (exact) {
+        for (int d = 0; d < 8; d++) step_quanta[d] = (int64_t)(rounded_step[d] * (1.0 / ASTAR_QUANTUM));
+        card_quanta = (int64_t)(h_card * (1.0 / ASTAR_QUANTUM));
+        diag_quanta = (int64_t)(h_diag * (1.0 / ASTAR_QUANTUM));
+        /* ng > max_cost is ng_quanta > floor(max_cost in quanta): ng_quanta is whole */
+        if (q->max_cost < ASTAR_EXACT_BELOW) max_quanta = (int64_t)(q->max_cost * (1.0 / ASTAR_QUANTUM));
+    }
     /* The loop's invariants in locals: the compiler cannot keep what c points to in registers
      * across the stores to the node records. */
     const int32_t goal = c->goal, gx = c->gx, gy = c->gy;
@@ -105,14 +118,15 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         }
         int32_t a = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
-        double ga = nodes[a].g;
+        const int64_t ga_quanta = exact ? nodes[a].quanta : 0;
+        double ga = exact ? 0.0 : nodes[a].g;
         bool arrived = general && c->ntargets ? s->target_gen[a] == gen
                                               : a == goal && goal_open; /* a blocked goal is only
                                                                           expanded as the start */
         if (arrived) {
             if (!store_path(c, a, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
             if (general && c->ntargets) res->target = s->target_of[a];
-            res->cost = ga;
+            res->cost = exact ? (double)ga_quanta * ASTAR_QUANTUM : ga;
             res->length = s->path.len;
             return astar_done(res, expansions, ASTAR_OK);
         }
@@ -141,6 +155,34 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         for (; moves; moves &= moves - 1) {
             int d = astar_lowest_bit(moves);
             int32_t b = a + offset[d];
+            if (exact) { /* the steps below, in quanta */
+                int64_t ng = ga_quanta + step_quanta[d];
+                astar_node *n = &nodes[b];
+                if (n->gen != gen) {
+                    n->gen = gen;
+                    n->quanta = INT64_MAX;
+                    n->heap = ASTAR_NOT_OPEN;
+                } else if (!(ng < n->quanta)) {
+                    continue;
+                }
+                if (ng > max_quanta) {
+                    pruned = true;
+                    continue;
+                }
+                bool open_now = n->heap != ASTAR_NOT_OPEN;
+                if (!open_now && n->quanta != INT64_MAX) continue; /* closed: h is consistent */
+                int64_t dx = ax + ASTAR_DX[d] - gx, dy = ay + ASTAR_DY[d] - gy;
+                if (dx < 0) dx = -dx;
+                if (dy < 0) dy = -dy;
+                int64_t h = dx < dy ? dy * card_quanta + dx * diag_quanta : dx * card_quanta + dy * diag_quanta;
+                n->quanta = ng;
+                n->from = (uint8_t)d;
+                uint64_t key = astar_heap_key_quanta(ng + h, h);
+                if (open_now) astar_pool_decrease_key(pool, n, key);
+                else if (!astar_pool_push_key(pool, &s->alloc, b, key))
+                    return astar_done(res, expansions, ASTAR_ENOMEM);
+                continue;
+            }
             /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
             double ng;
             if (!general) {
@@ -220,21 +262,24 @@ static astar_status run_plain(query_ctx *c, uint64_t budget, astar_result *res) 
     /* With landmarks the loop that calls heuristic() (it combines them with the built-in one):
      * no instantiation of its own, which would crowd the others out of inlining. */
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
-        return run(c, budget, res, false, false, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist) return run(c, budget, res, false, false, true, false);
-    return run(c, budget, res, false, false, false, false);
+        return c->exact ? run(c, budget, res, false, false, true, true, true)
+                        : run(c, budget, res, false, false, true, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist)
+        return run(c, budget, res, false, false, true, false, false);
+    return run(c, budget, res, false, false, false, false, false);
 }
 
 /* Plus influence layers and claims, but no callbacks. */
 static astar_status run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
-        return run(c, budget, res, false, true, true, true);
-    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist) return run(c, budget, res, false, true, true, false);
-    return run(c, budget, res, false, true, false, false);
+        return run(c, budget, res, false, true, true, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist)
+        return run(c, budget, res, false, true, true, false, false);
+    return run(c, budget, res, false, true, false, false, false);
 }
 
 astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res) {
-    return run(c, budget, res, true, false, false, false);
+    return run(c, budget, res, true, false, false, false, false);
 }
 
 /*
@@ -270,6 +315,12 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     if (st != ASTAR_OK) return st;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
+    /* Counting in quanta (run's `exact`): no g or f of this query can reach ASTAR_EXACT_BELOW,
+     * a path visiting every cell once plus the longest octile bound being dearer than any. */
+    double dearest = ((double)g->width * g->height + g->width + g->height) *
+                     astar_cost_up(astar_rounded(ASTAR_SQRT2 * c->uniform_cost));
+    c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
+               q->weight == 1.0 && !q->partial && dearest < ASTAR_EXACT_BELOW;
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
     c->start = start;

@@ -51,6 +51,7 @@ typedef struct query_ctx {
     double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
+    bool exact;              /* the plain loop may count in quanta (search.c's run) */
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */
     double *memo_h;          /* what a first touch marks "not computed yet" (else NULL) */
