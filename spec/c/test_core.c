@@ -11,29 +11,13 @@
 #include <string.h>
 
 #include "astar.h"
-
-static int failures, checks;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            failures++;                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                           \
-    } while (0)
+#define CHECK_RNG_SEED 0x9E3779B97F4A7C15ull
+#include "check.h"
 
 #define CHECK_NEAR(a, b) CHECK(fabs((a) - (b)) <= 1e-9 * (1.0 + fabs(b)))
 
 /* ------------------------------------------------------------ the oracle */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint32_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
 static double rnd01(void) { return (rnd() & 0xFFFFFF) / (double)0x1000000; }
 
 enum { MAXW = 14, MAXH = 14 };
@@ -297,29 +281,6 @@ static void test_random_worlds(void) {
     CHECK(compared == 1500 && reachable > 500);
 }
 
-/* A counting allocator: a warm workspace must not allocate per query. */
-typedef struct counting {
-    long allocs;
-    long fail_at; /* fail the n-th allocation (0: never) */
-    long live;
-    long long bytes; /* live bytes, from the sizes the core passes */
-} counting;
-
-static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
-    counting *c = ud;
-    if (new_size == 0) {
-        if (p) c->live--, c->bytes -= (long long)old_size;
-        free(p);
-        return NULL;
-    }
-    c->allocs++;
-    if (c->fail_at && c->allocs == c->fail_at) return NULL;
-    void *q = realloc(p, new_size);
-    if (!q) return NULL;
-    if (!p) c->live++;
-    c->bytes += (long long)new_size - (long long)(p ? old_size : 0);
-    return q;
-}
 
 /*
  * Issue 4: grid plus search workspace stay within 32 bytes per cell on plain terrain (online
@@ -1225,6 +1186,5 @@ int main(void) {
     test_graph_random();
     test_graph_allocations();
     test_landmarks();
-    printf("%d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_summary();
 }

@@ -11,48 +11,8 @@
 #include <string.h>
 
 #include "astar.h"
+#include "check.h"
 #include "jumps.h"
-
-static int failures, checks;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            failures++;                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                           \
-    } while (0)
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
-
-/* A counting allocator that can refuse the n-th request. */
-typedef struct counting {
-    long allocs, fail_at, live;
-    long long bytes;
-} counting;
-
-static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
-    counting *c = ud;
-    if (new_size == 0) {
-        if (p) c->live--, c->bytes -= (long long)old_size;
-        free(p);
-        return NULL;
-    }
-    c->allocs++;
-    if (c->fail_at && c->allocs == c->fail_at) return NULL;
-    void *q = realloc(p, new_size);
-    if (!q) return NULL;
-    if (!p) c->live++;
-    c->bytes += (long long)new_size - (long long)(p ? old_size : 0);
-    return q;
-}
 
 /* Whether consecutive node ids of a path are neighbours the mode lets one step between. */
 static bool path_legal(const astar_grid *g, astar_diagonal mode, const int32_t *path, int32_t n) {
@@ -388,6 +348,5 @@ int main(void) {
     test_all_pairs();
     test_long_lines();
     test_out_of_memory();
-    printf("%d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_summary();
 }

@@ -13,25 +13,8 @@
 #include <string.h>
 
 #include "astar.h"
+#include "check.h"
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                 \
-    do {                                                                            \
-        checks++;                                                                   \
-        if (!(cond)) {                                                              \
-            failures++;                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                           \
-    } while (0)
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 16);
-}
 static int32_t rnd_below(int32_t n) { return (int32_t)(rnd() % (uint32_t)n); }
 
 /* Terrain: open ground, swamps and walls. */
@@ -309,27 +292,6 @@ static void test_errors(void) {
     astar_grid_free(g);
 }
 
-/* A counting allocator that can fail the n-th allocation; find_many serialises its calls. */
-typedef struct counting {
-    long allocs, fail_at;
-    long long bytes;
-} counting;
-
-static void *count_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
-    counting *c = ud;
-    if (new_size == 0) {
-        if (p) c->bytes -= (long long)old_size;
-        free(p);
-        return NULL;
-    }
-    c->allocs++;
-    if (c->fail_at && c->allocs >= c->fail_at) return NULL; /* from n on: every later one too */
-    void *q = realloc(p, new_size);
-    if (!q) return NULL;
-    c->bytes += (long long)new_size - (long long)(p ? old_size : 0);
-    return q;
-}
-
 static void test_allocations(void) {
     enum { W = 64, H = 48, N = 60 };
     astar_grid *g = astar_grid_new(W, H, ASTAR_DIAG_NO_CORNER_CUT, NULL);
@@ -348,7 +310,9 @@ static void test_allocations(void) {
 
     /* Warm: the second call allocates nothing. (With threads, which worker takes which
      * query changes from call to call, so a workspace may still grow once in a while.) */
-    counting cnt = {0, 0, 0};
+    /* sticky: from the n-th allocation on, every later one fails too; find_many serialises
+     * its calls */
+    counting cnt = {.sticky = true};
     astar_alloc a = {count_alloc, &cnt};
     astar_many *m = astar_many_new(W, H, &a);
     CHECK(astar_find_many(m, g, &q, e, N, 1, got) == ASTAR_OK);
@@ -362,7 +326,7 @@ static void test_allocations(void) {
     /* Every allocation failing in turn: ENOMEM or the right answers, and no leak. */
     int failed_runs = 0;
     for (long fail = 1;; fail++) {
-        cnt = (counting){0, 0, 0};
+        cnt = (counting){.sticky = true};
         m = astar_many_new(W, H, &a);
         if (!m) continue; /* the object itself (no failure configured yet: cannot happen) */
         cnt.fail_at = fail;
@@ -399,6 +363,5 @@ int main(void) {
     test_against_find();
     test_hammer();
     test_allocations();
-    printf("%d checks, %d failed\n", checks, failures);
-    return failures ? 1 : 0;
+    return check_summary();
 }
