@@ -164,9 +164,40 @@ local function run_forms(grid, problems, jump)
   return r
 end
 
+-- Per-map ratios and their geometric mean over the maps, with a figure line for each into
+-- `figures`: add(ratios, map[, label]) returns the map's "name value" parts (label shortens the
+-- names), means(title, always) prints the means under title (always, or when there are some).
+local function ratio_means(figures)
+  local sums, order = {}, {} -- ratio name -> { sum of logs, count }, in first-seen order
+  local means = {}
+  function means.add(ratios, base, label)
+    local line = {}
+    for _, kv in ipairs(ratios) do
+      line[#line + 1] = string.format("%s %.2f", label and label(kv[1]) or kv[1], kv[2])
+      figures[#figures + 1] = string.format("figure ratio %s %s %.3f", kv[1], base, kv[2])
+      if not sums[kv[1]] then
+        sums[kv[1]] = { 0, 0 }
+        order[#order + 1] = kv[1]
+      end
+      sums[kv[1]][1] = sums[kv[1]][1] + math.log(kv[2])
+      sums[kv[1]][2] = sums[kv[1]][2] + 1
+    end
+    return line
+  end
+  function means.print(title, always)
+    if always or #order > 0 then print(title) end
+    for _, name in ipairs(order) do
+      local g = math.exp(sums[name][1] / sums[name][2])
+      print(string.format("  %-40s %.2f", name, g))
+      figures[#figures + 1] = string.format("figure ratio %s all %.3f", name, g)
+    end
+  end
+  return means
+end
+
 local function main_forms(maps, with_c)
   local figures, bad = {}, 0
-  local log_sums, order = {}, {}
+  local means = ratio_means(figures)
   print(string.format("%-14s %-20s %8s %12s %10s %10s %6s", "form", "map", "problems", "expansions", "median_us",
     "mean_us", "wrong"))
   for _, map in ipairs(maps) do
@@ -209,28 +240,11 @@ local function main_forms(maps, with_c)
       end
     end
     if c then for _, l in ipairs(c.lines) do figures[#figures + 1] = l end end
-    local line = {}
-    for _, kv in ipairs(ratios) do
-      line[#line + 1] = string.format("%s %.2f", kv[1]:gsub("^lua_over_c_", ""), kv[2])
-      figures[#figures + 1] = string.format("figure ratio %s %s %.3f", kv[1], base, kv[2])
-      if not log_sums[kv[1]] then
-        log_sums[kv[1]] = { 0, 0 }
-        order[#order + 1] = kv[1]
-      end
-      log_sums[kv[1]][1] = log_sums[kv[1]][1] + math.log(kv[2])
-      log_sums[kv[1]][2] = log_sums[kv[1]][2] + 1
-    end
+    local line = means.add(ratios, base, function(name) return (name:gsub("^lua_over_c_", "")) end)
     if #line > 0 then print("  Lua / C (mean time per query): " .. table.concat(line, ", ")) end
   end
   local jit = rawget(_G, "jit")
-  if #order > 0 then
-    print("all maps (geometric mean of the per-map ratios), " .. (jit and jit.version or _VERSION) .. ":")
-  end
-  for _, name in ipairs(order) do
-    local g = math.exp(log_sums[name][1] / log_sums[name][2])
-    print(string.format("  %-40s %.2f", name, g))
-    figures[#figures + 1] = string.format("figure ratio %s all %.3f", name, g)
-  end
+  means.print("all maps (geometric mean of the per-map ratios), " .. (jit and jit.version or _VERSION) .. ":")
   for _, f in ipairs(figures) do print(f) end
   os.exit(bad == 0 and 0 or 1)
 end
@@ -259,7 +273,7 @@ local function main(args)
   if forms then return main_forms(maps, with_c) end
   local figures, bad = {}, 0
   local function figure(line) figures[#figures + 1] = line end
-  local log_sums, order = {}, {} -- ratio name -> { sum of logs, count }
+  local means = ratio_means(figures)
   local c_total = { plain = { 0, 0 } } -- expansions, seconds
   print(string.format("%-10s %-20s %8s %12s %10s %10s %8s %6s", "workload", "map", "problems",
     "expansions", "median_us", "mean_us", "Mexp/s", "wrong"))
@@ -308,25 +322,10 @@ local function main(args)
         for _, l in ipairs(c.lines) do figure(l) end
       end
     end
-    local line = {}
-    for _, kv in ipairs(ratios) do
-      line[#line + 1] = string.format("%s %.2f", kv[1], kv[2])
-      figure(string.format("figure ratio %s %s %.3f", kv[1], base, kv[2]))
-      if not log_sums[kv[1]] then
-        log_sums[kv[1]] = { 0, 0 }
-        order[#order + 1] = kv[1]
-      end
-      log_sums[kv[1]][1] = log_sums[kv[1]][1] + math.log(kv[2])
-      log_sums[kv[1]][2] = log_sums[kv[1]][2] + 1
-    end
+    local line = means.add(ratios, base)
     print("  ratios (mean time per query): " .. table.concat(line, ", "))
   end
-  print("all maps (geometric mean of the per-map ratios):")
-  for _, name in ipairs(order) do
-    local g = math.exp(log_sums[name][1] / log_sums[name][2])
-    print(string.format("  %-40s %.2f", name, g))
-    figure(string.format("figure ratio %s all %.3f", name, g))
-  end
+  means.print("all maps (geometric mean of the per-map ratios):", true)
   for _, w in ipairs({ "plain" }) do
     local t = c_total[w]
     if t[2] > 0 then
