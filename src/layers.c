@@ -120,7 +120,8 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 double dx = cx - x, dy = cy - y, d = sqrt(dx * dx + dy * dy);
                 if (d > radius) continue;
                 double *v = &l->value[astar_cell(l->stride, cx, cy)];
-                double sum = *v + strength * falloff_weight(falloff, d, radius);
+                /* rounded before the sum, as query costs are (core.h): the same map on every build */
+                double sum = *v + astar_rounded(strength * falloff_weight(falloff, d, radius));
                 if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
                 if (pass == 1) *v = sum;
             }
@@ -147,8 +148,8 @@ astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, dou
     if (!other || other->width != l->width || other->height != l->height || !astar_value_ok(weight))
         return ASTAR_EINVAL;
     for (size_t i = 0; i < l->cells; i++)
-        if (!astar_value_ok(l->value[i] + weight * other->value[i])) return ASTAR_EINVAL;
-    for (size_t i = 0; i < l->cells; i++) l->value[i] += weight * other->value[i];
+        if (!astar_value_ok(l->value[i] + astar_rounded(weight * other->value[i]))) return ASTAR_EINVAL;
+    for (size_t i = 0; i < l->cells; i++) l->value[i] += astar_rounded(weight * other->value[i]);
     return ASTAR_OK;
 }
 
@@ -184,7 +185,7 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
                 double c = rows[1 + ASTAR_DY[d]][x + ASTAR_DX[d]] * (d < 4 ? straight : diagonal);
                 if (fabs(c) > fabs(best)) best = c;
             }
-            fresh[x] = keep * v[row + x] + take * best;
+            fresh[x] = astar_rounded(keep * v[row + x]) + astar_rounded(take * best);
         }
         memcpy(above, v + row, (size_t)stride * sizeof *above);
         memcpy(v + row + 1, fresh + 1, (size_t)l->width * sizeof *fresh);

@@ -196,6 +196,9 @@ static void digest_grids(void) {
             radius = 2.0 + below(5);
             random_stamp(threat, w, h, radius, tenths(1, 20), ASTAR_FALLOFF_QUADRATIC);
         }
+        /* Influence as a game updates it: the layers' own arithmetic is under test too. */
+        astar_layer_spread(danger, 0.3, 0.6, g);
+        astar_layer_add_layer(threat, danger, 0.25);
         double danger_weight = tenths(1, 20);
         double threat_weight = tenths(1, 20);
         astar_layer_ref refs[2] = {{danger, danger_weight}, {threat, threat_weight}};
@@ -239,7 +242,7 @@ static void digest_grids(void) {
             astar_status st = astar_find(s, g, &q, &r);
             int32_t len = 0;
             const int32_t *path = astar_search_path(s, &len);
-            record(st, &r, path, st == ASTAR_OK || st == ASTAR_PARTIAL ? len : 0);
+            record(st, &r, path, len);
         }
         astar_claims_free(claims);
         astar_layer_free(threat);
@@ -262,15 +265,10 @@ static void digest_graphs(void) {
         for (int32_t i = 0; i < 4 * n; i++) {
             int32_t a = below(n), b = below(n);
             if (a == b) continue;
-            if (below(2)) {
-                astar_graph_add_edge(g, a, b, -1.0); /* the default: the distance */
-            } else {
-                double x0, y0, z0, x1, y1, z1;
-                astar_graph_node(g, a, &x0, &y0, &z0);
-                astar_graph_node(g, b, &x1, &y1, &z1);
-                double d = sqrt((x1 - x0) * (x1 - x0) + (y1 - y0) * (y1 - y0) + (z1 - z0) * (z1 - z0));
-                astar_graph_add_arc(g, a, b, d * (1.0 + tenths(0, 20)));
-            }
+            /* The default cost (the distance, computed by the core), or one of the test's own
+             * (drawn plainly: arithmetic here would be the compiler's to fuse, not the core's). */
+            if (below(2)) astar_graph_add_edge(g, a, b, -1.0);
+            else astar_graph_add_arc(g, a, b, tenths(1, 20000));
         }
         astar_graph_search *s = astar_graph_search_new(NULL);
         for (int k = 0; k < 60; k++) {
@@ -287,7 +285,7 @@ static void digest_graphs(void) {
             astar_status st = astar_graph_find(s, g, &q, &r);
             int32_t len = 0;
             const int32_t *path = astar_graph_search_path(s, &len);
-            record(st, &r, path, st == ASTAR_OK || st == ASTAR_PARTIAL ? len : 0);
+            record(st, &r, path, len);
         }
         astar_graph_search_free(s);
         astar_graph_free(g);
