@@ -345,8 +345,8 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
     const uint16_t gen = pool->gen;
     const uint64_t row_magic = s->job.row_magic; /* cell / stride without a division (query.c) */
     const int row_shift = s->job.row_shift;
-    double step[8]; /* A*'s rounded steps on uniform terrain (search.c), to the bit */
-    for (int d = 0; d < 8; d++) step[d] = astar_cost_up(d < 4 ? unit : astar_rounded(ASTAR_SQRT2 * unit));
+    double step[8]; /* A*'s rounded steps on uniform terrain (astar_step_cost) */
+    for (int d = 0; d < 8; d++) step[d] = astar_step_cost(unit, d);
 
     astar_node *sn = astar_pool_touch(pool, start, NULL, NULL);
     sn->g = 0.0;

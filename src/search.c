@@ -73,7 +73,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     for (int d = 0; d < 8; d++) {
         step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
         if (uniform) step[d] = astar_rounded(step[d] * c->uniform_cost);
-        rounded_step[d] = astar_cost_up(step[d]);
+        rounded_step[d] = uniform ? astar_step_cost(c->uniform_cost, d) : 0.0;
     }
     const double h_card = c->h_card, h_diag = c->h_diag;
     int64_t step_quanta[8], card_quanta = 0, diag_quanta = 0, max_quanta = INT64_MAX;
@@ -318,7 +318,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     /* Counting in quanta (run's `exact`): no g or f of this query can reach ASTAR_EXACT_BELOW,
      * a path visiting every cell once plus the longest octile bound being dearer than any. */
     double dearest = ((double)g->width * g->height + g->width + g->height) *
-                     astar_cost_up(astar_rounded(ASTAR_SQRT2 * c->uniform_cost));
+                     astar_step_cost(c->uniform_cost, 4);
     c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
                q->weight == 1.0 && !q->partial && dearest < ASTAR_EXACT_BELOW;
 

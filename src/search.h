@@ -168,6 +168,15 @@ static inline int32_t astar_row_of(const query_ctx *c, int32_t cell) {
     return (int32_t)(((uint64_t)(uint32_t)cell * c->row_magic) >> c->row_shift);
 }
 
+/*
+ * A step's cost in direction d (diagonal from 4 on) onto terrain of cost `cost`, rounded up
+ * (core.h), penalties aside: A*, jump point search and the query's bounds all take it from
+ * here, so that their sums agree to the bit.
+ */
+static inline double astar_step_cost(double cost, int d) {
+    return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
+}
+
 /* The octile bound (astar_h_between), for the loop that knows it is the heuristic. */
 static inline double astar_octile_h(int32_t dx, int32_t dy, double card, double diag) {
     if (dx < 0) dx = -dx;
