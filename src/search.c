@@ -76,6 +76,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         rounded_step[d] = uniform ? astar_step_cost(c->uniform_cost, d) : 0.0;
     }
     const double h_card = c->h_card, h_diag = c->h_diag;
+    const int tie_bits = c->tie_bits;
     int64_t step_quanta[8], card_quanta = 0, diag_quanta = 0, max_quanta = INT64_MAX;
     if (exact) {
         for (int d = 0; d < 8; d++) step_quanta[d] = (int64_t)(rounded_step[d] * (1.0 / ASTAR_QUANTUM));
@@ -160,26 +161,36 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 astar_node *n = &nodes[b];
                 if (n->gen != gen) {
                     n->gen = gen;
-                    n->quanta = INT64_MAX;
                     n->heap = ASTAR_NOT_OPEN;
-                } else if (!(ng < n->quanta)) {
+                    if (ng > max_quanta) {
+                        n->quanta = INT64_MAX;
+                        pruned = true;
+                        continue;
+                    }
+                } else if (ng < n->quanta) {
+                    if (ng > max_quanta) {
+                        pruned = true;
+                        continue;
+                    }
+                    if (n->heap != ASTAR_NOT_OPEN) { /* h is the same: f drops as g does */
+                        uint64_t key = pool->heap.items[n->heap].key - ((uint64_t)(n->quanta - ng) << tie_bits);
+                        n->quanta = ng;
+                        n->from = (uint8_t)d;
+                        astar_pool_decrease_key(pool, n, key);
+                        continue;
+                    }
+                    if (n->quanta != INT64_MAX) continue; /* closed: h is consistent */
+                } else {
                     continue;
                 }
-                if (ng > max_quanta) {
-                    pruned = true;
-                    continue;
-                }
-                bool open_now = n->heap != ASTAR_NOT_OPEN;
-                if (!open_now && n->quanta != INT64_MAX) continue; /* closed: h is consistent */
+                /* A first touch, or one max_cost cut before: onto the open list. */
                 int64_t dx = ax + ASTAR_DX[d] - gx, dy = ay + ASTAR_DY[d] - gy;
                 if (dx < 0) dx = -dx;
                 if (dy < 0) dy = -dy;
                 int64_t h = dx < dy ? dy * card_quanta + dx * diag_quanta : dx * card_quanta + dy * diag_quanta;
                 n->quanta = ng;
                 n->from = (uint8_t)d;
-                uint64_t key = astar_heap_key_quanta(ng + h, h);
-                if (open_now) astar_pool_decrease_key(pool, n, key);
-                else if (!astar_pool_push_key(pool, &s->alloc, b, key))
+                if (!astar_pool_push_key(pool, &s->alloc, b, astar_heap_key_fine(ng + h, h, tie_bits)))
                     return astar_done(res, expansions, ASTAR_ENOMEM);
                 continue;
             }
@@ -321,6 +332,11 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
                      astar_step_cost(c->uniform_cost, 4);
     c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
                q->weight == 1.0 && !q->partial && dearest < ASTAR_EXACT_BELOW;
+    /* f < dearest < 2^e then takes 32 + e bits of a key (32 below the point); the other
+     * bits, up to 29 (astar_heap_key_fine), order ties by h: at least 11, as e <= 21. */
+    int e;
+    frexp(dearest, &e);
+    c->tie_bits = 32 - e < 29 ? 32 - e : 29;
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
     c->start = start;

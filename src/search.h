@@ -52,6 +52,7 @@ typedef struct query_ctx {
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
     bool exact;              /* the plain loop may count in quanta (search.c's run) */
+    int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine) */
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */
     double *memo_h;          /* what a first touch marks "not computed yet" (else NULL) */
