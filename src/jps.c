@@ -34,6 +34,8 @@ typedef struct jps_ctx {
     bool four;                /* ASTAR_DIAG_NEVER */
     const int16_t *dist;      /* JPS+: the grid's jump table (jumps.h), dirs entries per cell */
     size_t dirs;
+    bool exact;               /* g counted in quanta (astar_node.quanta), as A*'s integer loop */
+    int64_t step_quanta[8];   /* then the rounded steps in quanta */
 } jps_ctx;
 
 /* The two straight directions across straight direction d. */
@@ -240,6 +242,14 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy, const double *step
     return astar_octile_h(dx, dy, step[0], step[4] - step[0]);
 }
 
+/* The same in quanta, where every g and f of the query stays below ASTAR_EXACT_BELOW. */
+static inline int64_t jps_h_quanta(bool four, int64_t dx, int64_t dy, const int64_t *step) {
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    if (four) return (dx + dy) * step[0];
+    return dx < dy ? dy * step[0] + dx * (step[4] - step[0]) : dx * step[0] + dy * (step[4] - step[0]);
+}
+
 /*
  * The jump point before c on its way from the start. Nodes keep no parent (a
  * record stays 16 bytes): c was reached along a line in direction `from`, from a
@@ -253,8 +263,16 @@ static int32_t parent_of(const astar_search *s, const jps_ctx *j, int32_t c, int
     const astar_node *nodes = s->pool.nodes;
     int d = nodes[c].from;
     const int32_t off = j->offset[d];
-    const double step = steps[d], gc = nodes[c].g, tol = 1e-12 * gc;
     int32_t x = c - off;
+    if (j->exact) { /* sums without rounding: the true parent adds up to the quantum */
+        const int64_t step = j->step_quanta[d], gc = nodes[c].quanta;
+        for (int64_t k = 1; x != start; k++, x -= off) {
+            const astar_node *n = &nodes[x];
+            if (n->gen == s->pool.gen && n->quanta + k * step == gc) break;
+        }
+        return x;
+    }
+    const double step = steps[d], gc = nodes[c].g, tol = 1e-12 * gc;
     for (int32_t k = 1; x != start; k++, x -= off) {
         const astar_node *n = &nodes[x];
         if (n->gen == s->pool.gen && fabs(n->g + (double)k * step - gc) <= tol) break;
@@ -320,10 +338,15 @@ static double stored_path_cost(const astar_search *s, const double *step) {
     return sum;
 }
 
-/* The search, compiled once scanning lines (online) and once reading the table (plus). */
+/*
+ * The search, compiled once scanning lines (online) and once reading the table (plus), each
+ * with g in doubles or, where a query's sums stay below ASTAR_EXACT_BELOW, in quanta as
+ * A*'s integer loop counts (the same sums; integer keys with finer ties, astar_heap_key_fine).
+ */
 static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, astar_diagonal mode,
                                           int32_t start, int32_t goal, double unit,
-                                          const astar_jumps *table, astar_result *res, const bool plus) {
+                                          const astar_jumps *table, astar_result *res, const bool plus,
+                                          const bool exact, int tie_bits) {
     jps_ctx j;
     j.dist = plus ? table->dist : NULL;
     j.dirs = (size_t)astar_jump_dirs(astar_jump_kind(mode));
@@ -347,12 +370,22 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
     const int row_shift = s->job.row_shift;
     double step[8]; /* A*'s rounded steps on uniform terrain (astar_step_cost) */
     for (int d = 0; d < 8; d++) step[d] = astar_step_cost(unit, d);
+    j.exact = exact;
+    for (int d = 0; d < 8; d++) j.step_quanta[d] = exact ? (int64_t)(step[d] * (1.0 / ASTAR_QUANTUM)) : 0;
+    const int64_t *step_quanta = j.step_quanta;
 
     astar_node *sn = astar_pool_touch(pool, start, NULL, NULL);
-    sn->g = 0.0;
     sn->from = ASTAR_FROM_START;
-    double h0 = jps_h(j.four, start % stride - gx, start / stride - gy, step);
-    if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
+    if (exact) {
+        sn->quanta = 0;
+        int64_t h0 = jps_h_quanta(j.four, start % stride - gx, start / stride - gy, step_quanta);
+        if (!astar_pool_push_key(pool, &s->alloc, start, astar_heap_key_fine(h0, h0, tie_bits)))
+            return ASTAR_ENOMEM;
+    } else {
+        sn->g = 0.0;
+        double h0 = jps_h(j.four, start % stride - gx, start / stride - gy, step);
+        if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
+    }
     uint64_t expansions = 0;
     while (pool->heap.len > 0) {
         int32_t n = astar_heap_pop(&pool->heap, nodes).cell;
@@ -361,7 +394,8 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
         /* The table line of the node likely next (the new top): a read it would wait for. */
         if (plus && pool->heap.len > 0) __builtin_prefetch(&j.dist[(size_t)pool->heap.items[0].cell * j.dirs]);
 #endif
-        double gn = nodes[n].g;
+        const double gn = exact ? 0.0 : nodes[n].g;
+        const int64_t gn_quanta = exact ? nodes[n].quanta : 0;
         if (n == goal) {
             res->expansions = expansions;
             if (!store_jps_path(s, &j, n, start, step)) return ASTAR_ENOMEM;
@@ -377,6 +411,28 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
                                 : jump_diagonal(&j, n, nx, ny, d);
             if (!k) continue;
             int32_t m = n + k * j.offset[d];
+            if (exact) {
+                int64_t ng = gn_quanta + k * step_quanta[d];
+                astar_node *r = &nodes[m];
+                if (r->gen != gen) {
+                    r->gen = gen;
+                    r->heap = ASTAR_NOT_OPEN;
+                } else if (!(ng < r->quanta) || r->heap == ASTAR_NOT_OPEN) {
+                    continue; /* no better, or closed: the heuristic is consistent */
+                } else { /* on the open list: h is the same, f drops as g does */
+                    uint64_t key = pool->heap.items[r->heap].key - ((uint64_t)(r->quanta - ng) << tie_bits);
+                    r->quanta = ng;
+                    r->from = (uint8_t)d;
+                    astar_pool_decrease_key(pool, r, key);
+                    continue;
+                }
+                r->quanta = ng;
+                r->from = (uint8_t)d;
+                int64_t h = jps_h_quanta(j.four, nx + k * ASTAR_DX[d] - gx, ny + k * ASTAR_DY[d] - gy, step_quanta);
+                if (!astar_pool_push_key(pool, &s->alloc, m, astar_heap_key_fine(ng + h, h, tie_bits)))
+                    return astar_done(res, expansions, ASTAR_ENOMEM);
+                continue;
+            }
             double ng = gn + (double)k * step[d];
             astar_node *r = astar_node_touch(nodes, gen, m);
             if (!(ng < r->g)) continue;
@@ -396,6 +452,10 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
 astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
                             int32_t start, int32_t goal, double unit, const astar_jumps *table,
                             astar_result *res) {
-    if (table) return run_jps(s, g, mode, start, goal, unit, table, res, true);
-    return run_jps(s, g, mode, start, goal, unit, NULL, res, false);
+    int tie_bits;
+    if (astar_exact_keys(g, astar_step_cost(unit, 4), &tie_bits))
+        return table ? run_jps(s, g, mode, start, goal, unit, table, res, true, true, tie_bits)
+                     : run_jps(s, g, mode, start, goal, unit, NULL, res, false, true, tie_bits);
+    return table ? run_jps(s, g, mode, start, goal, unit, table, res, true, false, 0)
+                 : run_jps(s, g, mode, start, goal, unit, NULL, res, false, false, 0);
 }

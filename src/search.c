@@ -326,17 +326,10 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     if (st != ASTAR_OK) return st;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
-    /* Counting in quanta (run's `exact`): no g or f of this query can reach ASTAR_EXACT_BELOW,
-     * a path visiting every cell once plus the longest octile bound being dearer than any. */
-    double dearest = ((double)g->width * g->height + g->width + g->height) *
-                     astar_step_cost(c->uniform_cost, 4);
+    /* Counting in quanta (run's `exact`): for plain terrain under the octile bound. */
     c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
-               q->weight == 1.0 && !q->partial && dearest < ASTAR_EXACT_BELOW;
-    /* f < dearest < 2^e then takes 32 + e bits of a key (32 below the point); the other
-     * bits, up to 29 (astar_heap_key_fine), order ties by h: at least 11, as e <= 21. */
-    int e;
-    frexp(dearest, &e);
-    c->tie_bits = 32 - e < 29 ? 32 - e : 29;
+               q->weight == 1.0 && !q->partial &&
+               astar_exact_keys(g, astar_step_cost(c->uniform_cost, 4), &c->tie_bits);
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
     c->start = start;
