@@ -113,7 +113,7 @@ describe("the docs", function()
     _G.print = real_print
     assert(ok, err)
     assert.matches("^found\t52%.25", printed[1])
-    assert.matches("^found\t60%.49", printed[2])
+    assert.matches("^found\t59%.91", printed[2])
     assert.are.equal("13\tcells within 3.5", printed[4])
   end)
 end)

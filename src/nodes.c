@@ -25,10 +25,33 @@ void astar_pool_free(astar_pool *p, const astar_alloc *a) {
 bool astar_pool_begin(astar_pool *p) {
     for (int32_t i = 0; i < p->heap.len; i++) p->heap.items[i].key = ASTAR_HEAP_PAD; /* what the last query left */
     p->heap.len = 0;
+    p->tie_bits = ASTAR_TIE_BITS_MAX;
+    p->key_room = ldexp(1.0, 31 - ASTAR_TIE_BITS_MAX);
     if (++p->gen != 0) return false;
     for (size_t i = 0; i < p->count; i++) p->nodes[i].gen = 0; /* stale stamps could look current */
     p->gen = 1;
     return true;
+}
+
+uint64_t astar_pool_key_wider(astar_pool *p, double f, double h) {
+    if (!(f < ASTAR_EXACT_BELOW)) { /* f's bits (f >= 0 orders like them), above every smaller f */
+        uint64_t fbits;
+        memcpy(&fbits, &f, sizeof fbits);
+        return UINT64_C(1) << 63 | fbits >> 1;
+    }
+    int e;
+    frexp(f, &e); /* f < 2^e, e <= 21 */
+    int tie_bits = 31 - e, shift = p->tie_bits - tie_bits;
+    uint64_t mask = (UINT64_C(1) << p->tie_bits) - 1;
+    astar_heap_entry *items = p->heap.items;
+    for (int32_t i = 0; i < p->heap.len; i++) {
+        uint64_t key = items[i].key;
+        if (key >> 63) continue;
+        items[i].key = (key >> p->tie_bits) << tie_bits | (key & mask) >> shift;
+    }
+    p->tie_bits = tie_bits;
+    p->key_room = ldexp(1.0, e);
+    return astar_pool_key(p, f, h);
 }
 
 bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a) {

@@ -5,7 +5,7 @@
  * the buffer the last path is kept in. Inline, so that each search loop
  * compiles them into itself.
  *
- * Order: by key (see astar_heap_key); entries with equal keys come out in an
+ * Order: by key (see astar_heap_entry); entries with equal keys come out in an
  * order fixed by the sequence of operations, so every run of the same query
  * expands the same nodes.
  */
@@ -36,59 +36,39 @@ typedef struct astar_node {
 
 /*
  * An entry's key packs f and h into one integer, so that a comparison is one
- * instruction. Below ASTAR_EXACT_BELOW, f is a whole number of quanta (core.h)
- * when the weight is 1: the key holds that number exactly, and in its 10 low
- * bits the top bits of h as a float (f, h >= +0, and the bits of non-negative
- * IEEE numbers order like the numbers), so that entries of equal f come out
- * smaller h first, that is larger g: deeper nodes finish sooner on open ground.
- * From ASTAR_EXACT_BELOW up, where sums round anyway, keys follow f's bits (to
- * one unit in the last place) above every smaller f.
+ * instruction: f above, in quanta (core.h), and below it, in tie_bits bits, h
+ * (astar_heap_tie), so that entries of equal f come out smaller h first, that
+ * is larger g: the search runs on along its newest, deepest nodes, which
+ * finishes sooner on open ground and touches fewer cache lines (a tie of 10
+ * bits instead of 17 made a bare A* 9% slower at the same count of
+ * expansions). f must stay below 2^(31 - tie_bits), where its quanta fill the
+ * other 63 - tie_bits bits; the top bit marks keys of f from ASTAR_EXACT_BELOW
+ * up (see astar_pool_key).
  */
 typedef struct astar_heap_entry {
     uint64_t key;
     int32_t cell;
 } astar_heap_entry;
 
-/* The 10 low bits of a key: h's top bits (h >= +0). */
-static inline uint64_t astar_heap_tie(float h) {
-    uint32_t bits;
-    memcpy(&bits, &h, sizeof bits);
-    return bits >> 21;
-}
-
-static inline uint64_t astar_heap_key(double f, double h) {
-    if (f < ASTAR_EXACT_BELOW)
-        return (uint64_t)(int64_t)(f * (1.0 / ASTAR_QUANTUM)) << 10 |
-               astar_heap_tie((float)h + 0.0f); /* + 0 turns -0 into +0 */
-    uint64_t fbits;
-    memcpy(&fbits, &f, sizeof fbits);
-    return UINT64_C(1) << 63 | fbits >> 1;
-}
+#define ASTAR_TIE_BITS_MAX 29
 
 /*
- * The same key from f and h counted in quanta (f below ASTAR_EXACT_BELOW): h as a float
- * is h in quanta times 2^32, whose top bits order the same, so that keys made either way
- * order entries alike.
+ * h >= 0, in quanta, below 2^54, as tie_bits bits (at most ASTAR_TIE_BITS_MAX): h as a float
+ * counted from one quantum up (its exponent and top mantissa bits; 0 for h = 0), so monotone
+ * in h, and the same bits as with more tie bits shifted right.
  */
-static inline uint64_t astar_heap_key_quanta(int64_t f, int64_t h) {
-    return (uint64_t)f << 10 | astar_heap_tie((float)h);
-}
-
-/*
- * A key for a search whose every f stays below 2^(64 - tie_bits) quanta (tie_bits <= 29), with
- * h in the tie_bits below f: h as a float counted from one quantum up (exponent and top
- * mantissa bits; 0 for h = 0), so monotone in h. Finer ties than astar_heap_key's 10 bits
- * keep equal-f entries in h order: the search then runs on along its newest, deepest nodes,
- * which touches fewer cache lines (one fine tie made a bare A* 9% faster at the same count
- * of expansions).
- */
-static inline uint64_t astar_heap_key_fine(int64_t f, int64_t h, int tie_bits) {
+static inline uint64_t astar_heap_tie(int64_t h, int tie_bits) {
     float hf = (float)h;
     uint32_t bits;
     memcpy(&bits, &hf, sizeof bits);
     const uint32_t one = UINT32_C(127) << 23; /* 1.0f: h < 2^54, so bits - one < 2^29 */
     uint32_t from_one = bits > one ? bits - one : 0;
-    return (uint64_t)f << tie_bits | from_one >> (29 - tie_bits);
+    return from_one >> (ASTAR_TIE_BITS_MAX - tie_bits);
+}
+
+/* A key from f and h in quanta, f below 2^(63 - tie_bits). */
+static inline uint64_t astar_heap_key_fine(int64_t f, int64_t h, int tie_bits) {
+    return (uint64_t)f << tie_bits | astar_heap_tie(h, tie_bits);
 }
 
 /* The open list: items[0 .. len) a heap; cap + ASTAR_HEAP_ARITY slots, those from len on
@@ -106,6 +86,8 @@ typedef struct astar_pool {
     astar_heap heap;
     size_t count;           /* records; the open list never needs more slots */
     uint16_t gen;           /* this query's stamp: wraps after 65535 queries (astar_pool_begin) */
+    int tie_bits;           /* of the keys astar_pool_key makes this query, */
+    double key_room;        /* while f stays below this: 2^(31 - tie_bits) */
 } astar_pool;
 
 /* Records for count nodes, every one stale; false on OOM. */
@@ -154,6 +136,22 @@ static inline astar_node *astar_node_touch(astar_node *nodes, uint16_t gen, int3
         n->heap = ASTAR_NOT_OPEN;
     }
     return n;
+}
+
+/* astar_pool_key for an f at or above the pool's key_room. */
+uint64_t astar_pool_key_wider(astar_pool *p, double f, double h);
+
+/*
+ * The key of an entry at f, h (in cost units) for a search in doubles. Its tie bits start
+ * at ASTAR_TIE_BITS_MAX each query and give way to f as it grows (astar_pool_key_wider
+ * rewrites the keys on the open list then: the same order, as fewer tie bits are the same
+ * bits shifted). f below ASTAR_EXACT_BELOW is a whole number of quanta when the weight is
+ * 1, and the key holds it exactly.
+ */
+static ALWAYS_INLINE uint64_t astar_pool_key(astar_pool *p, double f, double h) {
+    if (!(f < p->key_room)) return astar_pool_key_wider(p, f, h);
+    int64_t h_quanta = h < ASTAR_EXACT_BELOW ? (int64_t)(h * (1.0 / ASTAR_QUANTUM)) : INT64_C(1) << 53;
+    return astar_heap_key_fine((int64_t)(f * (1.0 / ASTAR_QUANTUM)), h_quanta, p->tie_bits);
 }
 
 static inline bool astar_heap_less(const astar_heap_entry *a, const astar_heap_entry *b) {
@@ -241,12 +239,12 @@ static ALWAYS_INLINE void astar_pool_decrease_key(astar_pool *p, astar_node *n, 
 /* Puts node id, not on the open list, on it at f (ties by h). False on OOM. */
 static ALWAYS_INLINE bool astar_pool_push(astar_pool *p, const astar_alloc *a, int32_t id, double f,
                                           double h) {
-    return astar_pool_push_key(p, a, id, astar_heap_key(f, h));
+    return astar_pool_push_key(p, a, id, astar_pool_key(p, f, h));
 }
 
 /* Moves a node on the open list, whose record is n, up to its better f (ties by h). */
 static ALWAYS_INLINE void astar_pool_decrease(astar_pool *p, astar_node *n, double f, double h) {
-    astar_pool_decrease_key(p, n, astar_heap_key(f, h));
+    astar_pool_decrease_key(p, n, astar_pool_key(p, f, h));
 }
 
 /* Push or decrease-key, whichever node id (record n) needs. False on OOM. */
