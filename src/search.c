@@ -197,6 +197,10 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
             double ng;
             if (!general) {
+                /* A closed neighbour stays closed here (the heuristic is consistent, the weight
+                 * never reopens): no need of its penalties, the dearest part of this loop. */
+                if (layered && nodes[b].gen == gen && nodes[b].heap == ASTAR_NOT_OPEN && nodes[b].g != INFINITY)
+                    continue;
                 /* Without penalties here (most cells of an influence map), the terrain's step
                  * alone, rounded once per query on uniform terrain. */
                 double p = layered ? astar_layer_penalty(&pv, c, b) : 0.0;
