@@ -67,7 +67,7 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
             int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
             if (px < 0 || py < 0 || px >= c->g->width || py >= c->g->height) continue;
             astar_node *n = astar_touch(c, p);
-            if (n->heap == ASTAR_NOT_OPEN && n->g != INFINITY && astar_walkable(c, p, px, py)) continue; /* settled */
+            if (n->heap == ASTAR_CLOSED && astar_walkable(c, p, px, py)) continue; /* settled */
             unsigned moves = terrain_only ? astar_legal_row(c->g, c->diagonal, py)[c->g->open[p]]
                                           : astar_query_moves(c, p, px, py);
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
@@ -145,7 +145,7 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
             int32_t cell = astar_cell(g->stride, x, y);
             const astar_node *n = &s->pool.nodes[cell];
             int32_t id = y * g->width + x;
-            bool settled = n->gen == s->pool.gen && n->g != INFINITY && n->heap == ASTAR_NOT_OPEN;
+            bool settled = n->gen == s->pool.gen && n->heap < 0 && n->g != INFINITY; /* closed, or blocked with a distance */
             if (settled && kind == ASTAR_FIELD_TO && n->g > open_min && !astar_walkable(&c, cell, x, y))
                 settled = false;
             f->dist[id] = settled ? n->g : INFINITY;

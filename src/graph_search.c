@@ -254,8 +254,8 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             }
             /* A closed node can improve only under a custom (maybe inconsistent) heuristic,
              * and only by more than rounding (see search.c). */
-            bool open_now = n->heap != ASTAR_NOT_OPEN;
-            if (!open_now && n->g != INFINITY && !(c->custom && ng < n->g - 1e-10 * n->g)) continue;
+            bool open_now = n->heap >= 0;
+            if (n->heap == ASTAR_CLOSED && !(c->custom && ng < n->g - 1e-10 * n->g)) continue;
             double h;
             if (general) {
                 h = heuristic(c, b);

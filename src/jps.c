@@ -417,7 +417,7 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
                 if (r->gen != gen) {
                     r->gen = gen;
                     r->heap = ASTAR_NOT_OPEN;
-                } else if (!(ng < r->quanta) || r->heap == ASTAR_NOT_OPEN) {
+                } else if (!(ng < r->quanta) || r->heap == ASTAR_CLOSED) {
                     continue; /* no better, or closed: the heuristic is consistent */
                 } else { /* on the open list: h is the same, f drops as g does */
                     uint64_t key = pool->heap.items[r->heap].key - ((uint64_t)(r->quanta - ng) << tie_bits);
@@ -436,7 +436,7 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
             double ng = gn + (double)k * step[d];
             astar_node *r = astar_node_touch(nodes, gen, m);
             if (!(ng < r->g)) continue;
-            if (r->heap == ASTAR_NOT_OPEN && r->g != INFINITY) continue; /* closed: the heuristic
+            if (r->heap == ASTAR_CLOSED) continue; /* closed: the heuristic
                                                                             is consistent */
             r->g = ng;
             r->from = (uint8_t)d;

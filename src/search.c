@@ -172,14 +172,14 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                         pruned = true;
                         continue;
                     }
-                    if (n->heap != ASTAR_NOT_OPEN) { /* h is the same: f drops as g does */
+                    if (n->heap >= 0) { /* h is the same: f drops as g does */
                         uint64_t key = pool->heap.items[n->heap].key - ((uint64_t)(n->quanta - ng) << tie_bits);
                         n->quanta = ng;
                         n->from = (uint8_t)d;
                         astar_pool_decrease_key(pool, n, key);
                         continue;
                     }
-                    if (n->quanta != INT64_MAX) continue; /* closed: h is consistent */
+                    if (n->heap == ASTAR_CLOSED) continue; /* h is consistent: it stays closed */
                 } else {
                     continue;
                 }
@@ -199,7 +199,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             if (!general) {
                 /* A closed neighbour stays closed here (the heuristic is consistent, the weight
                  * never reopens): no need of its penalties, the dearest part of this loop. */
-                if (layered && nodes[b].gen == gen && nodes[b].heap == ASTAR_NOT_OPEN && nodes[b].g != INFINITY)
+                if (layered && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
                     continue;
                 /* Without penalties here (most cells of an influence map), the terrain's step
                  * alone, rounded once per query on uniform terrain. */
@@ -246,8 +246,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
              * custom (maybe inconsistent) heuristic, which takes the general loop. A weighted
              * search stays within its bound without reopening, and improvements that are just
              * rounding of equal-cost routes are ignored. */
-            bool open_now = n->heap != ASTAR_NOT_OPEN;
-            if (!open_now && n->g != INFINITY && !(c->reopen && ng < n->g - 1e-10 * n->g))
+            bool open_now = n->heap >= 0;
+            if (n->heap == ASTAR_CLOSED && !(c->reopen && ng < n->g - 1e-10 * n->g))
                 continue;
             double h = octile ? astar_octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy, h_card, h_diag)
                               : astar_heuristic_at(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
