@@ -704,6 +704,7 @@ int main(int argc, char **argv) {
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
            "median_us", "mean_us", "Mexp/s", "wrong");
     stats all[5] = {{0}};
+    stats jump_all[4][2] = {{{0}}}; /* per jump workload: its A* (or online) row and its jump row */
     int bad = 0;
     for (size_t m = 0; m < nmaps; m++) {
         size_t len;
@@ -788,6 +789,13 @@ int main(int argc, char **argv) {
             run_jps(g, s, sc, four, plus ? ASTAR_JPS_ONLINE : ASTAR_JPS_OFF, ASTAR_JPS_AUTO, a, b, &r);
             report(names[run][0], base, a);
             report(names[run][1], base, b);
+            for (int k = 0; k < 2; k++) {
+                stats *from = k ? b : a;
+                jump_all[run][k].total += from->total;
+                jump_all[run][k].expansions += from->expansions;
+                jump_all[run][k].n += from->n;
+                jump_all[run][k].mismatches += from->mismatches;
+            }
             double ma = median(a), mb = median(b);
             double ea = a->n ? a->total / (double)a->n : 0, eb = b->n ? b->total / (double)b->n : 0;
             double pr = median(&r);
@@ -834,6 +842,23 @@ int main(int argc, char **argv) {
         printf("vs refastar, all maps: %zu problems, ours %.1f us, refastar %.1f us per query: %.2fx\n",
                all[2].n, all[2].total / (double)all[2].n * 1e6, all[4].total / (double)all[4].n * 1e6, ratio);
         printf("figure c refastar all ratio_mean %.3f\n", ratio);
+    }
+    for (int run = 0; run < 4; run++) {
+        static const char *jump_names[4][2] = {{"astar", "jps"}, {"astar4", "jps4"}, {"online", "jpsplus"},
+                                               {"online4", "jpsplus4"}};
+        stats *a = &jump_all[run][0], *b = &jump_all[run][1];
+        if (!a->n || !b->n || b->total <= 0) continue;
+        for (int k = 0; k < 2; k++) {
+            stats *t = k ? b : a;
+            printf("figure c %s all problems %zu\n", jump_names[run][k], t->n);
+            printf("figure c %s all mean_us %.3f\n", jump_names[run][k], t->total / (double)t->n * 1e6);
+            printf("figure c %s all mismatches %d\n", jump_names[run][k], t->mismatches);
+        }
+        printf("%s, all maps: %zu problems, %s %.1f us, %s %.1f us per query (%.2fx), %d wrong\n",
+               jump_names[run][1], b->n, jump_names[run][0], a->total / (double)a->n * 1e6,
+               jump_names[run][1], b->total / (double)b->n * 1e6, a->total / b->total,
+               a->mismatches + b->mismatches);
+        printf("figure c %s all speedup_mean %.3f\n", jump_names[run][1], a->total / b->total);
     }
     if (many && many_total[0] > 0) {
         int cores = astar_many_default_threads();
