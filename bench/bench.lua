@@ -31,7 +31,6 @@ package.cpath = build .. "/?.so;" .. package.cpath
 local astar = require("astar")
 
 local clock = os.clock
-local unpack = table.unpack or unpack -- luacheck: ignore (5.1)
 
 -- Every k-th problem of a scenario ($ASTAR_BENCH_EVERY, as bench_c reads it): the same ones.
 local EVERY = math.max(1, math.floor(tonumber(os.getenv("ASTAR_BENCH_EVERY") or "1") or 1))
@@ -49,7 +48,8 @@ local function mean(times)
 end
 
 local function median(times)
-  local sorted = { unpack(times) }
+  local sorted = {}
+  for i = 1, #times do sorted[i] = times[i] end -- not unpack: LuaJIT stops at some thousands
   table.sort(sorted)
   return sorted[math.floor(#sorted / 2) + 1] or 0
 end
