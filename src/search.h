@@ -183,15 +183,16 @@ static inline double astar_step_cost(double cost, int d) {
  * rounding: any g is a path visiting each cell at most once, any h at most the octile
  * bound across the grid, so f stays below (cells + width + height) * diag_step, which must
  * be below ASTAR_EXACT_BELOW. If so, *tie_bits is what its keys keep below f
- * (astar_heap_key_fine): f < 2^e takes 32 + e bits (32 below the point), up to 29 of the
- * rest order ties, at least 11 (e <= 21).
+ * (astar_heap_key_fine): f < 2^e takes 32 + e bits (32 below the point), the top bit stays
+ * clear (keys stay below ASTAR_HEAP_PAD, as the pool's do), and up to 29 of the rest order
+ * ties, at least 10 (e <= 21).
  */
 static inline bool astar_exact_keys(const astar_grid *g, double diag_step, int *tie_bits) {
     double dearest = ((double)g->width * g->height + g->width + g->height) * diag_step;
     if (!(dearest < ASTAR_EXACT_BELOW)) return false;
     int e;
     frexp(dearest, &e);
-    *tie_bits = 32 - e < 29 ? 32 - e : 29;
+    *tie_bits = 31 - e < ASTAR_TIE_BITS_MAX ? 31 - e : ASTAR_TIE_BITS_MAX;
     return true;
 }
 
