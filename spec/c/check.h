@@ -1,6 +1,7 @@
 /*
  * What the C tests share: CHECK and its counts, a small deterministic generator,
- * and an allocator that counts and can refuse. Each test program includes it once.
+ * an allocator that counts and can refuse, and a check of a path's steps. Each test
+ * program includes it once.
  */
 #ifndef ASTAR_SPEC_CHECK_H
 #define ASTAR_SPEC_CHECK_H
@@ -8,7 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
+
+#include "astar.h"
 
 static int failures, checks;
 
@@ -61,6 +65,25 @@ static inline void *count_alloc(void *ud, void *p, size_t old_size, size_t new_s
     if (!p) c->live++;
     c->bytes += (long long)new_size - (long long)(p ? old_size : 0);
     return q;
+}
+
+/* Whether consecutive node ids of a path are neighbours the mode lets one step between, every
+ * cell after the first walkable (A* may start on a blocked cell). */
+static inline bool path_legal(const astar_grid *g, astar_diagonal mode, const int32_t *path, int32_t n) {
+    int32_t w = astar_grid_width(g);
+    for (int32_t i = 1; i < n; i++) {
+        int32_t ax = path[i - 1] % w, ay = path[i - 1] / w, bx = path[i] % w, by = path[i] / w;
+        int32_t dx = bx - ax, dy = by - ay;
+        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return false;
+        if (astar_grid_get_cost(g, bx, by) == INFINITY) return false;
+        if (dx != 0 && dy != 0) {
+            if (mode == ASTAR_DIAG_NEVER) return false;
+            if (astar_grid_get_cost(g, ax + dx, ay) == INFINITY ||
+                astar_grid_get_cost(g, ax, ay + dy) == INFINITY)
+                return false;
+        }
+    }
+    return true;
 }
 
 #endif

@@ -1083,24 +1083,6 @@ static void test_landmarks(void) {
     CHECK(failed >= 10 && built >= 2); /* every allocation of a build was made to fail */
 }
 
-/* Whether consecutive node ids of a path are neighbours the mode lets one step between. */
-static bool path_legal(const astar_grid *g, astar_diagonal mode, const int32_t *path, int32_t n) {
-    int32_t w = astar_grid_width(g);
-    for (int32_t i = 1; i < n; i++) {
-        int32_t ax = path[i - 1] % w, ay = path[i - 1] / w, bx = path[i] % w, by = path[i] / w;
-        int32_t dx = bx - ax, dy = by - ay;
-        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return false;
-        if (astar_grid_get_cost(g, bx, by) == INFINITY) return false;
-        if (dx != 0 && dy != 0) {
-            if (mode == ASTAR_DIAG_NEVER) return false;
-            if (astar_grid_get_cost(g, ax + dx, ay) == INFINITY ||
-                astar_grid_get_cost(g, ax, ay + dy) == INFINITY)
-                return false;
-        }
-    }
-    return true;
-}
-
 /* Jump point search: A*'s costs, legal paths, and a warm workspace allocates nothing. */
 static void test_jps(void) {
     counting cnt = {0};

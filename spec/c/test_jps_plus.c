@@ -14,25 +14,6 @@
 #include "check.h"
 #include "jumps.h"
 
-/* Whether consecutive node ids of a path are neighbours the mode lets one step between. */
-static bool path_legal(const astar_grid *g, astar_diagonal mode, const int32_t *path, int32_t n) {
-    int32_t w = astar_grid_width(g);
-    for (int32_t i = 1; i < n; i++) /* A* may start on a blocked cell; JPS does not */
-        if (astar_grid_get_cost(g, path[i] % w, path[i] / w) == INFINITY) return false;
-    for (int32_t i = 1; i < n; i++) {
-        int32_t ax = path[i - 1] % w, ay = path[i - 1] / w, bx = path[i] % w, by = path[i] / w;
-        int32_t dx = bx - ax, dy = by - ay;
-        if (dx < -1 || dx > 1 || dy < -1 || dy > 1 || (dx == 0 && dy == 0)) return false;
-        if (dx != 0 && dy != 0) {
-            if (mode == ASTAR_DIAG_NEVER) return false;
-            if (astar_grid_get_cost(g, ax + dx, ay) == INFINITY ||
-                astar_grid_get_cost(g, ax, ay + dy) == INFINITY)
-                return false;
-        }
-    }
-    return true;
-}
-
 /* The cost of a stored path under a uniform cost, summed here. */
 static double path_cost(const astar_grid *g, const int32_t *path, int32_t n, double unit) {
     int32_t w = astar_grid_width(g);
