@@ -244,10 +244,10 @@ static inline double jps_h(bool four, int32_t dx, int32_t dy, const double *step
 
 /* The same in quanta, where every g and f of the query stays below ASTAR_EXACT_BELOW. */
 static inline int64_t jps_h_quanta(bool four, int64_t dx, int64_t dy, const int64_t *step) {
+    if (!four) return astar_octile_quanta(dx, dy, step[0], step[4] - step[0]);
     if (dx < 0) dx = -dx;
     if (dy < 0) dy = -dy;
-    if (four) return (dx + dy) * step[0];
-    return dx < dy ? dy * step[0] + dx * (step[4] - step[0]) : dx * step[0] + dy * (step[4] - step[0]);
+    return (dx + dy) * step[0];
 }
 
 /*

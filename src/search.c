@@ -184,10 +184,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                     continue;
                 }
                 /* A first touch, or one max_cost cut before: onto the open list. */
-                int64_t dx = ax + ASTAR_DX[d] - gx, dy = ay + ASTAR_DY[d] - gy;
-                if (dx < 0) dx = -dx;
-                if (dy < 0) dy = -dy;
-                int64_t h = dx < dy ? dy * card_quanta + dx * diag_quanta : dx * card_quanta + dy * diag_quanta;
+                int64_t h = astar_octile_quanta(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy, card_quanta, diag_quanta);
                 n->quanta = ng;
                 n->from = (uint8_t)d;
                 if (!astar_pool_push_key(pool, &s->alloc, b, astar_heap_key_fine(ng + h, h, tie_bits)))

@@ -204,6 +204,13 @@ static inline double astar_octile_h(int32_t dx, int32_t dy, double card, double 
     return astar_rounded(hi * card) + astar_rounded(lo * diag);
 }
 
+/* The same in quanta, for the loops that count in them (sums exact below ASTAR_EXACT_BELOW). */
+static inline int64_t astar_octile_quanta(int64_t dx, int64_t dy, int64_t card, int64_t diag) {
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    return dx < dy ? dy * card + dx * diag : dx * card + dy * diag;
+}
+
 /* Hex steps between two odd-r cells: in cube coordinates (q, r) half the sum of |dq|, |dr|
  * and |dq + dr|. */
 static inline double astar_hex_distance(int32_t ax, int32_t ay, int32_t bx, int32_t by) {
