@@ -400,6 +400,18 @@ typedef struct astar_query {
                                          counts for every s >= t - w (it stays there). Approximate
                                          in the same way as turn_penalty. */
     astar_jps jps;                    /* ASTAR_JPS_AUTO (the default), _OFF or _ONLINE */
+    const double *target_costs;       /* with targets, NULL or one per target: a cost added when
+                                         the path ends there (>= 0, finite), so the answer
+                                         minimises cost to a target + its target cost */
+    const int32_t *interests;         /* ninterests > 0: node ids a path may pass through to
+                                         collect interest_values[i] (> 0, finite); at most one is
+                                         collected per path, and the answer minimises its cost
+                                         minus the value collected (res->score). Exact: one
+                                         search over two copies of the grid, before and after
+                                         collecting. Blocked ones are skipped; of several on one
+                                         node, the largest value counts. Not with partial. */
+    const double *interest_values;
+    int32_t ninterests;
 } astar_query;
 
 void astar_query_init(astar_query *q);
@@ -429,6 +441,10 @@ typedef struct astar_result {
     int32_t target;          /* with targets, found: the index of the one reached; else -1 */
     uint32_t restarts;       /* astar_search_step: times the search started over because the
                                 terrain changed while it was suspended */
+    int32_t interest;        /* with interests, found: the index of the one collected, or -1 */
+    double score;            /* what the search minimised: cost minus the value collected (with
+                                target_costs, the target's cost not counted); found or partial */
+    int scored;              /* nonzero: the query offered interests (score is worth showing) */
 } astar_result;
 
 /* ---------------------------------------------------------------- search */

@@ -73,7 +73,7 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             if (!(moves >> d & 1u)) continue;
             double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : d < 4 ? 1.0 : ASTAR_SQRT2;
-            double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by) : 0.0;
+            double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by, 0) : 0.0;
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             if (extra == INFINITY) continue;
             /* The step's cost as the search loop rounds it (search.c). */
@@ -94,8 +94,7 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
-    memset(res, 0, sizeof *res);
-    res->target = -1;
+    astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this build's now */
     if (f->width != g->width || f->height != g->height || ncells < 1 || !cells ||

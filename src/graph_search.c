@@ -319,8 +319,7 @@ static astar_status check_query(const astar_graph *g, const astar_graph_query *q
 
 astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
                               astar_result *res) {
-    memset(res, 0, sizeof *res);
-    res->target = -1;
+    astar_result_init(res);
     s->path.len = 0;
     astar_status st = check_query(g, q);
     if (st != ASTAR_OK) return astar_finish(res, st);

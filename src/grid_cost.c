@@ -99,10 +99,10 @@ static double window_penalty(const query_ctx *c, int32_t from, int32_t cell, int
 }
 
 double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t b, int32_t bx,
-                        int32_t by) {
+                        int32_t by, int32_t depth) {
     const astar_query *q = c->q;
     double extra = c->penalties ? astar_node_penalty(c, b, bx, by) : 0.0;
-    if (c->windowed && extra != INFINITY) extra += window_penalty(c, a, b, c->s->depth[a] + 1);
+    if (c->windowed && extra != INFINITY) extra += window_penalty(c, a, b, depth);
     if (q->edge_cost) {
         double e = 0.0;
         int r = q->edge_cost(q->edge_cost_ud, bx, by, ax, ay, &e);

@@ -130,9 +130,8 @@ static void *work(void *arg) {
         at->offset = 0;
         astar_status st = astar_find(w->search, m->g, &q, res);
         if ((st == ASTAR_OK || st == ASTAR_PARTIAL) && !keep_path(w, at)) {
-            memset(res, 0, sizeof *res);
+            astar_result_init(res);
             res->status = ASTAR_ENOMEM;
-            res->target = -1;
         }
     }
     return NULL;

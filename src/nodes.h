@@ -267,6 +267,13 @@ typedef struct astar_path_buf {
 bool astar_path_reserve(astar_path_buf *b, const astar_alloc *a, int32_t len);
 void astar_path_free(astar_path_buf *b, const astar_alloc *a);
 
+/* A result before a search: nothing found, no target, no interest. */
+static inline void astar_result_init(astar_result *res) {
+    memset(res, 0, sizeof *res);
+    res->target = -1;
+    res->interest = -1;
+}
+
 /* A search's end: the work it did and its status. */
 static inline astar_status astar_done(astar_result *res, uint64_t expansions, astar_status st) {
     res->expansions = expansions;

@@ -20,19 +20,30 @@ astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc 
     return s;
 }
 
+/* Every per-node array: made again on need, for the pool's count of records. */
+static void free_node_arrays(astar_search *s) {
+    astar_pool *p = &s->pool;
+    astar_alloc a = s->alloc;
+#define FREE_ARRAY(name) (astar_pool_array_free(p, &a, s->name, sizeof *s->name), s->name = NULL)
+    FREE_ARRAY(penalty);
+    FREE_ARRAY(custom_h);
+    FREE_ARRAY(claimed);
+    FREE_ARRAY(claim_gen);
+    FREE_ARRAY(target_of);
+    FREE_ARRAY(target_gen);
+    FREE_ARRAY(depth);
+    FREE_ARRAY(step_in);
+    FREE_ARRAY(window_head);
+    FREE_ARRAY(interest_of);
+    FREE_ARRAY(interest_gen);
+#undef FREE_ARRAY
+}
+
 void astar_search_free(astar_search *s) {
     if (!s) return;
     astar_alloc a = s->alloc;
     astar_pool *p = &s->pool;
-    astar_pool_array_free(p, &a, s->penalty, sizeof *s->penalty);
-    astar_pool_array_free(p, &a, s->custom_h, sizeof *s->custom_h);
-    astar_pool_array_free(p, &a, s->claimed, sizeof *s->claimed);
-    astar_pool_array_free(p, &a, s->claim_gen, sizeof *s->claim_gen);
-    astar_pool_array_free(p, &a, s->target_of, sizeof *s->target_of);
-    astar_pool_array_free(p, &a, s->target_gen, sizeof *s->target_gen);
-    astar_pool_array_free(p, &a, s->depth, sizeof *s->depth);
-    astar_pool_array_free(p, &a, s->step_in, sizeof *s->step_in);
-    astar_pool_array_free(p, &a, s->window_head, sizeof *s->window_head);
+    free_node_arrays(s);
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_path_free(&s->path, &a);
     astar_pool_free(p, &a);
@@ -94,8 +105,19 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
         return ASTAR_EINVAL;
     if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
         return ASTAR_EINVAL;
-    for (int32_t i = 0; i < q->ntargets; i++)
+    for (int32_t i = 0; i < q->ntargets; i++) {
         if (q->targets[i] < 0 || q->targets[i] / g->width >= g->height) return ASTAR_EINVAL;
+        if (q->target_costs && !(q->target_costs[i] >= 0 && q->target_costs[i] <= ASTAR_MAX_VALUE))
+            return ASTAR_EINVAL;
+    }
+    if (q->target_costs && (q->ntargets == 0 || q->partial)) return ASTAR_EINVAL;
+    /* A partial answer ranks nodes by h alone, which cannot weigh a value against a detour. */
+    if (q->ninterests < 0 || (q->ninterests > 0 && (!q->interests || !q->interest_values || q->partial)))
+        return ASTAR_EINVAL;
+    for (int32_t i = 0; i < q->ninterests; i++)
+        if (q->interests[i] < 0 || q->interests[i] / g->width >= g->height ||
+            !(q->interest_values[i] > 0 && q->interest_values[i] <= ASTAR_MAX_VALUE))
+            return ASTAR_EINVAL;
     return ASTAR_OK;
 }
 
@@ -148,6 +170,21 @@ static bool prepare_window(query_ctx *c) {
     return true;
 }
 
+/*
+ * Records for two copies of the grid (interests: search.h), kept for the workspace's next
+ * queries. False on OOM, the workspace as it was.
+ */
+static bool make_twin(astar_search *s) {
+    if (s->pool.count >= 2 * s->cells) return true;
+    if (2 * s->cells > (size_t)INT32_MAX) return false;
+    astar_pool twin;
+    if (!astar_pool_init(&twin, &s->alloc, 2 * s->cells)) return false;
+    free_node_arrays(s);
+    astar_pool_free(&s->pool, &s->alloc);
+    s->pool = twin;
+    return true;
+}
+
 astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
                                bool general, bool *callbacks_out) {
     astar_status st = check_query(s, g, q);
@@ -196,7 +233,9 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
+    if (q->ninterests > 0 && !make_twin(s)) return ASTAR_ENOMEM;
     bool callbacks = general || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
+                     q->ninterests > 0 ||
                      q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
     c->windowed = q->claims && q->claim_window >= 0;
@@ -209,14 +248,17 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
          (!ASTAR_POOL_NEED(s, depth, false) || !ASTAR_POOL_NEED(s, window_head, false))) ||
         (c->reopen && q->partial && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->ntargets &&
-         (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))))
+         (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))) ||
+        (q->ninterests &&
+         (!ASTAR_POOL_NEED(s, interest_of, false) || !ASTAR_POOL_NEED(s, interest_gen, true))))
         return ASTAR_ENOMEM;
     c->memo_penalty = c->penalties ? s->penalty : NULL;
     c->memo_h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h : NULL;
 
     if (astar_pool_begin(&s->pool)) { /* wrapped: stale stamps could look current */
-        if (s->claim_gen) memset(s->claim_gen, 0, s->cells * sizeof *s->claim_gen);
-        if (s->target_gen) memset(s->target_gen, 0, s->cells * sizeof *s->target_gen);
+        if (s->claim_gen) memset(s->claim_gen, 0, s->pool.count * sizeof *s->claim_gen);
+        if (s->target_gen) memset(s->target_gen, 0, s->pool.count * sizeof *s->target_gen);
+        if (s->interest_gen) memset(s->interest_gen, 0, s->pool.count * sizeof *s->interest_gen);
     }
     c->pv.nlayers = q->nlayers;
     if (q->nlayers > 0) {

@@ -9,18 +9,37 @@
 
 static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2};
 
-/* Keeps the way from start to end, walked back along each node's `from`, as node ids. */
-static bool store_path(query_ctx *c, int32_t end, int32_t start) {
+/* Interest i's value as the search counts it: rounded down to quanta (core.h), as the
+ * negative cost it is. */
+static inline double interest_value(const query_ctx *c, int32_t i) {
+    return astar_cost_down(c->q->interest_values[i]);
+}
+
+/* The node a path reached id from: one step back, into the first copy if it crossed there. */
+static int32_t prev_node(const query_ctx *c, const astar_node *nodes, int32_t id) {
+    int32_t p = id - c->offset[nodes[id].from];
+    return c->twin && id >= c->twin && nodes[id].spare ? p - c->twin : p;
+}
+
+/*
+ * Keeps the way from the start to node end, walked back along each node's `from`, as node
+ * ids of cells; *collected gets the index of the interest it collects, or -1.
+ */
+static bool store_path(query_ctx *c, int32_t end, int32_t *collected) {
     astar_search *s = c->s;
     const astar_node *nodes = s->pool.nodes;
+    const int32_t start = c->start, twin = c->twin;
     int32_t len = 1;
-    for (int32_t cell = end; cell != start; cell -= c->offset[nodes[cell].from]) len++;
+    for (int32_t id = end; id != start && id != start + twin; id = prev_node(c, nodes, id)) len++;
     if (!astar_path_reserve(&s->path, &s->alloc, len)) return false;
-    int32_t cell = end;
+    *collected = -1;
+    int32_t id = end;
     for (int32_t i = len - 1; i >= 0; i--) {
+        int32_t cell = twin && id >= twin ? id - twin : id;
+        if (twin && id >= twin && (nodes[id].spare || i == 0)) *collected = s->interest_of[cell];
         int32_t y = astar_row_of(c, cell);
         s->path.ids[i] = (y - 1) * s->width + (cell - y * s->stride - 1);
-        if (i > 0) cell -= c->offset[nodes[cell].from];
+        if (i > 0) id = prev_node(c, nodes, id);
     }
     return true;
 }
@@ -41,6 +60,92 @@ static double stored_path_cost(const astar_search *s) {
 }
 
 /*
+ * The end of a search with a sink (search.h): the path to the node the sink was reached from,
+ * its cost (the score g counts, plus the value it collected) and what it collected.
+ */
+static astar_status finish_at_sink(query_ctx *c, astar_result *res, uint64_t expansions) {
+    astar_search *s = c->s;
+    const astar_node *nodes = s->pool.nodes;
+    int32_t end = c->sink_from, collected;
+    if (!store_path(c, end, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
+    double g = nodes[end].g;
+    if (c->twin && end >= c->twin) g -= c->twin_shift;
+    res->score = g;
+    res->cost = collected >= 0 ? g + interest_value(c, collected) : g;
+    res->interest = collected;
+    if (c->ntargets) res->target = s->target_of[end >= c->twin && c->twin ? end - c->twin : end];
+    res->length = s->path.len;
+    return astar_done(res, expansions, ASTAR_OK);
+}
+
+/* What the loop keeps in locals for offer(): through c the compiler would reload them after
+ * every store to a node record. */
+typedef struct loop_consts {
+    double max_cost, weight, h_card, h_diag;
+    int32_t gx, gy;
+} loop_consts;
+
+/* What offer() asks of the loop besides going on. */
+enum { OFFER_DONE, OFFER_ENOMEM, OFFER_EABORT };
+
+/*
+ * Offers node id (cell `cell`, in either copy) the way in from a (at ax, ay) by step d at g = ng,
+ * ga being a's g: onto the open list, or a decrease of its key, when that improves it. `shift`
+ * is what the node's g counts beyond the path's score (twin_shift in the second copy), for
+ * max_cost; crossed: the step entered the second copy from the first.
+ */
+static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, int32_t id,
+                               int32_t cell, int32_t ax, int32_t ay, double ng, double ga,
+                               int32_t a, int d, double shift, bool crossed, const loop_consts k,
+                               bool *pruned, double *step_in, const bool general,
+                               const bool octile) {
+    astar_search *s = c->s;
+    astar_pool *pool = &s->pool;
+    /* A first touch needs no comparison (its g is infinite): the branch that found it
+     * new skips the one that compares, which would mispredict on the same nodes. */
+    astar_node *n;
+    if (general) {
+        n = astar_touch(c, id);
+        if (!(ng < n->g)) return OFFER_DONE;
+    } else {
+        n = &nodes[id];
+        if (n->gen != gen) {
+            n->gen = gen;
+            n->g = INFINITY;
+            n->heap = ASTAR_NOT_OPEN;
+        } else if (!(ng < n->g)) {
+            return OFFER_DONE;
+        }
+    }
+    if ((general ? ng - shift : ng) > k.max_cost) {
+        *pruned = true;
+        return OFFER_DONE;
+    }
+    /* On the open list: decrease-key. Otherwise a closed node can improve only under a
+     * custom (maybe inconsistent) heuristic, which takes the general loop. A weighted
+     * search stays within its bound without reopening, and improvements that are just
+     * rounding of equal-cost routes are ignored. */
+    bool open_now = n->heap >= 0;
+    if (n->heap == ASTAR_CLOSED && !(c->reopen && ng < n->g - 1e-10 * n->g)) return OFFER_DONE;
+    int32_t x = ax + ASTAR_DX[d], y = ay + ASTAR_DY[d];
+    double h = octile ? astar_octile_h(x - k.gx, y - k.gy, k.h_card, k.h_diag)
+                      : astar_heuristic_at(c, cell, x, y);
+    if (general && c->aborted) return OFFER_EABORT;
+    n->g = ng;
+    n->from = (uint8_t)d;
+    if (general && c->twin) n->spare = crossed;
+    if (general && step_in) step_in[id] = ng - ga;
+    if (general && c->windowed) s->depth[id] = s->depth[a] + 1;
+    double f = ng + astar_rounded(k.weight * h);
+    if (open_now) astar_pool_decrease(pool, n, f, h);
+    else if (!astar_pool_push(pool, &s->alloc, id, f, h)) return OFFER_ENOMEM;
+    return OFFER_DONE;
+}
+
+/* The sink's node: a corner of the blocked border, which no search steps onto. */
+#define SINK 0
+
+/*
  * The search loop. Its flags are constants at every call site, so the compiler
  * makes a loop of each combination used: plain terrain and a built-in
  * heuristic (no penalty array, no callbacks, no per-neighbour walkability test
@@ -55,7 +160,6 @@ static double stored_path_cost(const astar_search *s) {
 static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_result *res,
                                       const bool general, const bool layered, const bool octile,
                                       const bool uniform, const bool exact) {
-    const int32_t start = c->start;
     astar_search *s = c->s;
     const astar_query *q = c->q;
     const double *cost = c->cost;
@@ -91,7 +195,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const bool goal_open = c->goal_open;
     const uint64_t row_magic = c->row_magic;
     const int row_shift = c->row_shift;
-    const double weight = c->weight, max_cost = q->max_cost;
+    const loop_consts k = {q->max_cost, c->weight, h_card, h_diag, gx, gy};
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
     double *const step_in = general && c->reopen && partial ? s->step_in : NULL;
@@ -121,18 +225,39 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         expansions++;
         const int64_t ga_quanta = exact ? nodes[a].quanta : 0;
         double ga = exact ? 0.0 : nodes[a].g;
-        bool arrived = general && c->ntargets ? s->target_gen[a] == gen
-                                              : a == goal && goal_open; /* a blocked goal is only
-                                                                          expanded as the start */
-        if (arrived) {
-            if (!store_path(c, a, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
-            if (general && c->ntargets) res->target = s->target_of[a];
+        if (general && c->sink && a == SINK) return finish_at_sink(c, res, expansions);
+        /* Its cell, in the first copy: the second (interests) only adds to node ids. */
+        const bool upper = general && c->twin && a >= c->twin;
+        const int32_t ac = upper ? a - c->twin : a;
+        bool arrived = general && c->ntargets ? s->target_gen[ac] == gen
+                                              : ac == goal && goal_open; /* a blocked goal is only
+                                                                           expanded as the start */
+        if (arrived && general && c->sink) {
+            /* A goal leads on to the sink; the path may still pass it (to an interest). */
+            double to_sink = upper ? 0.0 : c->twin_shift;
+            if (q->target_costs) to_sink += q->target_costs[s->target_of[ac]];
+            astar_node *sink = &nodes[SINK];
+            double g_sink = ga + to_sink;
+            if (g_sink - c->twin_shift > q->max_cost) {
+                pruned = true;
+            } else if (g_sink < sink->g) {
+                c->sink_from = a;
+                bool open_now = sink->heap >= 0;
+                sink->g = g_sink;
+                if (open_now) astar_pool_decrease(pool, sink, g_sink, 0.0);
+                else if (!astar_pool_push(pool, &s->alloc, SINK, g_sink, 0.0))
+                    return astar_done(res, expansions, ASTAR_ENOMEM);
+            }
+        } else if (arrived) {
+            int32_t collected;
+            if (!store_path(c, a, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
+            if (general && c->ntargets) res->target = s->target_of[ac];
             res->cost = exact ? (double)ga_quanta * ASTAR_QUANTUM : ga;
             res->length = s->path.len;
             return astar_done(res, expansions, ASTAR_OK);
         }
-        int32_t row = (int32_t)(((uint64_t)(uint32_t)a * row_magic) >> row_shift); /* row_of */
-        int32_t ax = a - row * stride - 1, ay = row - 1;
+        int32_t row = (int32_t)(((uint64_t)(uint32_t)ac * row_magic) >> row_shift); /* row_of */
+        int32_t ax = ac - row * stride - 1, ay = row - 1;
         if (partial) {
             astar_heuristic rank = c->heuristic != ASTAR_H_ZERO ? c->heuristic
                                    : c->diagonal == ASTAR_DIAG_HEX ? ASTAR_H_HEX
@@ -150,7 +275,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 best_g = ga;
             }
         }
-        unsigned moves = general ? astar_query_moves(c, a, ax, ay) : legal[open[a]];
+        unsigned moves = general ? astar_query_moves(c, ac, ax, ay) : legal[open[a]];
         if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
         moves &= ~(1u << (nodes[a].from ^ 2)); /* the way back leads to a closed node (none at the start) */
         for (; moves; moves &= moves - 1) {
@@ -208,8 +333,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                     ng = ga + (uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]));
                 }
             } else {
-                double t = astar_rounded(step[d] * astar_terrain_cost(c, b));
-                double extra = astar_step_extra(c, a, ax, ay, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
+                double t = astar_rounded(step[d] * astar_terrain_cost(c, ac + offset[d]));
+                double extra = astar_step_extra(c, ac, ax, ay, ac + offset[d], ax + ASTAR_DX[d],
+                                                ay + ASTAR_DY[d], c->windowed ? s->depth[a] + 1 : 0);
                 if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
                 if (extra == INFINITY) continue;
                 t += extra;
@@ -219,48 +345,24 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                     t += q->turn_penalty;
                 ng = ga + astar_cost_up(t);
             }
-            /* A first touch needs no comparison (its g is infinite): the branch that found it
-             * new skips the one that compares, which would mispredict on the same nodes. */
-            astar_node *n;
-            if (general) {
-                n = astar_touch(c, b);
-                if (!(ng < n->g)) continue;
-            } else {
-                n = &nodes[b];
-                if (n->gen != gen) {
-                    n->gen = gen;
-                    n->g = INFINITY;
-                    n->heap = ASTAR_NOT_OPEN;
-                } else if (!(ng < n->g)) {
-                    continue;
-                }
+            int32_t bc = general ? ac + offset[d] : b;
+            int r = offer(c, nodes, gen, b, bc, ax, ay, ng, ga, a, d, upper ? c->twin_shift : 0.0,
+                          false, k, &pruned, step_in, general, octile);
+            /* Entering an interest from the first copy: the second copy too, collecting it. */
+            if (general && c->twin && !upper && r == OFFER_DONE && s->interest_gen[bc] == gen) {
+                astar_touch(c, bc); /* its memo of h, which the second copy's node reads */
+                double value = interest_value(c, s->interest_of[bc]);
+                r = offer(c, nodes, gen, bc + c->twin, bc, ax, ay, ng + (c->twin_shift - value), ga,
+                          a, d, c->twin_shift, true, k, &pruned, step_in, true, false);
             }
-            if (ng > max_cost) {
-                pruned = true;
-                continue;
-            }
-            /* On the open list: decrease-key. Otherwise a closed node can improve only under a
-             * custom (maybe inconsistent) heuristic, which takes the general loop. A weighted
-             * search stays within its bound without reopening, and improvements that are just
-             * rounding of equal-cost routes are ignored. */
-            bool open_now = n->heap >= 0;
-            if (n->heap == ASTAR_CLOSED && !(c->reopen && ng < n->g - 1e-10 * n->g))
-                continue;
-            double h = octile ? astar_octile_h(ax + ASTAR_DX[d] - gx, ay + ASTAR_DY[d] - gy, h_card, h_diag)
-                              : astar_heuristic_at(c, b, ax + ASTAR_DX[d], ay + ASTAR_DY[d]);
-            if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-            n->g = ng;
-            n->from = (uint8_t)d;
-            if (general && step_in) step_in[b] = ng - ga;
-            if (general && c->windowed) s->depth[b] = s->depth[a] + 1;
-            if (open_now) astar_pool_decrease(pool, n, ng + astar_rounded(weight * h), h);
-            else if (!astar_pool_push(pool, &s->alloc, b, ng + astar_rounded(weight * h), h))
-                return astar_done(res, expansions, ASTAR_ENOMEM);
+            if (r != OFFER_DONE)
+                return astar_done(res, expansions, r == OFFER_ENOMEM ? ASTAR_ENOMEM : ASTAR_EABORT);
         }
     }
     if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
     if (partial) {
-        if (!store_path(c, best, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
+        int32_t collected; /* none: not with interests */
+        if (!store_path(c, best, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
         res->cost = step_in ? stored_path_cost(s) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
@@ -306,9 +408,37 @@ static bool jps_applies(const astar_query *q, astar_diagonal mode, astar_heurist
     return q->jps != ASTAR_JPS_OFF && uniform && q->weight == 1.0 && !q->partial &&
            q->max_expansions == UINT64_MAX && q->max_cost == INFINITY && !q->node_cost &&
            !q->edge_cost && !q->known && q->ntargets == 0 && !(q->noise > 0) &&
-           !(q->turn_penalty > 0) && q->nlayers == 0 && !q->claims &&
+           !(q->turn_penalty > 0) && q->nlayers == 0 && !q->claims && q->ninterests == 0 &&
            ((mode == ASTAR_DIAG_NO_CORNER_CUT && h == ASTAR_H_OCTILE) ||
             (mode == ASTAR_DIAG_NEVER && h == ASTAR_H_MANHATTAN));
+}
+
+/*
+ * Marks the cells of q's interests that the query can enter, each with the largest value
+ * among those there (the first of equals), and sets up the second copy of the grid (search.h).
+ * False when a callback aborted.
+ */
+static bool mark_interests(query_ctx *c) {
+    astar_search *s = c->s;
+    const astar_query *q = c->q;
+    const int32_t width = c->g->width;
+    c->twin = (int32_t)s->cells;
+    c->twin_shift = 0.0;
+    for (int32_t i = 0; i < q->ninterests; i++) {
+        int32_t x = q->interests[i] % width, y = q->interests[i] / width;
+        int32_t cell = astar_cell(c->stride, x, y);
+        if (!astar_walkable(c, cell, x, y)) {
+            if (c->aborted) return false;
+            continue;
+        }
+        double value = interest_value(c, i);
+        if (s->interest_gen[cell] == s->pool.gen && !(value > interest_value(c, s->interest_of[cell])))
+            continue;
+        s->interest_gen[cell] = s->pool.gen;
+        s->interest_of[cell] = i;
+        if (value > c->twin_shift) c->twin_shift = value;
+    }
+    return true;
 }
 
 /*
@@ -318,8 +448,8 @@ static bool jps_applies(const astar_query *q, astar_diagonal mode, astar_heurist
  */
 static astar_status start_search(astar_search *s, astar_grid *g, const astar_query *q,
                                  bool jps_ok, astar_result *res) {
-    memset(res, 0, sizeof *res);
-    res->target = -1;
+    astar_result_init(res);
+    res->scored = q->ninterests > 0;
     s->path.len = 0;
     query_ctx *c = &s->job; /* the live search's context, set up where it will stay */
     bool callbacks;
@@ -357,6 +487,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     }
     if (c->aborted) return ASTAR_EABORT;
     if (!c->goal_open && !q->partial) return ASTAR_UNREACHABLE;
+    if (q->ninterests > 0 && !mark_interests(c)) return ASTAR_EABORT;
+    c->sink = q->ninterests > 0 || q->target_costs;
 
     /* Another island: no search. (The labels' only lazy writes, with the jump tables below;
      * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
@@ -393,13 +525,25 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
         return st;
     }
 
-    astar_node *sn = astar_touch(c, start);
-    sn->g = 0.0;
-    sn->from = ASTAR_FROM_START;
-    if (c->windowed) s->depth[start] = 0;
+    if (c->sink) astar_touch(c, SINK);
     double h0 = astar_heuristic_at(c, start, q->sx, q->sy);
     if (c->aborted) return ASTAR_EABORT;
-    if (!astar_pool_open(&s->pool, &s->alloc, sn, start, c->weight * h0, h0)) return ASTAR_ENOMEM;
+    /* The start in the first copy, and in the second when it collects an interest there. */
+    for (int copy = 0; copy < 2; copy++) {
+        int32_t id = start;
+        double g0 = 0.0;
+        if (copy == 1) {
+            if (!c->twin || s->interest_gen[start] != s->pool.gen) break;
+            id = start + c->twin;
+            g0 = c->twin_shift - interest_value(c, s->interest_of[start]);
+        }
+        astar_node *sn = astar_touch(c, id);
+        sn->g = g0;
+        sn->from = ASTAR_FROM_START;
+        sn->spare = 0;
+        if (c->windowed) s->depth[id] = 0;
+        if (!astar_pool_open(&s->pool, &s->alloc, sn, id, g0 + c->weight * h0, h0)) return ASTAR_ENOMEM;
+    }
     return ASTAR_RUNNING;
 }
 
@@ -417,6 +561,7 @@ static astar_status continue_search(astar_search *s, uint64_t budget, astar_resu
 /* Records a step's outcome: a final one ends the search and is kept for later steps. */
 static astar_status settle(astar_search *s, astar_result *res, astar_status st) {
     res->status = st;
+    if (res->interest < 0) res->score = res->cost;
     res->restarts = s->job_restarts;
     if (st != ASTAR_RUNNING) {
         s->job_live = false;
@@ -447,8 +592,8 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
         return res->status;
     }
     query_ctx *c = &s->job;
-    memset(res, 0, sizeof *res);
-    res->target = -1;
+    astar_result_init(res);
+    res->scored = c->q->ninterests > 0;
     if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
         uint32_t restarts = s->job_restarts + 1;
         astar_status st = start_search(s, c->g, c->q, false, res);

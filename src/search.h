@@ -70,6 +70,16 @@ typedef struct query_ctx {
     double best_h, best_g;
     bool pruned;             /* max_cost left something out */
     bool callbacks, layered; /* which loop runs it */
+    /* Interests: node ids from `twin` up are the second copy of the grid, the cells after an
+     * interest was collected, where g counts twin_shift (the largest value) more than the
+     * path's cost minus the value, so that no step costs less than 0. */
+    int32_t twin;            /* 0: one copy */
+    double twin_shift;
+    /* With interests or target costs the search ends at a sink, a node no cell has: each goal
+     * leads to it at the cost still to come there (its target cost, plus twin_shift from the
+     * first copy), and the path ends at sink_from, the node it was last reached from. */
+    bool sink;
+    int32_t sink_from;
     astar_islands *islands;  /* the labels that let it start, if any */
 } query_ctx;
 
@@ -94,6 +104,8 @@ struct astar_search {
     int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
     double *step_in;        /* per cell: the cost of the step of its way in (partial + reopen) */
     int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
+    int32_t *interest_of;   /* per cell: index of the interest there, where interest_gen == gen */
+    uint16_t *interest_gen;
     window_claim *window;   /* claims with times, chained per cell (claim_window) */
     int32_t window_len, window_cap;
     astar_path_buf path;    /* node ids of the last path */
@@ -126,9 +138,10 @@ double astar_custom_h(query_ctx *c, int32_t cell, int32_t x, int32_t y);
 double astar_node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y);
 /* The legal moves from a under this query: the corner rule sees what node_cost blocks. */
 unsigned astar_query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay);
-/* The extra cost of the step a -> b beyond terrain; INFINITY when the query blocks it. */
+/* The extra cost of the step a -> b beyond terrain, entering b at step `depth` of the path
+ * (claim_window); INFINITY when the query blocks it. */
 double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t b, int32_t bx,
-                        int32_t by);
+                        int32_t by, int32_t depth);
 
 /* ---- search.c */
 

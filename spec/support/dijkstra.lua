@@ -162,7 +162,10 @@ function M.step(world, ax, ay, bx, by, sx, sy, depth, turn)
 end
 
 -- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).
-function M.distances(world, sx, sy)
+-- (qx, qy), default (sx, sy): the start of the query whose costs these are (claim_radius
+-- is counted from it), for the legs of a path that starts elsewhere.
+function M.distances(world, sx, sy, qx, qy)
+  qx, qy = qx or sx, qy or sy
   -- costs that depend on the way in need the state-space search (exact_cost)
   assert(not world.turn_penalty and not world.claim_window, "use exact_cost with turns or windows")
   local dist, done = {}, {}
@@ -183,7 +186,7 @@ function M.distances(world, sx, sy)
     for dy = -1, 1 do
       for dx = -1, 1 do
         local nx, ny = bx + dx, by + dy
-        local s = M.step(world, bx, by, nx, ny, sx, sy)
+        local s = M.step(world, bx, by, nx, ny, qx, qy)
         if s and best + s < dist[ny][nx] then dist[ny][nx] = best + s end
       end
     end
@@ -272,6 +275,36 @@ function M.exact_cost(world, sx, sy, gx, gy)
     end
   end
   return nil
+end
+
+-- The best score of a query from (sx, sy) to any of goals ({{x=, y=}, ...}) that may collect
+-- one of interests ({{x=, y=, value=}, ...}) on the way: min over goals t of
+-- min(d(s, t), min_i d(s, i) + d(i, t) - value_i). Returns the score (nil when no goal is
+-- reachable) and every candidate's score, keyed "t" for a goal reached directly and "t:i" for
+-- one reached through interest i.
+function M.interest_score(world, sx, sy, goals, interests)
+  local from_start = M.distances(world, sx, sy)
+  local scores, best = {}, nil
+  local function offer(key, score)
+    if score == math.huge then return end
+    scores[key] = score
+    if not best or score < best then best = score end
+  end
+  local via = {}
+  for i, it in ipairs(interests) do
+    if from_start[it.y][it.x] < math.huge then via[i] = M.distances(world, it.x, it.y, sx, sy) end
+  end
+  for t, goal in ipairs(goals) do
+    if walkable(world, goal.x, goal.y) then
+      offer(tostring(t), from_start[goal.y][goal.x])
+      for i, it in ipairs(interests) do
+        if via[i] then
+          offer(t .. ":" .. i, from_start[it.y][it.x] + via[i][goal.y][goal.x] - it.value)
+        end
+      end
+    end
+  end
+  return best, scores
 end
 
 -- A small deterministic PRNG (LCG on doubles below 2^53) that gives the same

@@ -148,7 +148,8 @@ typedef enum option_id {
     O_HEURISTIC, O_WEIGHT, O_DIAGONAL, O_INFLUENCE, O_INFLUENCE_WEIGHT, O_CLAIMS, O_UNIT,
     O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
     O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_KNOWN,
-    O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, NOPTIONS
+    O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, O_INTERESTS,
+    NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -162,6 +163,11 @@ typedef struct query_args {
     int layer_slot[ASTAR_MAX_LAYERS]; /* each layer (a graph's: or Lua array), pinned */
     double layer_weight[ASTAR_MAX_LAYERS];
     bool flat_path;                /* path = "flat" */
+    int32_t ninterests;            /* interests, as read (read_interests): */
+    double *interest_place;        /* x, y per interest (a graph's: id, 0), 1-based */
+    double *interest_values;       /* in a userdata pinned on the stack, with */
+    int32_t *interest_ids;         /* room for their node ids, which the resolve fills */
+    int interest_slot;             /* that userdata's stack slot (a job keeps it) */
 } query_args;
 
 /* -------------------------------------------------------------- queries */

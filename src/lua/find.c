@@ -71,6 +71,18 @@ void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
         q->known = m->mask;
         mark_read(&c->run, &m->base);
     }
+    if (a->ninterests > 0) { /* the places read against the grid, no Lua code run */
+        for (int32_t i = 0; i < a->ninterests; i++) {
+            double x = a->interest_place[2 * i], y = a->interest_place[2 * i + 1];
+            if (x > g->base.width || y > g->base.height)
+                arg_error_fmt(L, arg, "option 'interests'[%d] is not a cell of the %dx%d grid", (int)i + 1,
+                              (int)g->base.width, (int)g->base.height);
+            a->interest_ids[i] = ((int32_t)y - 1) * g->base.width + ((int32_t)x - 1);
+        }
+        q->interests = a->interest_ids;
+        q->interest_values = a->interest_values;
+        q->ninterests = a->ninterests;
+    }
     resolve_grid_callbacks(&c->run, q, a);
     resolve_answer(&c->run, a);
     mark_read(&c->run, &g->base);

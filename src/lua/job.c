@@ -9,8 +9,9 @@
  * [1..3] the callbacks (node_cost, edge_cost, heuristic; false when absent),
  * [4] the grid, [5...] the layers, claims and mask of its options, .claims and
  * .unit (the unit's slot is looked up at every step: the unit may claim a path
- * after the search was made); and, once it is finished, .path and .info (its
- * workspace is then given back).
+ * after the search was made), .interests (the block its query's interests are
+ * in); and, once it is finished, .path and .info (its workspace is then given
+ * back).
  */
 typedef struct ljob {
     lobject base;
@@ -126,6 +127,10 @@ int grid_search(lua_State *L) {
     if (a.slot[O_CLAIMS]) {
         lua_pushvalue(L, a.slot[O_CLAIMS]);
         lua_setfield(L, uv, "claims");
+    }
+    if (a.ninterests > 0) { /* the places and values its query points into */
+        lua_pushvalue(L, a.interest_slot);
+        lua_setfield(L, uv, "interests");
     }
     if (a.slot[O_UNIT]) {
         lua_pushvalue(L, a.slot[O_UNIT]);

@@ -80,6 +80,7 @@ static const option OPTIONS[NOPTIONS] = {
                       BY_HAND},
     [O_INTO] = {"into", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
     [O_INFO] = {"info", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_INTERESTS] = {"interests", K_VALUE, IN_PATHS | IN_GRAPH, 0, 0, NULL, BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -157,6 +158,57 @@ static void read_influence(lua_State *L, query_args *a, int idx) {
         a->layer_weight[i - 1] = w;
     }
     a->nlayers = (int)n;
+}
+
+/*
+ * Option 'interests' at idx: a list of {x=, y=, value=} or {x, y, value} (a graph's: {id=,
+ * value=} or {id, value}), each field read once, into a userdata pinned on the stack. The
+ * places are checked against the grid or graph by the resolve.
+ */
+static void read_interests(lua_State *L, query_args *a, int idx) {
+    bool graph = a->in == IN_GRAPH;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        arg_error_fmt(L, a->arg, "option 'interests' must be a list of %s, got %s",
+                      graph ? "{id=, value=}" : "{x=, y=, value=}", type_name(L, idx));
+    size_t n = astar_rawlen(L, idx);
+    if (n > (size_t)INT32_MAX / (3 * sizeof(double) + sizeof(int32_t)))
+        arg_error_fmt(L, a->arg, "option 'interests' lists too many");
+    static const char *const GRID_FIELDS[] = {"x", "y", "value"}, *const GRAPH_FIELDS[] = {"id", "value"};
+    const char *const *fields = graph ? GRAPH_FIELDS : GRID_FIELDS;
+    int nfields = graph ? 2 : 3;
+    /* A userdata on the stack: freed with it, whatever error comes. */
+    char *block = astar_newuserdata_plain(L, n * (3 * sizeof(double) + sizeof(int32_t)) + 1);
+    a->interest_slot = lua_gettop(L);
+    a->interest_place = (double *)(void *)block;
+    a->interest_values = a->interest_place + 2 * n;
+    a->interest_ids = (int32_t *)(void *)(a->interest_values + n);
+    a->ninterests = (int32_t)n;
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, idx, (lua_Integer)i);
+        if (lua_type(L, -1) != LUA_TTABLE)
+            arg_error_fmt(L, a->arg, "option 'interests'[%d] must be a table %s, got %s", (int)i,
+                          graph ? "{id=, value=}" : "{x=, y=, value=}", type_name(L, -1));
+        double got[3] = {0, 0, 0};
+        for (int k = 0; k < nfields; k++) {
+            lua_getfield(L, -1 - k, fields[k]);
+            if (lua_isnil(L, -1)) {
+                lua_pop(L, 1);
+                lua_rawgeti(L, -1 - k, k + 1);
+            }
+            got[k] = lua_tonumber(L, -1);
+            bool value = k == nfields - 1;
+            bool ok = lua_type(L, -1) == LUA_TNUMBER &&
+                      (value ? got[k] > 0 && got[k] <= ASTAR_MAX_VALUE : got[k] >= 1 && got[k] == floor(got[k]));
+            if (!ok)
+                arg_error_fmt(L, a->arg, "option 'interests'[%d].%s must be %s, got %s", (int)i, fields[k],
+                              value ? "a number in (0, " MAX_VALUE_STR "]" : "an integer >= 1",
+                              value_str(L, -1));
+        }
+        lua_pop(L, nfields + 1);
+        a->interest_place[2 * (i - 1)] = got[0];
+        a->interest_place[2 * (i - 1) + 1] = graph ? 0 : got[1];
+        a->interest_values[i - 1] = got[nfields - 1];
+    }
 }
 
 /*
@@ -273,6 +325,12 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
         case K_REFUSED:
             break;
         }
+    }
+    if (a->slot[O_INTERESTS]) {
+        read_interests(L, a, a->slot[O_INTERESTS]);
+        if (a->slot[O_PARTIAL] && lua_toboolean(L, a->slot[O_PARTIAL]))
+            arg_error_fmt(L, arg, "option 'interests' cannot be used with 'partial' (a partial path "
+                                  "is ranked by its distance to the goal, not by a value)");
     }
     if (a->slot[O_INFLUENCE]) read_influence(L, a, a->slot[O_INFLUENCE]);
     else if (a->slot[O_INFLUENCE_WEIGHT]) arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
@@ -662,6 +720,18 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
         set_field(L, info, "reason");
     } else if (to->info) {
         clear_field(L, info, "reason");
+    }
+    if (has_path && res.scored) {
+        lua_pushnumber(L, res.score);
+        set_field(L, info, "score");
+    } else if (to->info) {
+        clear_field(L, info, "score");
+    }
+    if (st == ASTAR_OK && res.interest >= 0) {
+        lua_pushinteger(L, res.interest + 1);
+        set_field(L, info, "interest");
+    } else if (to->info) {
+        clear_field(L, info, "interest");
     }
     if (st == ASTAR_OK && res.target >= 0) {
         lua_pushinteger(L, res.target + 1);
