@@ -780,6 +780,10 @@ typedef struct astar_graph_query {
                                          ties: smaller g) with ASTAR_PARTIAL */
     double noise;                     /* >= 0: adds noise * astar_noise(seed, node, 0) to P */
     uint32_t seed;
+    const int32_t *interests;         /* as astar_query's: node ids a path may pass through to
+                                         collect interest_values[i]; not with partial */
+    const double *interest_values;
+    int32_t ninterests;
 } astar_graph_query;
 
 void astar_graph_query_init(astar_graph_query *q);

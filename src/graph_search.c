@@ -13,6 +13,8 @@ struct astar_graph_search {
     double *step_in;         /* the cost of the step of its way in (partial + reopen, search.c) */
     int32_t *claimed;        /* claims this query counts, where claim_gen == gen; on first need */
     uint16_t *claim_gen;
+    int32_t *interest_of;    /* interests: the one a node collects, where interest_gen == gen */
+    uint16_t *interest_gen;
     astar_path_buf path;
     astar_alloc alloc;
 };
@@ -33,12 +35,16 @@ static void free_node_arrays(astar_graph_search *s) {
     astar_pool_array_free(p, &s->alloc, s->step_in, sizeof *s->step_in);
     astar_pool_array_free(p, &s->alloc, s->claimed, sizeof *s->claimed);
     astar_pool_array_free(p, &s->alloc, s->claim_gen, sizeof *s->claim_gen);
+    astar_pool_array_free(p, &s->alloc, s->interest_of, sizeof *s->interest_of);
+    astar_pool_array_free(p, &s->alloc, s->interest_gen, sizeof *s->interest_gen);
     s->parent = NULL;
     s->penalty = NULL;
     s->custom_h = NULL;
     s->step_in = NULL;
     s->claimed = NULL;
     s->claim_gen = NULL;
+    s->interest_of = NULL;
+    s->interest_gen = NULL;
     astar_pool_free(p, &s->alloc);
 }
 
@@ -66,11 +72,12 @@ void astar_graph_query_init(astar_graph_query *q) {
 }
 
 /*
- * Room for a graph of n nodes. Nothing in the records outlives a query, so a
+ * Room for n node records (a graph's nodes; with interests two copies and a sink). Nothing in the records outlives a query, so a
  * workspace that is too small is emptied and made anew: every stamp stale.
  * The optional arrays come back when a query needs them.
  */
 static bool fit_workspace(astar_graph_search *s, int32_t n) {
+    if (n > ASTAR_GRAPH_MAX_NODES) return false;
     if ((size_t)n <= s->pool.count && s->pool.nodes) return true;
     int64_t cap = (int64_t)s->pool.count * 2;
     if (cap < n) cap = n;
@@ -99,6 +106,12 @@ typedef struct graph_ctx {
     bool claims;             /* claim: the claims the query sees, on ids below claim_width */
     astar_claim_view claim;
     int32_t claim_width;
+    /* Interests (astar_query's, search.h): node id + twin is node id in the second copy, the
+     * one after collecting, whose g counts twin_shift (the largest value) beyond the path's
+     * score, so no step is negative; arriving at the goal leads on to the sink, at the
+     * score + twin_shift from either copy. twin = 0: no interests. */
+    int32_t twin, sink;
+    double twin_shift;
     bool aborted;
 } graph_ctx;
 
@@ -160,17 +173,44 @@ static double step_extra(graph_ctx *c, int32_t a, int32_t b) {
     return extra > 0 ? extra : 0.0;
 }
 
-/* Keeps the way from start to end, walked back along the parents. */
-static bool store_path(astar_graph_search *s, int32_t end, int32_t start) {
+/*
+ * Keeps the way from the start to end, walked back along the parents (the start's is -1), as
+ * the graph's node ids; with interests (twin > 0) *collected gets the index of the interest
+ * collected where the way enters the second copy, or stays -1.
+ */
+static bool store_path(astar_graph_search *s, int32_t end, int32_t twin, int32_t *collected) {
+    const int32_t *parent = s->parent;
     int32_t len = 1;
-    for (int32_t id = end; id != start; id = s->parent[id]) len++;
+    for (int32_t id = end; parent[id] >= 0; id = parent[id]) len++;
     if (!astar_path_reserve(&s->path, &s->alloc, len)) return false;
     int32_t id = end;
     for (int32_t i = len - 1; i >= 0; i--) {
-        s->path.ids[i] = id;
-        if (i > 0) id = s->parent[id];
+        bool second = twin && id >= twin;
+        s->path.ids[i] = second ? id - twin : id;
+        if (second && parent[id] < twin) *collected = s->interest_of[id - twin];
+        if (i > 0) id = parent[id];
     }
     return true;
+}
+
+/* A value as the search counts it: rounded down, as heuristics are (cost.h). */
+static inline double interest_value(const graph_ctx *c, int32_t i) {
+    return astar_cost_down(c->q->interest_values[i]);
+}
+
+/* The end of a search with interests: the way to the node the sink was reached from (its
+ * parent), its
+ * cost (its score plus the value collected) and what it collected. */
+static astar_status finish_at_sink(graph_ctx *c, astar_result *res, uint64_t expansions) {
+    astar_graph_search *s = c->s;
+    int32_t collected = -1;
+    if (!store_path(s, s->parent[c->sink], c->twin, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
+    double score = s->pool.nodes[c->sink].g - c->twin_shift;
+    res->score = score;
+    res->cost = collected >= 0 ? score + interest_value(c, collected) : score;
+    res->interest = collected;
+    res->length = s->path.len;
+    return astar_done(res, expansions, ASTAR_OK);
 }
 
 /* The cost of the way store_path stored, summed over its steps (see search.c). */
@@ -180,10 +220,64 @@ static double stored_path_cost(const astar_graph_search *s) {
     return sum;
 }
 
+/* What the loop keeps in locals for relax(): through c the compiler would reload them after
+ * every store to a node record. */
+typedef struct loop_consts {
+    double max_cost, weight, h_scale, gx, gy, gz;
+    astar_node *nodes;
+    int32_t *parent;
+    uint16_t gen;
+} loop_consts;
+
+/* What relax() asks of the loop besides going on. */
+enum { RELAX_DONE, RELAX_ENOMEM, RELAX_EABORT };
+
+/*
+ * Offers node id (of graph node b, in either copy) the way in from node a_id at g = ng:
+ * onto the open list, or a decrease of its key, when that improves it. `shift` is what its
+ * g counts beyond the path's score (twin_shift in the second copy), for max_cost.
+ */
+static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id, double ng,
+                               double shift, const loop_consts k, bool *pruned,
+                               const bool general) {
+    astar_graph_search *s = c->s;
+    astar_pool *pool = &s->pool;
+    const astar_graph_query *q = c->q;
+    astar_node *n = general ? touch(c, id) : astar_node_touch(k.nodes, k.gen, id);
+    if (!(ng < n->g)) return RELAX_DONE;
+    if (ng - shift > k.max_cost) {
+        *pruned = true;
+        return RELAX_DONE;
+    }
+    /* A closed node can improve only under a custom (maybe inconsistent) heuristic,
+     * and only by more than rounding (see search.c). */
+    bool open_now = n->heap >= 0;
+    if (n->heap == ASTAR_CLOSED && !(c->custom && ng < n->g - 1e-10 * n->g)) return RELAX_DONE;
+    double h;
+    if (general) {
+        h = id == c->sink && c->sink ? 0.0 : heuristic(c, b);
+        if (c->aborted) return RELAX_EABORT;
+    } else if (k.h_scale > 0) {
+        const double *pos = c->g->pos;
+        double dx = pos[3 * b] - k.gx, dy = pos[3 * b + 1] - k.gy, dz = pos[3 * b + 2] - k.gz;
+        h = astar_cost_down(k.h_scale * sqrt(astar_rounded(dx * dx) + astar_rounded(dy * dy) +
+                                             astar_rounded(dz * dz)));
+    } else {
+        h = 0.0;
+    }
+    n->g = ng;
+    k.parent[id] = a_id;
+    if (general && c->custom && q->partial) s->step_in[id] = ng - k.nodes[a_id].g;
+    double f = ng + astar_rounded(k.weight * h);
+    if (open_now) astar_pool_decrease(pool, n, f, h);
+    else if (!astar_pool_push(pool, &s->alloc, id, f, h)) return RELAX_ENOMEM;
+    return RELAX_DONE;
+}
+
 /*
  * The loop. `general` is a constant at both call sites: the plain loop reads
  * arc costs, blocked flags and the built-in heuristic only; the general one
- * adds penalties, callbacks and a custom heuristic.
+ * adds penalties, callbacks, a custom heuristic and interests.
  */
 static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_open,
                                       astar_result *res, const bool general) {
@@ -196,13 +290,10 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     const double *pos = g->pos;
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
-    const uint16_t gen = pool->gen;
-    int32_t *parent = s->parent;
-    const int32_t goal = c->goal;
-    const double gx = pos[3 * goal], gy = pos[3 * goal + 1], gz = pos[3 * goal + 2];
-    const double h_scale = c->h_scale, weight = q->weight, max_cost = q->max_cost;
+    const int32_t goal = c->goal, twin = general ? c->twin : 0;
     const bool partial = q->partial != 0;
-    double *const step_in = general && c->custom && partial ? s->step_in : NULL;
+    const loop_consts k = {q->max_cost, q->weight, c->h_scale, pos[3 * goal], pos[3 * goal + 1],
+                           pos[3 * goal + 2], nodes, s->parent, pool->gen};
     bool pruned = false;
     int32_t best = start;
     double best_h = INFINITY, best_g = 0.0;
@@ -214,14 +305,25 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             outcome = ASTAR_LIMIT;
             break;
         }
-        int32_t a = astar_heap_pop(&pool->heap, nodes).cell;
+        int32_t a_id = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
-        double ga = nodes[a].g;
+        double ga = nodes[a_id].g;
+        if (twin && a_id == c->sink) return finish_at_sink(c, res, expansions);
+        bool second = twin && a_id >= twin;
+        int32_t a = second ? a_id - twin : a_id;
+        double shift = second ? c->twin_shift : 0.0;
         if (a == goal && goal_open) { /* a blocked goal is only expanded as the start */
-            if (!store_path(s, a, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
-            res->cost = ga;
-            res->length = s->path.len;
-            return astar_done(res, expansions, ASTAR_OK);
+            if (!twin) {
+                int32_t collected = -1;
+                if (!store_path(s, a, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
+                res->cost = ga;
+                res->length = s->path.len;
+                return astar_done(res, expansions, ASTAR_OK);
+            }
+            /* On to the sink at score + twin_shift; the path may still pass the goal on its
+             * way to an interest, so the goal is expanded too. */
+            int r = relax(c, c->sink, goal, a_id, ga - shift + c->twin_shift, c->twin_shift, k, &pruned, true);
+            if (r == RELAX_ENOMEM) return astar_done(res, expansions, ASTAR_ENOMEM);
         }
         if (partial) {
             double h = c->custom ? s->custom_h[a] : astar_graph_distance(pos, a, goal);
@@ -231,54 +333,35 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
                 best_g = ga;
             }
         }
-        for (int32_t k = first[a], end = first[a + 1]; k < end; k++) {
-            int32_t b = arc[k].to;
+        for (int32_t e = first[a], end = first[a + 1]; e < end; e++) {
+            int32_t b = arc[e].to;
             if (blocked[b]) continue;
             /* The step's cost rounded up once, as on grids (core.h). */
             double ng;
-            astar_node *n;
             if (general) {
                 double extra = step_extra(c, a, b);
                 if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
                 if (extra == INFINITY) continue;
-                ng = ga + astar_cost_up(arc[k].cost + extra);
-                n = touch(c, b);
+                ng = ga + astar_cost_up(arc[e].cost + extra);
+                if (twin) touch(c, b); /* b's memos stay valid for its second copy too */
             } else {
-                ng = ga + astar_cost_up(arc[k].cost);
-                n = astar_node_touch(nodes, gen, b);
+                ng = ga + astar_cost_up(arc[e].cost);
             }
-            if (!(ng < n->g)) continue;
-            if (ng > max_cost) {
-                pruned = true;
-                continue;
+            int r = relax(c, second ? b + twin : b, b, a_id, ng, shift, k, &pruned, general);
+            /* Entering an interest from the first copy: the second copy too, collecting it. */
+            if (r == RELAX_DONE && twin && !second && s->interest_gen[b] == pool->gen) {
+                double v = interest_value(c, s->interest_of[b]);
+                r = relax(c, b + twin, b, a_id, ng + c->twin_shift - v, c->twin_shift, k, &pruned, true);
             }
-            /* A closed node can improve only under a custom (maybe inconsistent) heuristic,
-             * and only by more than rounding (see search.c). */
-            bool open_now = n->heap >= 0;
-            if (n->heap == ASTAR_CLOSED && !(c->custom && ng < n->g - 1e-10 * n->g)) continue;
-            double h;
-            if (general) {
-                h = heuristic(c, b);
-                if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-            } else if (h_scale > 0) {
-                double dx = pos[3 * b] - gx, dy = pos[3 * b + 1] - gy, dz = pos[3 * b + 2] - gz;
-                double d = sqrt(astar_rounded(dx * dx) + astar_rounded(dy * dy) + astar_rounded(dz * dz));
-                h = astar_cost_down(h_scale * d);
-            } else {
-                h = 0.0;
-            }
-            n->g = ng;
-            parent[b] = a;
-            if (general && step_in) step_in[b] = ng - ga;
-            if (open_now) astar_pool_decrease(pool, n, ng + astar_rounded(weight * h), h);
-            else if (!astar_pool_push(pool, &s->alloc, b, ng + astar_rounded(weight * h), h))
-                return astar_done(res, expansions, ASTAR_ENOMEM);
+            if (r == RELAX_EABORT) return astar_done(res, expansions, ASTAR_EABORT);
+            if (r == RELAX_ENOMEM) return astar_done(res, expansions, ASTAR_ENOMEM);
         }
     }
     if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
     if (partial) {
-        if (!store_path(s, best, start)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = step_in ? stored_path_cost(s) : nodes[best].g;
+        int32_t collected = -1;
+        if (!store_path(s, best, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
+        res->cost = general && c->custom ? stored_path_cost(s) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);
@@ -300,6 +383,34 @@ static bool near_start(const void *ud, int32_t id) {
     return id < c->g->nodes && !(astar_graph_distance(c->g->pos, id, c->q->start) > c->q->claim_radius);
 }
 
+/*
+ * Marks the interests the query can enter, each node with the largest value offered there,
+ * and sets up the second copy (graph_ctx) over twin nodes. False when a callback aborted.
+ */
+static bool mark_interests(graph_ctx *c, int32_t twin) {
+    astar_graph_search *s = c->s;
+    const astar_graph_query *q = c->q;
+    double top = 0.0;
+    for (int32_t i = 0; i < q->ninterests; i++) {
+        int32_t id = q->interests[i];
+        if (c->g->blocked[id]) continue;
+        if (c->penalties && node_penalty(c, id) == INFINITY) {
+            if (c->aborted) return false;
+            continue;
+        }
+        double value = interest_value(c, i);
+        if (s->interest_gen[id] == s->pool.gen && !(value > interest_value(c, s->interest_of[id])))
+            continue;
+        s->interest_gen[id] = s->pool.gen;
+        s->interest_of[id] = i;
+        if (value > top) top = value;
+    }
+    c->twin = twin;
+    c->sink = 2 * twin;
+    c->twin_shift = top;
+    return true;
+}
+
 static astar_status check_query(const astar_graph *g, const astar_graph_query *q) {
     if (!astar_graph_valid_id(g, q->start) || !astar_graph_valid_id(g, q->goal)) return ASTAR_EINVAL;
     if (q->heuristic != ASTAR_H_DEFAULT && q->heuristic != ASTAR_H_EUCLIDEAN &&
@@ -314,6 +425,13 @@ static astar_status check_query(const astar_graph *g, const astar_graph_query *q
         if ((!q->layers[i].values && !q->layers[i].value_fn) || !astar_value_ok(q->layers[i].weight))
             return ASTAR_EINVAL;
     if (q->claims && (q->claims->height != 1 || isnan(q->claim_radius))) return ASTAR_EINVAL;
+    if (q->ninterests < 0 || (q->ninterests > 0 && (!q->interests || !q->interest_values || q->partial)))
+        return ASTAR_EINVAL;
+    if (q->ninterests > 0 && g->nodes > (ASTAR_GRAPH_MAX_NODES - 1) / 2) return ASTAR_EINVAL;
+    for (int32_t i = 0; i < q->ninterests; i++)
+        if (!astar_graph_valid_id(g, q->interests[i]) ||
+            !(q->interest_values[i] > 0 && q->interest_values[i] <= ASTAR_MAX_VALUE))
+            return ASTAR_EINVAL;
     return ASTAR_OK;
 }
 
@@ -324,7 +442,8 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     astar_status st = check_query(g, q);
     if (st != ASTAR_OK) return astar_finish(res, st);
     if ((st = astar_graph_prepare(g)) != ASTAR_OK) return astar_finish(res, st);
-    if (!fit_workspace(s, g->nodes)) return astar_finish(res, ASTAR_ENOMEM);
+    int32_t twin = q->ninterests > 0 ? g->nodes : 0;
+    if (!fit_workspace(s, twin ? 2 * twin + 1 : g->nodes)) return astar_finish(res, ASTAR_ENOMEM);
 
     graph_ctx c = {0};
     c.s = s;
@@ -334,18 +453,21 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     c.custom = q->heuristic == ASTAR_H_CUSTOM;
     c.h_scale = q->heuristic == ASTAR_H_ZERO || c.custom ? 0.0 : g->h_scale;
     bool general = q->node_cost || q->edge_cost || c.custom || q->nlayers > 0 || q->claims ||
-                   q->noise > 0;
+                   q->noise > 0 || twin;
     c.penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
     if ((c.penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
         (c.custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
         (c.custom && q->partial && !ASTAR_POOL_NEED(s, step_in, false)) ||
-        (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))))
+        (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
+        (twin && (!ASTAR_POOL_NEED(s, interest_of, false) || !ASTAR_POOL_NEED(s, interest_gen, true))))
         return astar_finish(res, ASTAR_ENOMEM);
     c.memo_penalty = c.penalties ? s->penalty : NULL;
     c.memo_h = c.custom ? s->custom_h : NULL;
 
-    if (astar_pool_begin(&s->pool) && s->claim_gen) /* wrapped: stale stamps could look current */
-        memset(s->claim_gen, 0, s->pool.count * sizeof *s->claim_gen);
+    if (astar_pool_begin(&s->pool)) { /* wrapped: stale stamps could look current */
+        if (s->claim_gen) memset(s->claim_gen, 0, s->pool.count * sizeof *s->claim_gen);
+        if (s->interest_gen) memset(s->interest_gen, 0, s->pool.count * sizeof *s->interest_gen);
+    }
     if (q->claims) {
         /* Claims of height 1 hold node id at cell stride + 1 + id (graph.c). */
         const astar_claims *cl = q->claims;
@@ -360,13 +482,26 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     if (c.aborted) return astar_finish(res, ASTAR_EABORT);
     if (!goal_open && !q->partial) return astar_finish(res, ASTAR_UNREACHABLE);
 
-    astar_node *sn = touch(&c, q->start);
-    sn->g = 0.0;
-    s->parent[q->start] = -1;
+    if (twin && !mark_interests(&c, twin)) return astar_finish(res, ASTAR_EABORT);
+    res->scored = twin > 0;
+
+    /* The start in the first copy, and in the second when it collects an interest there. */
+    touch(&c, q->start); /* before its heuristic, which it memoises */
     double h0 = heuristic(&c, q->start);
     if (c.aborted) return astar_finish(res, ASTAR_EABORT);
-    if (!astar_pool_open(&s->pool, &s->alloc, sn, q->start, q->weight * h0, h0))
-        return astar_finish(res, ASTAR_ENOMEM);
+    for (int copy = 0; copy < 2; copy++) {
+        double g0 = 0.0;
+        if (copy == 1) {
+            if (!twin || s->interest_gen[q->start] != s->pool.gen) break;
+            g0 = c.twin_shift - interest_value(&c, s->interest_of[q->start]);
+        }
+        int32_t id = q->start + copy * twin;
+        astar_node *sn = touch(&c, id);
+        sn->g = g0;
+        s->parent[id] = -1;
+        if (!astar_pool_open(&s->pool, &s->alloc, sn, id, g0 + q->weight * h0, h0))
+            return astar_finish(res, ASTAR_ENOMEM);
+    }
     st = general ? run_general(&c, q->start, goal_open, res) : run_plain(&c, q->start, goal_open, res);
     return astar_finish(res, st);
 }

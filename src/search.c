@@ -28,9 +28,11 @@ static int32_t prev_node(const query_ctx *c, const astar_node *nodes, int32_t id
 static bool store_path(query_ctx *c, int32_t end, int32_t *collected) {
     astar_search *s = c->s;
     const astar_node *nodes = s->pool.nodes;
-    const int32_t start = c->start, twin = c->twin;
+    const int32_t twin = c->twin;
+    /* Back to a start node, in either copy (the second copy's start cell may also be reached
+     * later, by a way that collected elsewhere and came back). */
     int32_t len = 1;
-    for (int32_t id = end; id != start && id != start + twin; id = prev_node(c, nodes, id)) len++;
+    for (int32_t id = end; nodes[id].from != ASTAR_FROM_START; id = prev_node(c, nodes, id)) len++;
     if (!astar_path_reserve(&s->path, &s->alloc, len)) return false;
     *collected = -1;
     int32_t id = end;
@@ -277,7 +279,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         }
         unsigned moves = general ? astar_query_moves(c, ac, ax, ay) : legal[open[a]];
         if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-        moves &= ~(1u << (nodes[a].from ^ 2)); /* the way back leads to a closed node (none at the start) */
+        /* The way back leads to a closed node (none at the start), unless the step in crossed
+         * into the second copy: back is then a node of the second copy, maybe not reached. */
+        if (!upper || !nodes[a].spare) moves &= ~(1u << (nodes[a].from ^ 2));
         for (; moves; moves &= moves - 1) {
             int d = astar_lowest_bit(moves);
             int32_t b = a + offset[d];

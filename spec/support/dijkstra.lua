@@ -281,7 +281,8 @@ end
 -- one of interests ({{x=, y=, value=}, ...}) on the way: min over goals t of
 -- min(d(s, t), min_i d(s, i) + d(i, t) - value_i). Returns the score (nil when no goal is
 -- reachable) and every candidate's score, keyed "t" for a goal reached directly and "t:i" for
--- one reached through interest i.
+-- one reached through interest i. An interest on a cell the query cannot enter (the start's
+-- too) is never collected.
 function M.interest_score(world, sx, sy, goals, interests)
   local from_start = M.distances(world, sx, sy)
   local scores, best = {}, nil
@@ -292,7 +293,7 @@ function M.interest_score(world, sx, sy, goals, interests)
   end
   local via = {}
   for i, it in ipairs(interests) do
-    if from_start[it.y][it.x] < math.huge then via[i] = M.distances(world, it.x, it.y, sx, sy) end
+    if walkable(world, it.x, it.y) and from_start[it.y][it.x] < math.huge then via[i] = M.distances(world, it.x, it.y, sx, sy) end
   end
   for t, goal in ipairs(goals) do
     if walkable(world, goal.x, goal.y) then

@@ -70,8 +70,11 @@ function M.step(world, a, b, start)
   return grid_oracle.round_up(cost + math.max(0, p))
 end
 
--- Optimal costs from start to every node (math.huge when unreachable).
-function M.distances(world, start)
+-- Optimal costs from start to every node (math.huge when unreachable). query_start, default
+-- start: the start of the query whose costs these are (claim_radius is counted from it), for
+-- the legs of a path that starts elsewhere.
+function M.distances(world, start, query_start)
+  query_start = query_start or start
   local dist, done = {}, {}
   for i = 1, world.n do dist[i] = math.huge end
   dist[start] = 0
@@ -83,7 +86,7 @@ function M.distances(world, start)
     if not a then break end
     done[a] = true
     for b in pairs(world.arcs[a] or {}) do
-      local s = M.step(world, a, b, start)
+      local s = M.step(world, a, b, query_start)
       if s and best + s < dist[b] then dist[b] = best + s end
     end
   end
@@ -96,6 +99,23 @@ function M.cost(world, start, goal)
   local d = M.distances(world, start)[goal]
   if d == math.huge then return nil end
   return d
+end
+
+-- The best score of a query from start to goal that may collect one of interests
+-- ({{id=, value=}, ...}) on the way: min(d(s, g), min_i d(s, i) + d(i, g) - value_i), or nil
+-- when the goal cannot be reached.
+function M.interest_score(world, start, goal, interests)
+  if not M.enterable(world, goal) then return nil end
+  local from_start = M.distances(world, start)
+  local best = from_start[goal]
+  for _, it in ipairs(interests) do
+    if from_start[it.id] < math.huge and M.enterable(world, it.id) then
+      local score = from_start[it.id] + M.distances(world, it.id, start)[goal] - it.value
+      if score < best then best = score end
+    end
+  end
+  if best == math.huge then return nil end
+  return best
 end
 
 -- Checks a path of node ids step by step and returns its cost; errors on an illegal step.

@@ -282,6 +282,18 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
         q->unit = a->slot[O_UNIT] ? unit_slot(L, idx, a->slot[O_UNIT]) : -1;
         mark_read(&c->run, &cl->base);
     }
+    if (a->ninterests > 0) { /* the ids read against the graph, no Lua code run */
+        for (int32_t i = 0; i < a->ninterests; i++) {
+            double id = a->interest_place[2 * i];
+            if (id > n)
+                arg_error_fmt(L, arg, "option 'interests'[%d] names node %d of a graph of %d nodes", (int)i + 1,
+                              (int)(id < INT32_MAX ? id : INT32_MAX), (int)n);
+            a->interest_ids[i] = (int32_t)id - 1;
+        }
+        q->interests = a->interest_ids;
+        q->interest_values = a->interest_values;
+        q->ninterests = a->ninterests;
+    }
     if (a->slot[O_HEURISTIC]) q->heuristic = a->heuristic;
     resolve_graph_callbacks(&c->run, q, a);
     resolve_answer(&c->run, a); /* after the Lua arrays of values: their slots come first */
