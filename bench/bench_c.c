@@ -4,7 +4,7 @@
  * hide.
  *
  *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,
- *                    jps,jps4,jpsplus,jpsplus4,many] [--sample N] DIR-or-MAP.map ...
+ *                    jps,jps4,jpsplus,jpsplus4,many,repair] [--sample N] DIR-or-MAP.map ...
  *
  * --sample N: of each map's problems, every (count / N)-th from the first (all when fewer
  * than 2N): N = 60 gives the 924 problems of issue 17 on the 15 maps of ../shared.
@@ -66,6 +66,14 @@
  *              (a difference counts as wrong).
  *   jpsplus4   the same 4-connected ("online4", "jpsplus4"); JPS+ checked against
  *              online JPS's status and cost.
+ *   repair     a unit on a long path (the problems whose A* path has >= 64 cells) finds
+ *              a cell ahead blocked: the cell half way, the unit 16 cells before it.
+ *              Rows: "fresh" (a find from the unit to the goal, A*), "repair"
+ *              (astar_repair, every later cell a rejoin) and "repair64" (only the 64
+ *              cells beyond the blockage: a local repair); each query timed back to
+ *              back on the same blocked map, then the cell reopened. Checked: repair's
+ *              cost equals the fresh find's (the goal is a rejoin cell), repair64's is
+ *              never below it.
  *
  * ASTAR_BENCH_EVERY=k in the environment keeps every k-th scenario of each map (the 1st, the
  * k+1st, ...), as bench/bench.lua does with the same variable: shorter runs, the same queries.
@@ -238,6 +246,52 @@ static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool f
         ratio->times[ratio->n++] = took[1] > 0 ? took[0] / took[1] : 0;
         if (four && (rc[0] != rc[1] || fabs(res[0].cost - res[1].cost) > 1e-9 * res[0].cost))
             on->mismatches++;
+    }
+}
+
+/* The repair workload (see the top): rows fresh, repair, repair64; repair64's cost over the
+ * fresh find's, summed and the largest. */
+static double local_excess_sum, local_excess_max;
+
+static void run_repair(astar_grid *g, astar_search *s, const astar_scen *sc, stats *fresh, stats *all,
+                       stats *local) {
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        astar_result res;
+        if (astar_find(s, g, &q, &res) != ASTAR_OK || res.length < 64) continue;
+        int32_t n = 0;
+        const int32_t *found = astar_search_path(s, &n);
+        int32_t *path = malloc((size_t)n * sizeof *path);
+        memcpy(path, found, (size_t)n * sizeof *path);
+        int32_t width = astar_grid_width(g), blocked = n / 2, from = blocked - 16;
+        int32_t bx = path[blocked] % width, by = path[blocked] / width;
+        double was = astar_grid_get_cost(g, bx, by);
+        astar_grid_set_cost(g, bx, by, INFINITY);
+        astar_query r = q;
+        r.sx = path[from] % width, r.sy = path[from] / width;
+        double t0 = now();
+        astar_status rc = astar_find(s, g, &r, &res);
+        stats_add(fresh, now() - t0, res.expansions);
+        double want = res.cost;
+        if (rc != ASTAR_OK) fresh->mismatches++;
+        for (int k = 0; k < 2; k++) {
+            stats *st = k == 0 ? all : local;
+            astar_repair_info how;
+            t0 = now();
+            rc = astar_repair(s, g, &q, path, n, from, k == 0 ? 0 : ASTAR_REPAIR_LOCAL, &res, &how);
+            stats_add(st, now() - t0, res.expansions);
+            bool ok = rc == ASTAR_OK && (k == 0 ? fabs(res.cost - want) <= 1e-9 * want : res.cost >= want - 1e-9 * want);
+            if (!ok) st->mismatches++;
+            if (k == 1 && ok && want > 0) {
+                local_excess_sum += res.cost / want;
+                if (res.cost / want > local_excess_max) local_excess_max = res.cost / want;
+            }
+        }
+        astar_grid_set_cost(g, bx, by, was);
+        free(path);
     }
 }
 
@@ -679,7 +733,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (first >= argc || argv[first][0] == '-' || per_map < 0) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many] [--sample N] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,repair] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -692,7 +746,7 @@ int main(int argc, char **argv) {
          landmarks = strstr(workloads, "landmarks") != NULL,
          jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
          jpsplus = has_workload(workloads, "jpsplus"), jpsplus4 = has_workload(workloads, "jpsplus4"),
-         many = strstr(workloads, "many") != NULL;
+         many = strstr(workloads, "many") != NULL, repair = has_workload(workloads, "repair");
 #ifndef ASTAR_REFASTAR_SOURCE
     if (refastar) {
         fprintf(stderr, "bench_c: built without refastar (CMake: ASTAR_REFASTAR_SOURCE)\n");
@@ -725,8 +779,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[12];
-        for (int k = 0; k < 12; k++) {
+        stats st[15];
+        for (int k = 0; k < 15; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -776,6 +830,23 @@ int main(int argc, char **argv) {
             report("landmarks", base, &st[8]);
         }
         if (many) run_many(g, sc, base, &bad);
+        if (repair) {
+            stats *f = &st[12], *r = &st[13], *l = &st[14];
+            local_excess_sum = local_excess_max = 0;
+            run_repair(g, s, sc, f, r, l);
+            report("fresh", base, f);
+            report("repair", base, r);
+            report("repair64", base, l);
+            double mf = median(f), mr = median(r), ml = median(l);
+            printf("repair %-20s expansions %.2fx and %.2fx fewer, median time %.2fx and %.2fx faster\n", base,
+                   r->expansions ? (double)f->expansions / (double)r->expansions : 0,
+                   l->expansions ? (double)f->expansions / (double)l->expansions : 0, mr > 0 ? mf / mr : 0,
+                   ml > 0 ? mf / ml : 0);
+            printf("repair64 %-20s cost / fresh find's: mean %.4f, max %.4f\n", base,
+                   l->n ? local_excess_sum / (double)l->n : 0, local_excess_max);
+            printf("figure c repair64 %s cost_ratio_mean %.5f\n", base, l->n ? local_excess_sum / (double)l->n : 0);
+            printf("figure c repair64 %s cost_ratio_max %.5f\n", base, local_excess_max);
+        }
         if (influence && m == 0) run_influence(g);
         for (int run = 0; run < 4; run++) { /* jps, jps4, jpsplus, jpsplus4 */
             bool four = run % 2, plus = run >= 2;
@@ -810,7 +881,7 @@ int main(int argc, char **argv) {
             a->mismatches = b->mismatches = 0;
             if (run == 2) bad += run_jump_table(maps[m], base);
         }
-        for (int k = 0; k < 12; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 15; k++) bad += st[k].mismatches;
         for (int k = 0; k < 5; k++) {
             stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k == 4 ? 11 : k];
             all[k].total += from->total;
@@ -818,7 +889,7 @@ int main(int argc, char **argv) {
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 12; k++) free(st[k].times);
+        for (int k = 0; k < 15; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);

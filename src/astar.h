@@ -403,6 +403,11 @@ typedef struct astar_query {
     const double *target_costs;       /* with targets, NULL or one per target: a cost added when
                                          the path ends there (>= 0, finite), so the answer
                                          minimises cost to a target + its target cost */
+    int targets_reach_goal;           /* nonzero, with target_costs: each target's cost is that
+                                         of a way from it on to (gx, gy), so a heuristic toward
+                                         (gx, gy) stays admissible (triangle inequality) and is
+                                         used (a custom one and landmarks too) instead of the
+                                         distance to the nearest target (path repair) */
     const int32_t *interests;         /* ninterests > 0: node ids a path may pass through to
                                          collect interest_values[i] (> 0, finite); at most one is
                                          collected per path, and the answer minimises its cost
@@ -491,6 +496,46 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res);
 
 /* The last path as node ids, start first; *length gets its size. Owned by s. */
 const int32_t *astar_search_path(const astar_search *s, int32_t *length);
+
+/*
+ * A path found before the world changed (node ids ids[0..n), as astar_search_path gives
+ * them), walked under query q (its costs, walls, callbacks and fog; its endpoints and
+ * targets are ignored: the walk starts at ids[from], where claim_radius is measured from and
+ * claim windows count steps from): cost[i], for from < i < n, is what the step ids[i-1] ->
+ * ids[i] costs now, INFINITY when the query no longer allows it (a blocked cell, a move
+ * that is not legal, a callback's false); cost[from] = 0. Returns ASTAR_OK, ASTAR_EINVAL
+ * (no path, from outside it, a cell outside the grid, targets or interests in q) or
+ * ASTAR_EABORT. Any search stepped on s ends.
+ */
+astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
+                              int32_t n, int32_t from, double *cost);
+
+/* astar_repair's `within` up to which the heuristic aims at the rejoin cells themselves. */
+#define ASTAR_REPAIR_LOCAL 64
+
+typedef struct astar_repair_info {
+    int32_t rejoin;   /* the index in the old path where the repaired one rejoins it, or -1 */
+    int replanned;    /* nonzero: it could not rejoin; the path is a fresh search's */
+} astar_repair_info;
+
+/*
+ * Repairs a path (ids[0..n)) from ids[from], where the unit stands, to its end under query q
+ * (as astar_path_costs reads q): one search to every cell of the old path beyond the last
+ * step q no longer allows (every later cell when none), each target carrying what the old
+ * path costs from it to the end, so the answer is the cheapest way that leaves the old path at
+ * ids[from] and rejoins it at some later cell, exact over all of them (with turn_penalty or
+ * claim_window as approximate as a search). The end is one of them: its cost is then a fresh
+ * search's, and the search costs about as much, ties aside. within > 0 keeps only the first
+ * `within` cells beyond the blockage (a local repair: the heuristic is then the least over
+ * them of the distance plus the rest, which keeps the search near them when within <=
+ * ASTAR_REPAIR_LOCAL); exact over those. If none can be reached, a search for the end
+ * itself (info->replanned). On found, the path (the new part, then the old rest) is at
+ * astar_search_path, res->cost its cost summed step by step, res->expansions both searches'.
+ * Not with targets, interests or partial, nor on s's own path (copy it first): ASTAR_EINVAL.
+ */
+astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
+                          int32_t n, int32_t from, int32_t within, astar_result *res,
+                          astar_repair_info *info);
 
 /* ------------------------------------------------- many queries, threads */
 

@@ -9,8 +9,10 @@
 double astar_target_distance(const query_ctx *c, astar_heuristic h, int32_t x, int32_t y) {
     if (!c->target_h) return 0.0;
     double best = INFINITY;
+    const double *extra = c->q->target_costs; /* a way through target i costs at least this more */
     for (int32_t i = 0; i < c->ntargets; i++) {
         double d = astar_h_between(c, h, x, y, c->target_xy[2 * i], c->target_xy[2 * i + 1]);
+        if (extra) d += astar_cost_down(extra[i]);
         if (d < best) best = d;
     }
     return best;

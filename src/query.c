@@ -46,6 +46,7 @@ void astar_search_free(astar_search *s) {
     free_node_arrays(s);
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_path_free(&s->path, &a);
+    astar_mem(&a, s->scratch, s->scratch_bytes, 0);
     astar_pool_free(p, &a);
     astar_mem(&a, s, sizeof *s, 0);
 }
@@ -103,8 +104,10 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
         return ASTAR_EINVAL;
     if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF && q->jps != ASTAR_JPS_ONLINE)
         return ASTAR_EINVAL;
-    if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->heuristic == ASTAR_H_CUSTOM)))
+    if (q->ntargets < 0 ||
+        (q->ntargets > 0 && (!q->targets || (q->heuristic == ASTAR_H_CUSTOM && !q->targets_reach_goal))))
         return ASTAR_EINVAL;
+    if (q->targets_reach_goal && !q->target_costs) return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ntargets; i++) {
         if (q->targets[i] < 0 || q->targets[i] / g->width >= g->height) return ASTAR_EINVAL;
         if (q->target_costs && !(q->target_costs[i] >= 0 && q->target_costs[i] <= ASTAR_MAX_VALUE))
@@ -219,7 +222,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
      * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
      * used as given; many targets would need a bound per target. */
     const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
-    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && q->ntargets == 0)
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && (q->ntargets == 0 || q->targets_reach_goal))
         astar_landmarks_aim(&c->lm, lm, c->goal, astar_cell(g->stride, q->sx, q->sy));
     c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {

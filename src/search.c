@@ -471,8 +471,11 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->best = start;
     c->best_h = INFINITY;
     c->ntargets = q->ntargets;
-    c->target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS;
-    if (q->ntargets) { /* mark the walkable targets; the first of duplicates names the cell */
+    c->aim_goal = q->ntargets && q->targets_reach_goal;
+    c->target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS && !c->aim_goal;
+    /* Mark the walkable targets; of duplicates the first names the cell, or with target costs the
+     * cheapest. */
+    if (q->ntargets) {
         c->goal_open = false;
         for (int32_t i = q->ntargets - 1; i >= 0; i--) {
             int32_t x = q->targets[i] % g->width, y = q->targets[i] / g->width;
@@ -482,6 +485,9 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
                 c->target_xy[2 * i + 1] = y;
             }
             if (!astar_walkable(c, cell, x, y)) continue;
+            if (q->target_costs && s->target_gen[cell] == s->pool.gen &&
+                q->target_costs[s->target_of[cell]] < q->target_costs[i])
+                continue;
             s->target_gen[cell] = s->pool.gen;
             s->target_of[cell] = i;
             c->goal_open = true;

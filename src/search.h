@@ -13,7 +13,7 @@
 #include "nodes.h"
 
 /* Up to this many targets, the heuristic is the distance to the nearest; beyond, 0. */
-#define ASTAR_HEURISTIC_TARGETS 64
+#define ASTAR_HEURISTIC_TARGETS ASTAR_REPAIR_LOCAL
 
 /*
  * What P(b) reads, resolved once per query. The loop keeps a copy in locals:
@@ -43,6 +43,7 @@ typedef struct query_ctx {
     int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
     int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
     bool target_h;           /* the heuristic is the distance to the nearest target */
+    bool aim_goal;           /* targets_reach_goal: the heuristic aims at (gx, gy) instead */
     astar_diagonal diagonal;
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
@@ -109,6 +110,9 @@ struct astar_search {
     window_claim *window;   /* claims with times, chained per cell (claim_window) */
     int32_t window_len, window_cap;
     astar_path_buf path;    /* node ids of the last path */
+    void *scratch;          /* path repair's arrays (repair.c), kept with the workspace: a Lua
+                               callback's error may leave a repair at any point */
+    size_t scratch_bytes;
     astar_alloc alloc;
     /* The search started by astar_search_start, between its steps. */
     query_ctx job;
@@ -261,7 +265,7 @@ static inline astar_node *astar_touch(query_ctx *c, int32_t cell) {
 
 /* h of a touched cell. */
 static inline double astar_heuristic_at(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
-    if (c->ntargets) return astar_target_distance(c, c->heuristic, x, y);
+    if (c->ntargets && !c->aim_goal) return astar_target_distance(c, c->heuristic, x, y);
     if (c->heuristic == ASTAR_H_CUSTOM) return astar_custom_h(c, cell, x, y);
     double h = astar_h_between(c, c->heuristic, x, y, c->gx, c->gy);
     if (c->lm.dist) {

@@ -30,6 +30,10 @@
 ---@field target integer? find_nearest: index of the target reached
 ---@field restarts integer? a resumable search: times it started over after a terrain change
 ---@field reached integer? a distance field or range: how many cells it reached
+---@field score number? with interests: what the answer minimised, cost minus the value collected
+---@field interest integer? with interests, found: index of the interest the path collects (nil: none)
+---@field rejoin integer? repair: the index in the old path where the new one rejoins it
+---@field replanned true? repair: no rejoin cell could be reached; the path (if any) is a fresh find's
 
 ---@class astar.GridOptions
 ---@field diagonal astar.Diagonal? default "no_corner_cut"
@@ -57,9 +61,20 @@
 ---@field noise number? adds noise x a deterministic value in [0, 1) per cell
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
----@field path "points"|"flat"? the path's form (find, find_nearest): default "points"
----@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
----@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
+---@field path "points"|"flat"? the path's form (find, find_nearest, repair): default "points"
+---@field into table? find, find_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
+---@field info table? find, find_nearest, repair, graph:find: the info is written into this table (raw), returned
+---@field interests (astar.Interest|astar.GraphInterest)[]? pick-ups: the path may pass one to collect its value; the answer minimises cost minus the value collected (not with partial, distance fields, check_path or repair)
+---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
+
+---@class astar.Interest
+---@field x integer
+---@field y integer
+---@field value number > 0, finite: what collecting it is worth, in cost units ({x, y, value} works too)
+
+---@class astar.GraphInterest
+---@field id integer a node
+---@field value number > 0, finite ({id, value} works too)
 
 ---@class astar.FindResult
 ---@field path astar.Path?
@@ -225,6 +240,27 @@ function Grid:find(sx, sy, gx, gy, opts) end
 ---@return (astar.Path|astar.FlatPath)? path
 ---@return astar.Info info
 function Grid:find_nearest(sx, sy, targets, opts) end
+
+---The first index after from whose cell the query no longer lets a path enter, or whose step
+---from the one before is no longer legal; nil when the rest of the path is still allowed.
+---path[from] is where the unit stands: its own cell is not checked (a search may leave a blocked start).
+---@param path astar.Path|astar.FlatPath a path as find returns it
+---@param from integer? default 1
+---@param opts astar.FindOptions? the costs to check against (not heuristic, weight, jump, max_expansions, max_cost)
+---@return integer? index
+function Grid:check_path(path, from, opts) end
+
+---From path[i] (where the unit stands) to path[#path]: the cheapest way that leaves the old
+---path there and rejoins it at a later cell from which its rest is still allowed (info.rejoin);
+---exact over every such cell (the goal is one: the cost is a fresh find's), or over the
+---opts.rejoin_within cells beyond the blockage (a local repair). If none can be reached, a
+---fresh find (info.replanned = true).
+---@param path astar.Path|astar.FlatPath a path as find returns it
+---@param i integer 1..#path
+---@param opts astar.FindOptions? not partial, interests
+---@return (astar.Path|astar.FlatPath)? path
+---@return astar.Info info
+function Grid:repair(path, i, opts) end
 
 ---Many queries at once, on native threads when opts hold no Lua callbacks.
 ---@param queries (astar.Query|{ sx: integer, sy: integer, gx: integer, gy: integer })[]

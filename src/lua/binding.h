@@ -137,9 +137,13 @@ enum {
     IN_MANY = 1 << 3,
     IN_FIELD = 1 << 4,
     IN_RANGE = 1 << 5,
-    IN_GRAPH = 1 << 6
+    IN_GRAPH = 1 << 6,
+    IN_CHECK = 1 << 7,
+    IN_REPAIR = 1 << 8
 };
-#define IN_PATHS (IN_FIND | IN_NEAREST | IN_SEARCH | IN_MANY)
+/* check_path and repair walk an old path under a query's costs. */
+#define IN_WALK (IN_CHECK | IN_REPAIR)
+#define IN_PATHS (IN_FIND | IN_NEAREST | IN_SEARCH | IN_MANY | IN_WALK)
 #define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE)
 #define IN_ALL (IN_GRID | IN_GRAPH)
 
@@ -147,9 +151,9 @@ enum {
 typedef enum option_id {
     O_HEURISTIC, O_WEIGHT, O_DIAGONAL, O_INFLUENCE, O_INFLUENCE_WEIGHT, O_CLAIMS, O_UNIT,
     O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
-    O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_KNOWN,
+    O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_WALK_PARTIAL, O_KNOWN,
     O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, O_INTERESTS,
-    NOPTIONS
+    O_WALK_INTERESTS, O_REJOIN_WITHIN, NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -344,6 +348,12 @@ int run_grid_query(lua_State *L, find_ctx *c);
 int grid_find(lua_State *L);
 int grid_find_nearest(lua_State *L);
 int grid_find_many(lua_State *L);
+
+/* ---- repair.c */
+int grid_check_path(lua_State *L);
+int grid_repair(lua_State *L);
+int check_run(lua_State *L);
+int repair_run(lua_State *L);
 int find_run(lua_State *L);
 int many_run(lua_State *L);
 

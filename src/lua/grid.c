@@ -278,6 +278,8 @@ static const lquery_method GRID_QUERIES[] = {
     {"find", grid_find, find_run},
     {"find_nearest", grid_find_nearest, find_run},
     {"find_many", grid_find_many, many_run},
+    {"check_path", grid_check_path, check_run},
+    {"repair", grid_repair, repair_run},
     {"distance_field", grid_distance_field, field_run},
     {"range", grid_range, field_run},
     {NULL, NULL, NULL}};

@@ -45,8 +45,8 @@ typedef struct option {
 
 /* Every query option of grids and graphs: read by read_options, the one reader of them. */
 static const option OPTIONS[NOPTIONS] = {
-    [O_HEURISTIC] = {"heuristic", K_HEURISTIC, IN_PATHS | IN_GRAPH, 0, 0, NULL, BY_HAND},
-    [O_WEIGHT] = {"weight", K_NUMBER, IN_PATHS | IN_GRAPH, 1, ASTAR_MAX_VALUE,
+    [O_HEURISTIC] = {"heuristic", K_HEURISTIC, (IN_PATHS & ~IN_CHECK) | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_WEIGHT] = {"weight", K_NUMBER, (IN_PATHS & ~IN_CHECK) | IN_GRAPH, 1, ASTAR_MAX_VALUE,
                   "a number in 1.." MAX_VALUE_STR, AT(weight)},
     [O_DIAGONAL] = {"diagonal", K_DIAGONAL, IN_GRID, 0, 0, NULL, GRID_AT(diagonal)},
     [O_INFLUENCE] = {"influence", K_VALUE, IN_ALL, 0, 0, NULL, BY_HAND},
@@ -65,22 +65,27 @@ static const option OPTIONS[NOPTIONS] = {
                         GRID_AT(claim_window)},
     [O_NODE_COST] = {"node_cost", K_CALLBACK, IN_ALL, 0, 0, NULL, BY_HAND},
     [O_EDGE_COST] = {"edge_cost", K_CALLBACK, IN_ALL, 0, 0, NULL, BY_HAND},
-    [O_MAX_EXPANSIONS] = {"max_expansions", K_COUNT, IN_ALL, 0, 0, "an integer >= 0", AT(max_expansions)},
-    [O_MAX_COST] = {"max_cost", K_NUMBER, IN_ALL & ~IN_RANGE, 0, HUGE_VAL, "a number >= 0", AT(max_cost)},
+    [O_MAX_EXPANSIONS] = {"max_expansions", K_COUNT, IN_ALL & ~IN_CHECK, 0, 0, "an integer >= 0", AT(max_expansions)},
+    [O_MAX_COST] = {"max_cost", K_NUMBER, IN_ALL & ~(IN_RANGE | IN_CHECK), 0, HUGE_VAL, "a number >= 0", AT(max_cost)},
     [O_RANGE_MAX_COST] = {"max_cost", K_REFUSED, IN_RANGE, 0, 0, ": the budget is it", BY_HAND},
-    [O_PARTIAL] = {"partial", K_BOOLEAN, IN_PATHS | IN_GRAPH, 0, 0, NULL, AT(partial)},
+    [O_PARTIAL] = {"partial", K_BOOLEAN, (IN_PATHS & ~IN_WALK) | IN_GRAPH, 0, 0, NULL, AT(partial)},
+    [O_WALK_PARTIAL] = {"partial", K_REFUSED, IN_WALK, 0, 0,
+                        " (a repair rejoins the old path or plans anew: it never stops halfway)", BY_HAND},
     [O_KNOWN] = {"known", K_VALUE, IN_GRID, 0, 0, NULL, BY_HAND},
     [O_NOISE] = {"noise", K_NUMBER, IN_ALL, 0, ASTAR_MAX_VALUE, "a number in 0.." MAX_VALUE_STR, AT(noise)},
     [O_SEED] = {"seed", K_SEED, IN_ALL, 0, 0, NULL, AT(seed)},
     [O_TURN_PENALTY] = {"turn_penalty", K_NUMBER, IN_PATHS, 0, ASTAR_MAX_VALUE,
                         "a number in 0.." MAX_VALUE_STR, GRID_AT(turn_penalty)},
-    [O_JUMP] = {"jump", K_JUMP, IN_PATHS, 0, 0, NULL, GRID_AT(jps)},
-    [O_PATH] = {"path", K_PATH_FORM, IN_FIND | IN_NEAREST, 0, 0, "\"points\" or \"flat\"", BY_HAND},
+    [O_JUMP] = {"jump", K_JUMP, IN_PATHS & ~IN_CHECK, 0, 0, NULL, GRID_AT(jps)},
+    [O_PATH] = {"path", K_PATH_FORM, IN_FIND | IN_NEAREST | IN_REPAIR, 0, 0, "\"points\" or \"flat\"", BY_HAND},
     [O_GRAPH_PATH] = {"path", K_REFUSED, IN_GRAPH, 0, 0, ": a graph's path is a flat list of node ids already",
                       BY_HAND},
-    [O_INTO] = {"into", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
-    [O_INFO] = {"info", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
-    [O_INTERESTS] = {"interests", K_VALUE, IN_PATHS | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_INTO] = {"into", K_TABLE, IN_FIND | IN_NEAREST | IN_REPAIR | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_INFO] = {"info", K_TABLE, IN_FIND | IN_NEAREST | IN_REPAIR | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_INTERESTS] = {"interests", K_VALUE, (IN_PATHS & ~IN_WALK) | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_WALK_INTERESTS] = {"interests", K_REFUSED, IN_WALK, 0, 0,
+                          " (the old path's rest collects nothing: find with interests instead)", BY_HAND},
+    [O_REJOIN_WITHIN] = {"rejoin_within", K_INTEGER, IN_REPAIR, 1, 2e9, "an integer >= 1", BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -259,7 +264,7 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
             break;
         case K_INTEGER:
             read_count(L, a, o, v, o->lo);
-            *(int32_t *)(void *)(land + at) = n > o->hi ? (int32_t)o->hi : (int32_t)n;
+            if (at >= 0) *(int32_t *)(void *)(land + at) = n > o->hi ? (int32_t)o->hi : (int32_t)n;
             break;
         case K_COUNT:
             read_count(L, a, o, v, 0);

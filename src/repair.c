@@ -1,0 +1,171 @@
+/*
+ * Paths that were found before the world changed: what each step costs now (and which
+ * steps the query no longer allows), and their repair: from where the unit stands, the
+ * cheapest way back onto the rest of the old path, in one search to many targets.
+ */
+#include "search.h"
+
+#include <string.h>
+
+static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2};
+
+/* The move d with (dx, dy), or -1 when the cells are not neighbours. */
+static int move_of(int32_t dx, int32_t dy) {
+    for (int d = 0; d < 8; d++)
+        if (ASTAR_DX[d] == dx && ASTAR_DY[d] == dy) return d;
+    return -1;
+}
+
+static bool path_ok(const astar_grid *g, const int32_t *ids, int32_t n, int32_t from) {
+    if (!ids || n < 1 || from < 0 || from >= n) return false;
+    for (int32_t i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] / g->width >= g->height) return false;
+    return true;
+}
+
+/* The query q as seen from ids[from] toward the path's end: its costs, none of its targets. */
+static astar_query walk_query(const astar_grid *g, const astar_query *q, const int32_t *ids, int32_t n,
+                              int32_t from) {
+    astar_query w = *q;
+    w.sx = ids[from] % g->width;
+    w.sy = ids[from] / g->width;
+    w.gx = ids[n - 1] % g->width;
+    w.gy = ids[n - 1] / g->width;
+    w.targets = NULL;
+    w.ntargets = 0;
+    w.target_costs = NULL;
+    w.targets_reach_goal = 0;
+    w.partial = 0;
+    return w;
+}
+
+astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
+                              int32_t n, int32_t from, double *cost) {
+    if (!s || !g || !q || !cost || !path_ok(g, ids, n, from)) return ASTAR_EINVAL;
+    if (q->ninterests > 0 || q->ntargets > 0) return ASTAR_EINVAL;
+    astar_query w = walk_query(g, q, ids, n, from);
+    query_ctx *c = &s->job; /* a walk, like a search, ends any search stepped on s */
+    s->job_live = false;
+    bool callbacks;
+    astar_status st = astar_query_begin(c, s, g, &w, true, &callbacks);
+    if (st != ASTAR_OK) return st;
+    const int32_t width = g->width;
+    cost[from] = 0.0;
+    int heading = -1;
+    for (int32_t i = from + 1; i < n; i++) {
+        int32_t ax = ids[i - 1] % width, ay = ids[i - 1] / width;
+        int32_t bx = ids[i] % width, by = ids[i] / width;
+        int32_t a = astar_cell(g->stride, ax, ay), b = astar_cell(g->stride, bx, by);
+        int d = move_of(bx - ax, by - ay);
+        cost[i] = INFINITY;
+        if (d >= 0 && astar_terrain_cost(c, b) != INFINITY && (astar_query_moves(c, a, ax, ay) >> d & 1u)) {
+            double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
+            double extra = astar_step_extra(c, a, ax, ay, b, bx, by, i - from);
+            if (extra != INFINITY) {
+                double t = astar_rounded(step * astar_terrain_cost(c, b)) + extra;
+                int now = astar_heading(c, d, ay);
+                if (q->turn_penalty > 0 && heading >= 0 && now != heading) t += q->turn_penalty;
+                heading = now;
+                cost[i] = astar_cost_up(t);
+            }
+        }
+        if (c->aborted) return ASTAR_EABORT;
+        if (cost[i] == INFINITY) heading = -1;
+    }
+    return ASTAR_OK;
+}
+
+/* At least bytes of the workspace's scratch memory (what it held is lost); NULL on OOM. */
+static void *scratch(astar_search *s, size_t bytes) {
+    if (bytes > s->scratch_bytes) {
+        void *p = astar_mem(&s->alloc, s->scratch, s->scratch_bytes, bytes);
+        if (!p) return NULL;
+        s->scratch = p;
+        s->scratch_bytes = bytes;
+    }
+    return s->scratch;
+}
+
+/* The repaired path: the way the search found to old[join], then the old path's rest. Its
+ * cost is summed again step by step: turns at the join and claim windows counted from the
+ * new start make it differ from the search's. */
+static astar_status join_rest(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *old,
+                              int32_t n, int32_t join, astar_result *res) {
+    int32_t head = s->path.len, len = head + (n - 1 - join);
+    if (len > head) {
+        if (!astar_path_reserve(&s->path, &s->alloc, len)) return ASTAR_ENOMEM;
+        memcpy(s->path.ids + head, old + join + 1, (size_t)(n - 1 - join) * sizeof *old);
+    }
+    double *cost = scratch(s, (size_t)len * sizeof *cost);
+    if (!cost) return ASTAR_ENOMEM;
+    astar_status st = astar_path_costs(s, g, q, s->path.ids, len, 0, cost);
+    if (st != ASTAR_OK) return st;
+    double sum = 0.0;
+    for (int32_t i = 1; i < len; i++) sum += cost[i];
+    res->cost = sum;
+    res->score = sum;
+    res->length = len;
+    res->target = -1;
+    return ASTAR_OK;
+}
+
+astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
+                          int32_t n, int32_t from, int32_t within, astar_result *res,
+                          astar_repair_info *info) {
+    astar_result_init(res);
+    if (info) {
+        info->rejoin = -1;
+        info->replanned = 0;
+    }
+    /* (Not s's own path: the search writes over it while the old path is still read.) */
+    if (!s || !g || !q || !path_ok(g, ids, n, from) || ids == s->path.ids || q->ninterests > 0 ||
+        q->ntargets > 0 || q->partial)
+        return astar_finish(res, ASTAR_EINVAL);
+    s->path.len = 0;
+    /* The old path's step costs, then the rejoin cells' rest costs, and the cells. */
+    double *cost = scratch(s, (size_t)n * (sizeof *cost + sizeof(int32_t)));
+    if (!cost) return astar_finish(res, ASTAR_ENOMEM);
+    int32_t *targets = (int32_t *)(void *)(cost + n);
+    astar_status st = astar_path_costs(s, g, q, ids, n, from, cost);
+    if (st != ASTAR_OK) return astar_finish(res, st);
+
+    /* The rejoin cells: from the end back while the rest stays legal, beyond ids[from]. Each
+     * takes what the rest costs from it, written over the step costs from the end down. */
+    int32_t first = n - 1;
+    double step = cost[n - 1]; /* the step into ids[first] */
+    cost[n - 1] = 0.0;
+    while (first - 1 > from && step != INFINITY) {
+        double before = cost[first - 1];
+        cost[first - 1] = cost[first] + step;
+        step = before;
+        first--;
+    }
+    int32_t m = n - first;
+    if (within > 0 && within < m) m = within;
+    for (int32_t k = 0; k < m; k++) targets[k] = ids[first + k];
+
+    astar_query r = walk_query(g, q, ids, n, from);
+    r.targets = targets;
+    r.ntargets = m;
+    r.target_costs = cost + first;
+    /* All of them, or more than the target heuristic scans: aim at the end (astar.h); a few
+     * near the blockage: aim at them, each with its rest (search.h). */
+    r.targets_reach_goal = m > ASTAR_REPAIR_LOCAL || first + m == n;
+    st = astar_find(s, g, &r, res);
+    uint64_t expansions = res->expansions;
+    int32_t join = st == ASTAR_OK ? first + res->target : -1;
+    if (st == ASTAR_OK) {
+        st = join_rest(s, g, q, ids, n, join, res);
+        if (st != ASTAR_OK) return astar_finish(res, st);
+        if (info) info->rejoin = join;
+        return astar_finish(res, ASTAR_OK);
+    }
+    if (st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return astar_finish(res, st);
+
+    /* No way back onto the old path: a search for the goal itself. */
+    r = walk_query(g, q, ids, n, from);
+    st = astar_find(s, g, &r, res);
+    res->expansions += expansions;
+    if (info) info->replanned = 1;
+    return astar_finish(res, st);
+}
