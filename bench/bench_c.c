@@ -4,7 +4,7 @@
  * hide.
  *
  *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,
- *                    jps,jps4,jpsplus,jpsplus4,many,repair] [--sample N] DIR-or-MAP.map ...
+ *                    jps,jps4,jpsplus,jpsplus4,many,interests,repair] [--sample N] DIR-or-MAP.map ...
  *
  * --sample N: of each map's problems, every (count / N)-th from the first (all when fewer
  * than 2N): N = 60 gives the 924 problems of issue 17 on the 15 maps of ../shared.
@@ -66,6 +66,10 @@
  *              (a difference counts as wrong).
  *   jpsplus4   the same 4-connected ("online4", "jpsplus4"); JPS+ checked against
  *              online JPS's status and cost.
+ *   interests  the plain problems without ("no_interests") and with ("interests") four
+ *              pick-ups: walkable cells spread over the map by a fixed formula, each
+ *              worth a tenth of the problem's optimum, back to back. Checked: without,
+ *              the optimum; with, a score at most the optimum and a cost at least it.
  *   repair     a unit on a long path (the problems whose A* path has >= 64 cells) finds
  *              a cell ahead blocked: the cell half way, the unit 16 cells before it.
  *              Rows: "fresh" (a find from the unit to the goal, A*), "repair"
@@ -246,6 +250,41 @@ static void run_jps(astar_grid *g, astar_search *s, const astar_scen *sc, bool f
         ratio->times[ratio->n++] = took[1] > 0 ? took[0] / took[1] : 0;
         if (four && (rc[0] != rc[1] || fabs(res[0].cost - res[1].cost) > 1e-9 * res[0].cost))
             on->mismatches++;
+    }
+}
+
+/* The interests workload (see the top): rows no_interests and interests. */
+static void run_interests(astar_grid *g, astar_search *s, const astar_scen *sc, stats *without,
+                          stats *with) {
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        int32_t cells[4];
+        double values[4];
+        int n = 0;
+        for (uint32_t k = 0; n < 4 && k < 64; k++) { /* a fixed walk over the map: the same every run */
+            uint32_t hash = (uint32_t)i * 2654435761u + k * 40503u;
+            int32_t x = (int32_t)(hash % (uint32_t)w), y = (int32_t)((hash / (uint32_t)w) % (uint32_t)h);
+            if (astar_grid_get_cost(g, x, y) == INFINITY) continue;
+            cells[n] = y * w + x;
+            values[n++] = p->optimal / 10 + 1;
+        }
+        astar_query q;
+        query_for(&q, p);
+        astar_result res;
+        double t0 = now();
+        astar_status rc = astar_find(s, g, &q, &res);
+        stats_add(without, now() - t0, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) without->mismatches++;
+        q.interests = cells;
+        q.interest_values = values;
+        q.ninterests = n;
+        t0 = now();
+        rc = astar_find(s, g, &q, &res);
+        stats_add(with, now() - t0, res.expansions);
+        double slack = fmax(1e-4 * p->optimal, p->precision);
+        if (rc != ASTAR_OK || res.score > p->optimal + slack || res.cost < p->optimal - slack) with->mismatches++;
     }
 }
 
@@ -733,7 +772,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (first >= argc || argv[first][0] == '-' || per_map < 0) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,repair] [--sample N] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,interests,repair] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -746,7 +785,8 @@ int main(int argc, char **argv) {
          landmarks = strstr(workloads, "landmarks") != NULL,
          jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
          jpsplus = has_workload(workloads, "jpsplus"), jpsplus4 = has_workload(workloads, "jpsplus4"),
-         many = strstr(workloads, "many") != NULL, repair = has_workload(workloads, "repair");
+         many = strstr(workloads, "many") != NULL, repair = has_workload(workloads, "repair"),
+         interests = has_workload(workloads, "interests");
 #ifndef ASTAR_REFASTAR_SOURCE
     if (refastar) {
         fprintf(stderr, "bench_c: built without refastar (CMake: ASTAR_REFASTAR_SOURCE)\n");
@@ -830,8 +870,21 @@ int main(int argc, char **argv) {
             report("landmarks", base, &st[8]);
         }
         if (many) run_many(g, sc, base, &bad);
+        if (interests) {
+            stats *a = &st[12], *b = &st[13];
+            for (int k = 12; k < 14; k++) st[k].n = 0, st[k].total = 0, st[k].expansions = 0;
+            run_interests(g, s, sc, a, b);
+            report("no_interests", base, a);
+            report("interests", base, b);
+            double ma = median(a), mb = median(b);
+            printf("interests %-20s expansions %.2fx, median time %.2fx those without\n", base,
+                   a->expansions ? (double)b->expansions / (double)a->expansions : 0, ma > 0 ? mb / ma : 0);
+            bad += a->mismatches + b->mismatches;
+            a->mismatches = b->mismatches = 0;
+        }
         if (repair) {
             stats *f = &st[12], *r = &st[13], *l = &st[14];
+            for (int k = 12; k < 15; k++) st[k].n = 0, st[k].total = 0, st[k].expansions = 0;
             local_excess_sum = local_excess_max = 0;
             run_repair(g, s, sc, f, r, l);
             report("fresh", base, f);
@@ -846,6 +899,8 @@ int main(int argc, char **argv) {
                    l->n ? local_excess_sum / (double)l->n : 0, local_excess_max);
             printf("figure c repair64 %s cost_ratio_mean %.5f\n", base, l->n ? local_excess_sum / (double)l->n : 0);
             printf("figure c repair64 %s cost_ratio_max %.5f\n", base, local_excess_max);
+            bad += f->mismatches + r->mismatches + l->mismatches;
+            f->mismatches = r->mismatches = l->mismatches = 0;
         }
         if (influence && m == 0) run_influence(g);
         for (int run = 0; run < 4; run++) { /* jps, jps4, jpsplus, jpsplus4 */

@@ -100,4 +100,41 @@ describe("examples", function()
     assert.are.equal("\137PNG\r\n\26\n", png:sub(1, 8))
     assert.truthy(lines[1]:match("path of %d+ cells"))
   end)
+
+  it("pickups.lua: the pack is grabbed only when the detour costs less than it is worth", function()
+    local lines = run("examples/pickups.lua")
+    local plain = tonumber(lines[1]:match("cost ([%d.]+)"))
+    local seen = 0
+    for _, line in ipairs(lines) do
+      local value, what, cost, score, detour =
+        line:match("^Pack %a+, worth ([%d.]+): (%a+), cost ([%d.]+), score ([%d.]+) %(detour ([%d.]+)%)")
+      if value then
+        seen = seen + 1
+        value, cost, score, detour = tonumber(value), tonumber(cost), tonumber(score), tonumber(detour)
+        if what == "grabbed" then
+          assert.is_true(detour < value) -- worth it
+          assert.is_true(math.abs(score - (cost - value)) < 0.01)
+        else
+          assert.are.equal("left", what)
+          assert.is_true(math.abs(cost - plain) < 0.01 and math.abs(score - cost) < 0.01)
+        end
+      end
+    end
+    assert.are.equal(6, seen)
+    assert.truthy(lines[#lines]:match("^Three packs: grabs pack 2"))
+  end)
+
+  it("repair.lua: the local repair rejoins past the blockage for a fraction of a fresh find's work", function()
+    local out = table.concat(run("examples/repair.lua"), "\n")
+    local bad = tonumber(out:match("check_path from cell 30: cell (%d+) is no longer allowed"))
+    assert.are.equal(36, bad)
+    local rejoin, cost, local_work = out:match("Local repair %(rejoin_within = 12%): found, rejoins at cell (%d+), cost ([%d.]+), (%d+) expansions")
+    local all_cost, all_work = out:match("Repair over every later cell: rejoins at cell %d+, cost ([%d.]+), (%d+) expansions")
+    local fresh_cost, fresh_work = out:match("A fresh find from there: cost ([%d.]+), (%d+) expansions")
+    assert.is_true(tonumber(rejoin) > bad)
+    assert.are.equal(fresh_cost, all_cost) -- every later cell: the goal too, so a fresh find's cost
+    assert.is_true(tonumber(cost) >= tonumber(fresh_cost))
+    assert.is_true(tonumber(local_work) * 2 < tonumber(fresh_work))
+    assert.truthy(out:match("The repaired path is clear: true"))
+  end)
 end)

@@ -1152,6 +1152,94 @@ static void test_jps(void) {
     astar_grid_free(small);
 }
 
+/* Path repair: costs of an old path's steps, a repair's rejoin, refusals, and every allocation
+ * of a cold repair failing in turn (a clean ENOMEM, no leak, usable afterwards). */
+static void test_repair(void) {
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_grid *g = astar_grid_new(32, 8, ASTAR_DIAG_NO_CORNER_CUT, &a);
+    astar_search *s = astar_search_new(32, 8, &a);
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 0, q.sy = 4, q.gx = 31, q.gy = 4;
+    astar_result res;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK && res.length == 32);
+    int32_t n = 0, old[32];
+    memcpy(old, astar_search_path(s, &n), sizeof old);
+    double cost[32];
+    CHECK(astar_path_costs(s, g, &q, old, n, 0, cost) == ASTAR_OK);
+    for (int32_t i = 1; i < n; i++) CHECK(cost[i] == 1.0);
+    astar_grid_set_cost(g, 16, 4, INFINITY);
+    CHECK(astar_path_costs(s, g, &q, old, n, 3, cost) == ASTAR_OK);
+    CHECK(cost[3] == 0.0 && cost[15] == 1.0 && cost[16] == INFINITY && cost[17] == 1.0);
+    astar_repair_info how;
+    CHECK(astar_repair(s, g, &q, old, n, 3, 0, &res, &how) == ASTAR_OK);
+    int32_t len = 0;
+    const int32_t *fixed = astar_search_path(s, &len);
+    CHECK(how.rejoin > 16 && !how.replanned && len == res.length && fixed[0] == old[3] && fixed[len - 1] == old[31]);
+    CHECK(fabs(res.cost - (28.0 + 2 * (sqrt(2.0) - 1))) < 1e-6);
+    CHECK(astar_repair(s, g, &q, old, n, 3, 4, &res, &how) == ASTAR_OK && how.rejoin >= 17 && how.rejoin <= 20);
+    /* Refused: its own path, from outside, interests, partial. */
+    const int32_t *own = astar_search_path(s, &len);
+    CHECK(astar_repair(s, g, &q, own, len, 0, 0, &res, &how) == ASTAR_EINVAL);
+    CHECK(astar_repair(s, g, &q, old, n, n, 0, &res, &how) == ASTAR_EINVAL);
+    CHECK(astar_path_costs(s, g, &q, old, n, -1, cost) == ASTAR_EINVAL);
+    astar_query bad = q;
+    bad.partial = 1;
+    CHECK(astar_repair(s, g, &bad, old, n, 0, 0, &res, &how) == ASTAR_EINVAL);
+    /* A wall across: no rejoin cell is reached, and nor is the goal. */
+    for (int y = 0; y < 8; y++) astar_grid_set_cost(g, 20, y, INFINITY);
+    CHECK(astar_repair(s, g, &q, old, n, 3, 4, &res, &how) == ASTAR_UNREACHABLE && how.replanned);
+    astar_search_free(s);
+    astar_grid_free(g);
+    CHECK(cnt.live == 0);
+
+    for (long k = 1; k < 20; k++) {
+        counting f = {0};
+        astar_alloc fa = {count_alloc, &f};
+        astar_grid *fg = astar_grid_new(32, 8, ASTAR_DIAG_ALWAYS, &fa);
+        astar_search *fs = astar_search_new(32, 8, &fa);
+        f.fail_at = f.allocs + k;
+        if (fg && fs) {
+            astar_grid_set_cost(fg, 10, 4, INFINITY);
+            astar_status st = astar_repair(fs, fg, &q, old, n, 0, 0, &res, &how);
+            CHECK(st == ASTAR_OK || st == ASTAR_ENOMEM);
+            f.fail_at = 0;
+            CHECK(astar_repair(fs, fg, &q, old, n, 0, 0, &res, &how) == ASTAR_OK);
+        }
+        astar_search_free(fs);
+        astar_grid_free(fg);
+        CHECK(f.live == 0);
+    }
+}
+
+/* Graph interests: a detour through a node worth more than it costs is taken. */
+static void test_graph_interests(void) {
+    astar_graph *g = astar_graph_new(NULL);
+    for (int i = 0; i < 3; i++) {
+        int32_t id = -1;
+        CHECK(astar_graph_add_node(g, i == 2 ? 5 : 10 * i, i == 2 ? 3 : 0, 0, &id) == ASTAR_OK && id == i);
+    }
+    CHECK(astar_graph_add_edge(g, 0, 1, 10) == ASTAR_OK);
+    CHECK(astar_graph_add_edge(g, 0, 2, 6) == ASTAR_OK);
+    CHECK(astar_graph_add_edge(g, 2, 1, 6) == ASTAR_OK);
+    astar_graph_search *s = astar_graph_search_new(NULL);
+    astar_graph_query q;
+    astar_graph_query_init(&q);
+    q.start = 0, q.goal = 1;
+    int32_t at = 2;
+    double value = 3;
+    q.interests = &at, q.interest_values = &value, q.ninterests = 1;
+    astar_result res;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_OK && res.interest == 0 && res.cost == 12 && res.score == 9);
+    value = 1;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_OK && res.interest == -1 && res.cost == 10 && res.score == 10);
+    at = 7;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_EINVAL);
+    astar_graph_search_free(s);
+    astar_graph_free(g);
+}
+
 int main(void) {
     test_grid_basics();
     test_claims();
@@ -1168,5 +1256,7 @@ int main(void) {
     test_graph_random();
     test_graph_allocations();
     test_landmarks();
+    test_repair();
+    test_graph_interests();
     return check_summary();
 }
