@@ -58,7 +58,7 @@ print(string.format("check_path from cell %d: cell %d is no longer allowed (%d,%
 local local_path, fix = grid:repair(path, here, { node_cost = others, rejoin_within = 12 })
 print(string.format("Local repair (rejoin_within = 12): %s, rejoins at cell %s, cost %.2f, %d expansions",
   fix.status, tostring(fix.rejoin), fix.cost or 0, fix.expansions))
-local whole, all = grid:repair(path, here, opts)
+local _, all = grid:repair(path, here, opts)
 print(string.format("Repair over every later cell: rejoins at cell %s, cost %.2f, %d expansions", tostring(all.rejoin),
   all.cost, all.expansions))
 local _, fresh = grid:find(path[here].x, path[here].y, 77, 19, opts)

@@ -128,8 +128,9 @@ describe("examples", function()
     local out = table.concat(run("examples/repair.lua"), "\n")
     local bad = tonumber(out:match("check_path from cell 30: cell (%d+) is no longer allowed"))
     assert.are.equal(36, bad)
-    local rejoin, cost, local_work = out:match("Local repair %(rejoin_within = 12%): found, rejoins at cell (%d+), cost ([%d.]+), (%d+) expansions")
-    local all_cost, all_work = out:match("Repair over every later cell: rejoins at cell %d+, cost ([%d.]+), (%d+) expansions")
+    local rejoin, cost, local_work =
+      out:match("Local repair %(rejoin_within = 12%): found, rejoins at cell (%d+), cost ([%d.]+), (%d+) expansions")
+    local all_cost = out:match("Repair over every later cell: rejoins at cell %d+, cost ([%d.]+), %d+ expansions")
     local fresh_cost, fresh_work = out:match("A fresh find from there: cost ([%d.]+), (%d+) expansions")
     assert.is_true(tonumber(rejoin) > bad)
     assert.are.equal(fresh_cost, all_cost) -- every later cell: the goal too, so a fresh find's cost

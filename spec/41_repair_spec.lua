@@ -221,7 +221,8 @@ describe("repair", function()
     local grid = astar.grid(8, 3)
     local path = grid:find(1, 2, 8, 2)
     grid:set_cost(5, 2, false)
-    local into, info = { "stale", "stale", "stale", "stale", "stale", "stale", "stale", "stale", "stale", "stale", "x" }, { mine = 1 }
+    local into, info = {}, { mine = 1 }
+    for i = 1, 11 do into[i] = "stale" end
     local got, got_info = grid:repair(path, 1, { into = into, info = info, path = "flat" })
     assert.are.equal(into, got)
     assert.are.equal(info, got_info)
