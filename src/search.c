@@ -536,6 +536,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     }
 
     if (c->sink) astar_touch(c, SINK);
+    astar_touch(c, start); /* before its heuristic, which it memoises */
     double h0 = astar_heuristic_at(c, start, q->sx, q->sy);
     if (c->aborted) return ASTAR_EABORT;
     /* The start in the first copy, and in the second when it collects an interest there. */
