@@ -38,6 +38,7 @@ build = {
             "src/field.c",
             "src/landmark_build.c",
             "src/many.c",
+            "src/build.c",
             "src/lua/astar_core.c",
             "src/lua/args.c",
             "src/lua/object.c",
