@@ -46,6 +46,7 @@ build = {
             "src/lua/grid.c",
             "src/lua/find.c",
             "src/lua/job.c",
+            "src/lua/build.c",
             "src/lua/field.c",
             "src/lua/layers.c",
             "src/lua/claims.c",

@@ -51,6 +51,7 @@ enum phase { SETUP, PICK, FINAL, COMPLETE };
 
 typedef struct lm_build {
     astar_grid *g;
+    astar_alloc alloc;       /* the grid's, kept: a build freed after its grid touches nothing of it */
     int32_t k;
     /* From the setup on. */
     int32_t n, dirs;
@@ -77,23 +78,25 @@ typedef struct lm_build {
 
 static void lm_reset(void *self) {
     lm_build *b = self;
-    astar_alloc *a = &b->g->alloc;
+    astar_alloc *a = &b->alloc;
     if (b->lm) {
         astar_mem(a, b->block, b->bytes, 0);
         astar_mem(a, b->lm, sizeof *b->lm, 0);
     }
     if (b->near) astar_mem(a, b->near, (size_t)b->n * sizeof *b->near, 0);
     astar_grid *g = b->g;
+    astar_alloc alloc = b->alloc;
     int32_t k = b->k;
     memset(b, 0, sizeof *b);
     b->g = g;
+    b->alloc = alloc;
     b->k = k;
     b->phase = SETUP;
 }
 
 static void lm_release(void *self) {
     lm_build *b = self;
-    astar_alloc a = b->g->alloc;
+    astar_alloc a = b->alloc;
     astar_mem(&a, b, sizeof *b, 0);
 }
 
@@ -105,15 +108,16 @@ static astar_status setup(lm_build *b) {
     /* The largest island: landmarks elsewhere would serve only the queries there. */
     astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
     if (!is) return ASTAR_ENOMEM;
+    /* Its first cell (the first of the largest islands' first cells), not its root: the
+     * labels' roots depend on the order of past writes, the tables must not. */
     b->seed = -1;
-    for (int32_t y = 0; y < g->height; y++)
-        for (int32_t x = 0; x < g->width; x++) {
-            int32_t at = astar_cell(g->stride, x, y);
-            if (is->link[at] < 0 && is->link[at] != ASTAR_ISLAND_NONE && -is->link[at] > b->size) {
-                b->size = -is->link[at];
-                b->seed = y * g->width + x;
-            }
-        }
+    for (size_t at = 0; at < g->cells; at++)
+        if (is->link[at] < 0 && is->link[at] != ASTAR_ISLAND_NONE && -is->link[at] > b->size)
+            b->size = -is->link[at];
+    for (int32_t id = 0; id < b->n && b->seed < 0; id++) {
+        int32_t root = astar_islands_root(is, cell_of(g, id));
+        if (root >= 0 && -is->link[root] == b->size) b->seed = id;
+    }
     /* Where every walkable cell costs the same, a way back costs what the way there does:
      * one direction serves both terms and halves the memory. */
     double lo, hi;
@@ -373,6 +377,7 @@ astar_build *astar_build_landmarks(astar_grid *g, int32_t k, int threads, astar_
     if (!b) return NULL;
     memset(b, 0, sizeof *b);
     b->g = g;
+    b->alloc = g->alloc;
     b->k = k;
     b->phase = SETUP;
     astar_build *build = astar_build_new(g, &LANDMARK_OPS, b, threads);
