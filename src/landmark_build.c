@@ -23,16 +23,23 @@ static int32_t cell_of(const astar_grid *g, int32_t id) {
     return astar_cell(g->stride, id % g->width, id / g->width);
 }
 
-/* A pass over the cells costs one unit of work per this many. */
+/* A pass over the cells costs one unit of work per this many (eighths of a unit per cell). */
 #define CELLS_PER_UNIT 8
+/* Filling the tables costs a unit per 64 bytes: a big table's pages are first touched there. */
+#define FLOATS_PER_UNIT 16
 
-/* How far a pass from `at` may go on `budget` units (at least one unit's cells when the
- * budget allows any), and what that costs. */
-static int32_t pass_end(int32_t at, int32_t n, uint64_t budget, uint64_t *cost) {
+/* How far a pass from `at` may go on `budget` units, each cell costing `eighths` eighths
+ * of a unit (at least one cell when the budget allows any), and what that costs. */
+static int32_t pass_by(int32_t at, int32_t n, uint64_t budget, uint64_t eighths, uint64_t *cost) {
     uint64_t left = (uint64_t)(n - at);
-    uint64_t cells = budget >= left / CELLS_PER_UNIT + 1 ? left : budget * CELLS_PER_UNIT;
-    *cost = (cells + CELLS_PER_UNIT - 1) / CELLS_PER_UNIT;
+    uint64_t afford = budget >= UINT64_MAX / CELLS_PER_UNIT ? UINT64_MAX : budget * CELLS_PER_UNIT / eighths;
+    uint64_t cells = afford < left ? afford : left;
+    *cost = (cells * eighths + CELLS_PER_UNIT - 1) / CELLS_PER_UNIT;
     return at + (int32_t)cells;
+}
+
+static int32_t pass_end(int32_t at, int32_t n, uint64_t budget, uint64_t *cost) {
+    return pass_by(at, n, budget, 1, cost);
 }
 
 /* One Dijkstra: from (dir 0) or to (dir 1) landmark `landmark`'s cell, or from the seed
@@ -47,7 +54,7 @@ typedef struct measure {
     double largest;          /* the largest distance it stored */
 } measure;
 
-enum phase { SETUP, PICK, FINAL, COMPLETE };
+enum phase { SETUP, FILL, LARGEST, SEED, PICK, FINAL, COMPLETE };
 
 typedef struct lm_build {
     astar_grid *g;
@@ -70,6 +77,7 @@ typedef struct lm_build {
     /* The work between stages. */
     enum phase phase;
     int32_t cursor;          /* the pass's next node id (FINAL: cell) */
+    size_t filled;           /* FILL: floats of the tables set to NaN so far */
     int32_t picking;         /* which candidate of the next batch the pass picks */
     int32_t best;
     float top;
@@ -100,24 +108,14 @@ static void lm_release(void *self) {
     astar_mem(&a, b, sizeof *b, 0);
 }
 
-/* Tables, the seed: everything but the Dijkstras and the passes. */
+/* The tables and what the workers will read: everything but the passes and Dijkstras. */
 static astar_status setup(lm_build *b) {
     astar_grid *g = b->g;
     b->n = g->width * g->height;
     if (b->k == 0) return ASTAR_OK;
-    /* The largest island: landmarks elsewhere would serve only the queries there. */
-    astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
-    if (!is) return ASTAR_ENOMEM;
-    /* Its first cell (the first of the largest islands' first cells), not its root: the
-     * labels' roots depend on the order of past writes, the tables must not. */
-    b->seed = -1;
-    for (size_t at = 0; at < g->cells; at++)
-        if (is->link[at] < 0 && is->link[at] != ASTAR_ISLAND_NONE && -is->link[at] > b->size)
-            b->size = -is->link[at];
-    for (int32_t id = 0; id < b->n && b->seed < 0; id++) {
-        int32_t root = astar_islands_root(is, cell_of(g, id));
-        if (root >= 0 && -is->link[root] == b->size) b->seed = id;
-    }
+    /* The island labels the seed is chosen by: exact, so they stay as they are until a write
+     * (which starts the build over). */
+    if (!astar_islands_get(g, astar_island_kind(g->diagonal), true)) return ASTAR_ENOMEM;
     /* Where every walkable cell costs the same, a way back costs what the way there does:
      * one direction serves both terms and halves the memory. */
     double lo, hi;
@@ -150,16 +148,51 @@ static astar_status setup(lm_build *b) {
     b->lm->bytes = bytes;
     b->lm->mode = g->diagonal;
     b->lm->dirs = b->dirs;
-    /* The measures write every node's values; the border is never reached. */
-    for (size_t c = 0; c < g->cells; c++) {
-        int32_t y = (int32_t)(c / (size_t)g->stride) - 1, x = (int32_t)(c % (size_t)g->stride) - 1;
-        if (x >= 0 && y >= 0 && x < g->width && y < g->height) {
-            c += (size_t)g->width - 1; /* the row's inside */
+    b->seed = -1;
+    return ASTAR_OK;
+}
+
+/* The passes before the seed's Dijkstra, a budget at a time: the tables filled with NaN
+ * (the border keeps it; it is also where a big table's pages are first touched, which
+ * costs more than the writes: a unit per 64 bytes), then
+ * the largest island's size, then its first cell (not its root: the labels' roots
+ * depend on the order of past writes, the tables must not). */
+static astar_status before_seed(lm_build *b, uint64_t budget, uint64_t *used) {
+    astar_grid *g = b->g;
+    while (*used < budget) {
+        uint64_t cost;
+        if (b->phase == FILL) {
+            size_t floats = b->g->cells * b->stride, left = floats - b->filled;
+            uint64_t afford = budget - *used;
+            afford = afford > left / FLOATS_PER_UNIT ? left : (size_t)afford * FLOATS_PER_UNIT;
+            for (size_t i = b->filled; i < b->filled + afford; i++) b->dist[i] = NAN;
+            b->filled += afford;
+            *used += (afford + FLOATS_PER_UNIT - 1) / FLOATS_PER_UNIT;
+            if (b->filled == floats) b->phase = LARGEST, b->cursor = 0;
             continue;
         }
-        for (size_t i = 0; i < b->stride; i++) b->dist[c * b->stride + i] = NAN;
+        const astar_islands *is = &g->islands[astar_island_kind(g->diagonal)];
+        if (b->phase == LARGEST) {
+            int32_t cells = (int32_t)g->cells;
+            int32_t end = pass_end(b->cursor, cells, budget - *used, &cost);
+            for (int32_t at = b->cursor; at < end; at++)
+                if (is->link[at] < 0 && is->link[at] != ASTAR_ISLAND_NONE && -is->link[at] > b->size)
+                    b->size = -is->link[at];
+            b->cursor = end;
+            *used += cost;
+            if (end == cells) b->phase = SEED, b->cursor = 0;
+            continue;
+        }
+        int32_t end = pass_end(b->cursor, b->n, budget - *used, &cost);
+        for (int32_t id = b->cursor; id < end && b->seed < 0; id++) {
+            int32_t root = astar_islands_root(is, cell_of(g, id));
+            if (root >= 0 && -is->link[root] == b->size) b->seed = id;
+        }
+        b->cursor = end;
+        *used += cost;
+        if (b->seed >= 0 || end == b->n) return ASTAR_OK;
     }
-    return ASTAR_OK;
+    return ASTAR_RUNNING;
 }
 
 /* A stage of the measures of cells `ids` (landmarks from b->placed on), or of the seed. */
@@ -261,7 +294,14 @@ static astar_status lm_between(void *self, uint64_t budget, uint64_t *used, int3
         astar_status st = setup(b);
         if (st != ASTAR_OK) return st;
         *used = 1;
-        if (b->k == 0 || b->seed < 0) {
+        b->phase = b->k == 0 ? COMPLETE : FILL;
+        b->cursor = 0;
+        if (b->phase == COMPLETE) return ASTAR_OK;
+    }
+    if (b->phase == FILL || b->phase == LARGEST || b->phase == SEED) {
+        astar_status st = before_seed(b, budget, used);
+        if (st != ASTAR_OK) return st;
+        if (b->seed < 0) { /* no walkable cell */
             b->phase = COMPLETE;
             return ASTAR_OK;
         }
@@ -360,8 +400,9 @@ static uint64_t lm_total(const void *self) {
     uint64_t n = (uint64_t)b->g->width * (uint64_t)b->g->height, size = b->size > 0 ? (uint64_t)b->size : n;
     uint64_t pass = n / CELLS_PER_UNIT + 1, k = (uint64_t)b->k, dirs = b->dirs > 0 ? (uint64_t)b->dirs : 1;
     uint64_t batches = (k + ASTAR_LANDMARK_BATCH - 1) / ASTAR_LANDMARK_BATCH;
-    /* setup, the seed, the picks, the measures */
-    return 1 + size + pass + (batches + 1) * ASTAR_LANDMARK_BATCH * pass + k * dirs * (size + pass);
+    uint64_t fill = (uint64_t)b->g->cells * k * dirs / FLOATS_PER_UNIT;
+    /* setup, the fill, the seed's passes and Dijkstra, the picks, the measures */
+    return 1 + fill + 3 * pass + size + (batches + 1) * ASTAR_LANDMARK_BATCH * pass + k * dirs * (size + pass);
 }
 
 static const astar_build_ops LANDMARK_OPS = {lm_between, lm_unit, lm_install, lm_reset, lm_total, lm_release};
