@@ -235,8 +235,9 @@ static astar_status lm_unit(void *self, int32_t u, astar_search *s, uint64_t bud
         if (st != ASTAR_OK) return st == ASTAR_LIMIT ? ASTAR_EINVAL : st; /* no limit was set */
         m->measured = true;
     }
+    /* A cell a unit: each write lands on a line of its own of a large table (k >= 16). */
     uint64_t cost;
-    int32_t end = pass_end(m->copied, b->n, budget - *used, &cost);
+    int32_t end = pass_by(m->copied, b->n, budget - *used, CELLS_PER_UNIT, &cost);
     const astar_grid *g = b->g;
     size_t column = (size_t)(m->dir * b->k + m->landmark);
     for (int32_t id = m->copied; id < end; id++) {
@@ -320,8 +321,10 @@ static astar_status lm_between(void *self, uint64_t budget, uint64_t *used, int3
         int32_t want = b->k - b->placed < ASTAR_LANDMARK_BATCH ? b->k - b->placed : ASTAR_LANDMARK_BATCH;
         while (b->picking < want) {
             if (*used >= budget) return ASTAR_RUNNING;
-            uint64_t cost;
-            int32_t end = pass_end(b->cursor, b->n, budget - *used, &cost);
+            /* The pass that folds a batch into near reads a table line per cell, as copying does. */
+            uint64_t cost, eighths = b->picking == 0 && b->batch_len > 0 ? CELLS_PER_UNIT : 1;
+            int32_t end = pass_by(b->cursor, b->n, budget - *used, eighths, &cost);
+            if (end == b->cursor) return ASTAR_RUNNING;
             pick_pass(b, b->cursor, end);
             b->cursor = end;
             *used += cost;
@@ -402,7 +405,8 @@ static uint64_t lm_total(const void *self) {
     uint64_t batches = (k + ASTAR_LANDMARK_BATCH - 1) / ASTAR_LANDMARK_BATCH;
     uint64_t fill = (uint64_t)b->g->cells * k * dirs / FLOATS_PER_UNIT;
     /* setup, the fill, the seed's passes and Dijkstra, the picks, the measures */
-    return 1 + fill + 3 * pass + size + (batches + 1) * ASTAR_LANDMARK_BATCH * pass + k * dirs * (size + pass);
+    return 1 + fill + 3 * pass + size + (batches + 1) * ASTAR_LANDMARK_BATCH * pass + batches * n +
+           k * dirs * (size + n);
 }
 
 static const astar_build_ops LANDMARK_OPS = {lm_between, lm_unit, lm_install, lm_reset, lm_total, lm_release};
