@@ -186,7 +186,7 @@ static astar_status before_seed(lm_build *b, uint64_t budget, uint64_t *used) {
         int32_t end = pass_end(b->cursor, b->n, budget - *used, &cost);
         for (int32_t id = b->cursor; id < end && b->seed < 0; id++) {
             int32_t root = astar_islands_root(is, cell_of(g, id));
-            if (root >= 0 && -is->link[root] == b->size) b->seed = id;
+            if (root >= 0 && is->link[root] != ASTAR_ISLAND_NONE && -is->link[root] == b->size) b->seed = id;
         }
         b->cursor = end;
         *used += cost;
