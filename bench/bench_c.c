@@ -4,7 +4,7 @@
  * hide.
  *
  *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,
- *                    jps,jps4,jpsplus,jpsplus4,many,interests,repair] [--sample N] DIR-or-MAP.map ...
+ *                    jps,jps4,jpsplus,jpsplus4,many,builds,interests,repair] [--sample N] DIR-or-MAP.map ...
  *
  * --sample N: of each map's problems, every (count / N)-th from the first (all when fewer
  * than 2N): N = 60 gives the 924 problems of issue 17 on the 15 maps of ../shared.
@@ -50,6 +50,10 @@
  *              environment's ASTAR_BENCH_LANDMARKS), built on the map: rows
  *              "no_landmarks" and "landmarks". Checked like plain, both times.
  *              Also prints the build time and the landmarks' memory.
+ *   builds     landmark builds, k = 16 and 64 (or ASTAR_BENCH_LANDMARKS), on 1 and 2
+ *              threads, in one call and in slices of ASTAR_BENCH_BUILD_BUDGET units
+ *              (20,000): wall time, and the longest and median slice. Checked: each
+ *              places the landmarks the first did.
  *   jps        the plain problems with jump point search off (A*, "astar") and on
  *              ("jps"), query by query; prints the speed-up of median and mean, and
  *              the median over problems of each one's A* time / JPS time.
@@ -642,6 +646,75 @@ static void run_landmarks(astar_grid *g, astar_search *s, const astar_scen *sc, 
     printf("figure c landmarks %s memory_mib %.1f\n", map, mib);
 }
 
+/* Landmark builds (issue 18 item 5): k = 16 and 64 (or ASTAR_BENCH_LANDMARKS), on 1 and 2
+ * threads, in one call and in slices of ASTAR_BENCH_BUILD_BUDGET units (20,000): the
+ * wall time of each, and the longest and median slice. Checked: every build places the
+ * landmarks the first one did. */
+static void run_builds(astar_grid *g, const char *map, int *bad) {
+    const char *env = getenv("ASTAR_BENCH_LANDMARKS"), *benv = getenv("ASTAR_BENCH_BUILD_BUDGET");
+    int32_t ks[2] = {16, 64};
+    int nk = 2;
+    if (env) ks[0] = atoi(env), nk = 1;
+    uint64_t budget = benv ? (uint64_t)atoll(benv) : 20000;
+    for (int ki = 0; ki < nk; ki++) {
+        int32_t k = ks[ki], first[ASTAR_MAX_LANDMARKS * 2] = {0}, placed = -1;
+        for (int threads = 1; threads <= 2; threads++) {
+            for (int sliced = 0; sliced <= 1; sliced++) {
+                astar_status st;
+                astar_build *b = astar_build_landmarks(g, k, threads, &st);
+                if (!b) {
+                    (*bad)++;
+                    return;
+                }
+                size_t cap = 1024, n = 0;
+                double *slices = malloc(cap * sizeof *slices), *cpu = malloc(cap * sizeof *cpu);
+                double t0 = now();
+                do { /* wall and CPU time: on a shared machine a slice may wait for a core */
+                    double s0 = now(), c0 = cpu_now();
+                    st = astar_build_step(b, sliced ? budget : UINT64_MAX, NULL);
+                    if (n == cap) {
+                        cap *= 2;
+                        slices = realloc(slices, cap * sizeof *slices);
+                        cpu = realloc(cpu, cap * sizeof *cpu);
+                    }
+                    cpu[n] = cpu_now() - c0;
+                    slices[n++] = now() - s0;
+                } while (st == ASTAR_RUNNING);
+                double total = now() - t0;
+                astar_build_free(b);
+                if (st != ASTAR_OK) (*bad)++;
+                int32_t count = astar_grid_landmark_count(g), mismatch = 0;
+                for (int32_t i = 0; i < count; i++) {
+                    int32_t x, y;
+                    astar_grid_landmark(g, i, &x, &y);
+                    if (placed < 0) first[2 * i] = x, first[2 * i + 1] = y;
+                    else mismatch += first[2 * i] != x || first[2 * i + 1] != y;
+                }
+                if (placed < 0) placed = count;
+                else if (count != placed || mismatch) (*bad)++;
+                qsort(slices, n, sizeof *slices, cmp_double);
+                qsort(cpu, n, sizeof *cpu, cmp_double);
+                printf("build      %s k %d threads %d %s: %.1f ms", map, (int)k, threads,
+                       sliced ? "sliced" : "whole", total * 1e3);
+                if (sliced)
+                    printf(", %zu slices of %llu: longest %.2f ms, median %.2f ms (CPU: longest %.2f, median %.2f)",
+                           n, (unsigned long long)budget, slices[n - 1] * 1e3, slices[n / 2] * 1e3,
+                           cpu[n - 1] * 1e3, cpu[n / 2] * 1e3);
+                printf("%s\n", count == placed && !mismatch ? "" : " MISMATCH");
+                printf("figure c build %s k%d_t%d_%s_ms %.3f\n", map, (int)k, threads,
+                       sliced ? "sliced" : "whole", total * 1e3);
+                if (sliced) {
+                    printf("figure c build %s k%d_t%d_slice_max_ms %.3f\n", map, (int)k, threads, slices[n - 1] * 1e3);
+                    printf("figure c build %s k%d_t%d_slice_median_ms %.3f\n", map, (int)k, threads, slices[n / 2] * 1e3);
+                }
+                free(slices);
+                free(cpu);
+            }
+        }
+        astar_grid_landmarks(g, 0);
+    }
+}
+
 /* Batch times of the `many` workload, summed over maps: 1 thread, 2, one per processor. */
 static double many_total[3];
 
@@ -772,7 +845,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (first >= argc || argv[first][0] == '-' || per_map < 0) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,interests,repair] [--sample N] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,builds,interests,repair] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -786,7 +859,7 @@ int main(int argc, char **argv) {
          jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
          jpsplus = has_workload(workloads, "jpsplus"), jpsplus4 = has_workload(workloads, "jpsplus4"),
          many = strstr(workloads, "many") != NULL, repair = has_workload(workloads, "repair"),
-         interests = has_workload(workloads, "interests");
+         interests = has_workload(workloads, "interests"), builds = strstr(workloads, "builds") != NULL;
 #ifndef ASTAR_REFASTAR_SOURCE
     if (refastar) {
         fprintf(stderr, "bench_c: built without refastar (CMake: ASTAR_REFASTAR_SOURCE)\n");
@@ -870,6 +943,7 @@ int main(int argc, char **argv) {
             report("landmarks", base, &st[8]);
         }
         if (many) run_many(g, sc, base, &bad);
+        if (builds) run_builds(g, base, &bad);
         if (interests) {
             stats *a = &st[12], *b = &st[13];
             for (int k = 12; k < 14; k++) st[k].n = 0, st[k].total = 0, st[k].expansions = 0;

@@ -40,6 +40,7 @@ describe("LuaCATS annotations (lua/astar/meta.lua)", function()
       Mask = astar.mask(3, 3),
       Claims = astar.claims(grid),
       Search = grid:search(1, 1, 3, 3),
+      Build = grid:build_landmarks(1),
       Field = (grid:distance_field({ { x = 1, y = 1 } })),
       Graph = astar.graph(),
       Scheduler = astar.scheduler({ budget = 10 }),

@@ -183,7 +183,8 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
  * Builds k landmarks (1..ASTAR_MAX_LANDMARKS), replacing any; k = 0 drops them. Fewer are
  * placed when the largest island has fewer cells. ASTAR_EINVAL for k out of range,
  * ASTAR_ENOMEM (the grid and its previous landmarks are left as they were). Not while
- * another thread queries the grid.
+ * another thread queries the grid. The same as astar_build_landmarks on one thread run
+ * to the end in one step (below).
  */
 astar_status astar_grid_landmarks(astar_grid *g, int32_t k);
 /* How many landmarks queries may use now: 0 when none were built or they are stale. */
@@ -192,6 +193,55 @@ int32_t astar_grid_landmark_count(const astar_grid *g);
 astar_status astar_grid_landmark(const astar_grid *g, int32_t i, int32_t *x, int32_t *y);
 /* Bytes the landmarks hold (0 when none are built; stale ones still hold theirs). */
 size_t astar_grid_landmark_bytes(const astar_grid *g);
+
+/*
+ * Builds in slices, for a loading screen or a frame budget, and on threads. A build runs
+ * its work (for landmarks: the Dijkstras and the passes over the cells between them) a
+ * budget at a time, and installs its result on the grid at once when it is complete:
+ * until then queries use what the grid had (the old landmarks, or none).
+ *
+ * astar_build_landmarks makes a build of what astar_grid_landmarks(g, k) builds (k
+ * 0..ASTAR_MAX_LANDMARKS; 0 drops them when it completes), with the same tables whatever
+ * the threads and slices: the landmarks are placed farthest-point, ASTAR_LANDMARK_BATCH at
+ * a time (the first of a batch the cell farthest from all landmarks measured, each next
+ * one the cell whose distance from them, or its straight-line distance times the smallest
+ * cost from the batch's cells before it, is largest), and the Dijkstras of a batch (from
+ * and, where costs differ, to each) are independent. threads: 1..ASTAR_MANY_MAX_THREADS
+ * workers share each step (the calling thread is one; others are started per step and
+ * joined before it returns, as astar_find_many does), or 0 for
+ * astar_many_default_threads(). It computes nothing and allocates only its record: NULL
+ * with *st = ASTAR_EINVAL (k or threads out of range) or ASTAR_ENOMEM.
+ *
+ * astar_build_step does at most `budget` units of work (*used, if given, gets how many):
+ * a unit is one node expanded by a Dijkstra or 8 cells of a pass over the grid, so a step
+ * is short and bounded in the middle of a Dijkstra too (on a 1024x1024 map, 20,000 units
+ * are a few milliseconds: docs/performance.md). With threads, the budget is shared by
+ * the workers, so a step does the same work in less time. The first step also
+ * allocates the tables and brings the grid's island labels up to date (as a query
+ * would). Returns ASTAR_RUNNING until the step that completes the build, which installs
+ * the result and returns ASTAR_OK (later steps return ASTAR_OK and do nothing). If the
+ * grid's terrain changed since the build began (astar_grid_version moved: any write, or
+ * landmarks installed or dropped by someone else), the step starts the build over from
+ * nothing (astar_build_restarts counts it): tables measured on other terrain are never
+ * installed. ASTAR_ENOMEM: the work so far is dropped, the grid keeps what it had, and
+ * the next step starts over. Not while another thread queries or writes the grid (the
+ * workers read it; the install writes it); between steps the grid may be used freely.
+ * The grid must outlive the build, or the build be freed first.
+ *
+ * astar_build_progress: the fraction of the work done, in [0, 1], never decreasing
+ * (except back to 0 when the build starts over), exactly 1 once installed.
+ */
+#define ASTAR_LANDMARK_BATCH 4
+typedef struct astar_build astar_build;
+
+astar_build *astar_build_landmarks(astar_grid *g, int32_t k, int threads, astar_status *st);
+astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used);
+double astar_build_progress(const astar_build *b);
+/* Times the build started over because the terrain changed. */
+uint32_t astar_build_restarts(const astar_build *b);
+/* The threads its steps use. */
+int astar_build_threads(const astar_build *b);
+void astar_build_free(astar_build *b);
 
 /* ------------------------------------------------------ influence layers */
 

@@ -49,16 +49,22 @@ void astar_field_free(astar_field *f) {
  * A blocked node gets a distance (a unit may stand there and leave it) but no
  * way leads through it, so it is never queued: its best offer is simply kept.
  */
-static astar_status run_toward(query_ctx *c, astar_result *res) {
+static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res) {
     astar_search *s = c->s;
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
-    uint64_t expansions = 0;
+    uint64_t expansions = c->expansions; /* where an earlier slice left off */
+    const uint64_t limit = c->q->max_expansions;
+    const uint64_t stop = budget < limit - expansions ? expansions + budget : limit;
     /* Terrain alone decides the moves and adds nothing: the grid's tables answer. */
     const bool terrain_only = !c->q->node_cost && !c->q->known;
     const bool extras = c->penalties || c->q->edge_cost;
     while (pool->heap.len > 0) {
-        if (expansions >= c->q->max_expansions) return astar_done(res, expansions, ASTAR_LIMIT);
+        if (expansions >= stop) {
+            if (expansions >= limit) return astar_done(res, expansions, ASTAR_LIMIT);
+            c->expansions = expansions;
+            return astar_done(res, expansions, ASTAR_RUNNING);
+        }
         int32_t b = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         int32_t by = astar_row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
@@ -91,47 +97,85 @@ static astar_status run_toward(query_ctx *c, astar_result *res) {
     return astar_done(res, expansions, ASTAR_OK);
 }
 
+/* The checks of a field's query and sources, and its context on s (c) with the sources
+ * queued. fq is the field's own query (no heuristic, goal = start), alive as long as c. */
+static astar_status field_setup(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *fq,
+                                const int32_t *cells, int32_t ncells, astar_field_kind kind) {
+    s->path.len = 0;
+    s->job_live = false; /* the workspace is this build's now */
+    if (ncells < 1 || !cells || (kind != ASTAR_FIELD_TO && kind != ASTAR_FIELD_FROM) ||
+        fq->weight != 1.0 || fq->partial || fq->ntargets || fq->turn_penalty > 0 || fq->claim_window >= 0)
+        return ASTAR_EINVAL;
+    for (int32_t i = 0; i < ncells; i++)
+        if (cells[i] < 0 || cells[i] / g->width >= g->height) return ASTAR_EINVAL;
+    bool callbacks;
+    astar_status st = astar_query_begin(c, s, g, fq, true, &callbacks);
+    if (st != ASTAR_OK) return st;
+    c->goal = -1; /* FROM: run() settles every node it can reach */
+    c->goal_open = false;
+    for (int32_t i = 0; i < ncells; i++) {
+        int32_t x = cells[i] % g->width, y = cells[i] / g->width, cell = astar_cell(g->stride, x, y);
+        /* A goal a unit cannot stand on is no goal (find says "unreachable"); a start is
+         * where the unit stands, blocked or not. */
+        if (kind == ASTAR_FIELD_TO && !astar_walkable(c, cell, x, y)) continue;
+        astar_node *n = astar_touch(c, cell);
+        if (n->g == 0.0) continue; /* listed twice */
+        n->g = 0.0;
+        n->from = ASTAR_FROM_START;
+        if (!astar_pool_open(&s->pool, &s->alloc, n, cell, 0.0, 0.0)) return ASTAR_ENOMEM;
+    }
+    if (c->aborted) return ASTAR_EABORT;
+    int32_t first = astar_cell(g->stride, cells[0] % g->width, cells[0] / g->width);
+    c->start = c->best = first;
+    c->best_h = INFINITY;
+    return ASTAR_OK;
+}
+
+/* Runs a set-up field for up to `budget` expansions: ASTAR_RUNNING, ASTAR_OK (nothing left
+ * open), ASTAR_LIMIT (max_cost or max_expansions left some open), or an error. */
+static astar_status field_run(query_ctx *c, astar_field_kind kind, uint64_t budget, astar_result *res) {
+    astar_status st = kind == ASTAR_FIELD_TO ? run_toward(c, budget, res) : astar_run_general(c, budget, res);
+    if (st == ASTAR_RUNNING) return st;
+    if (st != ASTAR_OK && st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return st;
+    /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
+    return c->s->pool.heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;
+}
+
+astar_status astar_field_begin(astar_search *s, astar_grid *g, const astar_query *q, int32_t id,
+                               astar_field_kind kind) {
+    if (q->heuristic != ASTAR_H_ZERO || q->gx != q->sx || q->gy != q->sy) return ASTAR_EINVAL;
+    return field_setup(&s->job, s, g, q, &id, 1, kind);
+}
+
+astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64_t budget,
+                                  uint64_t *expanded) {
+    query_ctx *c = &s->job;
+    uint64_t before = c->expansions;
+    astar_result res;
+    astar_result_init(&res);
+    astar_status st = field_run(c, kind, budget, &res);
+    *expanded = res.expansions - before;
+    c->expansions = res.expansions;
+    return st;
+}
+
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
     astar_result_init(res);
     s->path.len = 0;
-    s->job_live = false; /* the workspace is this build's now */
-    if (f->width != g->width || f->height != g->height || ncells < 1 || !cells ||
-        (kind != ASTAR_FIELD_TO && kind != ASTAR_FIELD_FROM) || q->heuristic != ASTAR_H_DEFAULT ||
-        q->weight != 1.0 || q->partial || q->ntargets || q->turn_penalty > 0 || q->claim_window >= 0)
+    s->job_live = false; /* the workspace is this build's now, even for a bad request */
+    if (f->width != g->width || f->height != g->height || q->heuristic != ASTAR_H_DEFAULT)
         return astar_finish(res, ASTAR_EINVAL);
-    for (int32_t i = 0; i < ncells; i++)
-        if (cells[i] < 0 || cells[i] / g->width >= g->height) return astar_finish(res, ASTAR_EINVAL);
     astar_query fq = *q;
     fq.heuristic = ASTAR_H_ZERO;
     fq.gx = q->sx; /* astar.h: the goal is ignored, so it must not be checked either */
     fq.gy = q->sy;
     query_ctx c;
-    bool callbacks;
-    astar_status st = astar_query_begin(&c, s, g, &fq, true, &callbacks);
+    astar_status st = field_setup(&c, s, g, &fq, cells, ncells, kind);
     if (st != ASTAR_OK) return astar_finish(res, st);
-    c.goal = -1; /* FROM: run() settles every node it can reach */
-    c.goal_open = false;
-    for (int32_t i = 0; i < ncells; i++) {
-        int32_t x = cells[i] % g->width, y = cells[i] / g->width, cell = astar_cell(g->stride, x, y);
-        /* A goal a unit cannot stand on is no goal (find says "unreachable"); a start is
-         * where the unit stands, blocked or not. */
-        if (kind == ASTAR_FIELD_TO && !astar_walkable(&c, cell, x, y)) continue;
-        astar_node *n = astar_touch(&c, cell);
-        if (n->g == 0.0) continue; /* listed twice */
-        n->g = 0.0;
-        n->from = ASTAR_FROM_START;
-        if (!astar_pool_open(&s->pool, &s->alloc, n, cell, 0.0, 0.0)) return astar_finish(res, ASTAR_ENOMEM);
-    }
-    if (c.aborted) return astar_finish(res, ASTAR_EABORT);
-    int32_t first = astar_cell(g->stride, cells[0] % g->width, cells[0] / g->width);
-    c.start = c.best = first;
-    c.best_h = INFINITY;
-    st = kind == ASTAR_FIELD_TO ? run_toward(&c, res) : astar_run_general(&c, UINT64_MAX, res);
-    if (st != ASTAR_OK && st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return astar_finish(res, st);
-    /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
-    st = s->pool.heap.len > 0 ? ASTAR_LIMIT : ASTAR_OK;
+    st = field_run(&c, kind, UINT64_MAX, res);
+    if (st != ASTAR_OK && st != ASTAR_LIMIT) return astar_finish(res, st);
 
     /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
      * that only took offers (TO: one a unit may only leave, never queued) dearer than the

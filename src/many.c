@@ -112,9 +112,8 @@ static bool keep_path(worker *w, where *at) {
     return true;
 }
 
-static void *work(void *arg) {
-    worker *w = arg;
-    astar_many *m = w->m;
+static void answer_queries(astar_many *m, int index) {
+    worker *w = &m->workers[index];
     /* Relaxed: the index is all a worker takes from the counter; what it reads (the grid,
      * the query) was published by pthread_create. */
     for (int32_t i; (i = atomic_fetch_add_explicit(&m->next, 1, memory_order_relaxed)) < m->n;) {
@@ -134,8 +133,52 @@ static void *work(void *arg) {
             res->status = ASTAR_ENOMEM;
         }
     }
+}
+
+/* A worker thread of astar_many_run: its index and the work it shares with the others. */
+typedef struct thread_arg {
+    int index;
+    void (*fn)(void *ud, int index);
+    void *ud;
+} thread_arg;
+
+static void *thread_main(void *arg) {
+    thread_arg *t = arg;
+    t->fn(t->ud, t->index);
     return NULL;
 }
+
+int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
+    if (threads < 1) threads = 1;
+    if (threads > ASTAR_MANY_MAX_THREADS) threads = ASTAR_MANY_MAX_THREADS;
+    pthread_t tid[ASTAR_MANY_MAX_THREADS];
+    thread_arg args[ASTAR_MANY_MAX_THREADS];
+    int started = 0;
+    for (int k = 1; k < threads; k++) {
+        args[k] = (thread_arg){k, fn, ud};
+        if (pthread_create(&tid[started], NULL, thread_main, &args[k]) != 0) break;
+        started++;
+    }
+    /* Indices 1..started run on threads; the calling thread takes 0 and, if a thread could
+     * not be started, the indices it would have taken, so every index runs once. */
+    fn(ud, 0); /* may longjmp out with one thread (Lua callbacks): nothing to undo */
+    for (int k = started + 1; k < threads; k++) fn(ud, k);
+    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    return started + 1;
+}
+
+astar_search *astar_many_workspace(astar_many *m, int index) {
+    if (index < 0 || index >= ASTAR_MANY_MAX_THREADS) return NULL;
+    while (m->nworkers <= index) {
+        worker *w = &m->workers[m->nworkers];
+        w->search = astar_search_new(m->width, m->height, &m->locked);
+        if (!w->search) return NULL;
+        m->nworkers++;
+    }
+    return m->workers[index].search;
+}
+
+static void answer_share(void *ud, int index) { answer_queries(ud, index); }
 
 astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *base,
                              const int32_t *endpoints, int32_t n, int threads,
@@ -154,12 +197,7 @@ astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *ba
         m->where_cap = n;
     }
     m->n = 0; /* until this call runs: astar_many_path finds no stale path */
-    while (m->nworkers < threads) {
-        worker *w = &m->workers[m->nworkers];
-        w->search = astar_search_new(m->width, m->height, &m->locked);
-        if (!w->search) return ASTAR_ENOMEM;
-        m->nworkers++;
-    }
+    if (!astar_many_workspace(m, threads - 1)) return ASTAR_ENOMEM;
     for (int32_t i = 0; i < n; i++) m->where[i].worker = -1;
     if (n == 0) return ASTAR_OK;
     if (astar_find_prepare(g, base) != ASTAR_OK) return ASTAR_ENOMEM;
@@ -170,13 +208,7 @@ astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *ba
     m->n = n;
     m->results = results;
     atomic_store(&m->next, 0);
-    pthread_t tid[ASTAR_MANY_MAX_THREADS];
-    int started = 0;
-    while (started + 1 < threads &&
-           pthread_create(&tid[started], NULL, work, &m->workers[started + 1]) == 0)
-        started++;
-    work(&m->workers[0]); /* may longjmp out with one thread (Lua callbacks): nothing to undo */
-    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    astar_many_run(threads, answer_share, m);
 
     for (int32_t i = 0; i < n; i++) {
         astar_status st = results[i].status;

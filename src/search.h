@@ -163,6 +163,34 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
  * expansions; distance fields run it from their sources. */
 astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res);
 
+/* ---- many.c: the thread code astar_find_many and builds share */
+
+/*
+ * Calls fn(ud, i) once for every i in 0..threads-1, i > 0 each on a thread of its own
+ * (pthreads) and 0 on the calling thread, and returns when all have returned. If a thread
+ * cannot be started, the calling thread runs its index after its own. Returns how many
+ * threads ran (the calling one included).
+ */
+int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud);
+/* Worker `index`'s workspace (made, with those before it, on first need: its allocations
+ * go through m's mutex, so workers may grow them at once); NULL on ENOMEM. */
+astar_search *astar_many_workspace(astar_many *m, int index);
+
+/* ---- field.c: a distance field in slices */
+
+/*
+ * Sets up on s (its s->job) a Dijkstra from (FROM) or toward (TO) the one node id `id`
+ * under q (default heuristic, weight 1, no targets, partial, turn penalty or claim
+ * window); q must stay alive until it ends. Then astar_field_continue expands at most
+ * `budget` nodes more (*expanded gets how many) and returns ASTAR_RUNNING, ASTAR_OK once
+ * nothing is left open, or an error. A node is then settled when astar_field_settled says
+ * so, its distance the node record's g.
+ */
+astar_status astar_field_begin(astar_search *s, astar_grid *g, const astar_query *q, int32_t id,
+                               astar_field_kind kind);
+astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64_t budget,
+                                  uint64_t *expanded);
+
 /* ---- jps.c */
 
 /*
@@ -261,6 +289,14 @@ static inline double astar_h_between(const query_ctx *c, astar_heuristic h, int3
 /* Touches a cell for this query: stale records become "not reached yet". */
 static inline astar_node *astar_touch(query_ctx *c, int32_t cell) {
     return astar_pool_touch(&c->s->pool, cell, c->memo_penalty, c->memo_h);
+}
+
+/* After astar_field_continue returned ASTAR_OK: the distance of a cell from or to the
+ * field's source, INFINITY where it was not reached (the rule astar_field_build applies,
+ * with nothing left open). */
+static inline double astar_field_g(const astar_search *s, int32_t cell) {
+    const astar_node *n = &s->pool.nodes[cell];
+    return n->gen == s->pool.gen && n->heap < 0 ? n->g : INFINITY;
 }
 
 /* h of a touched cell. */

@@ -25,4 +25,13 @@ local function check_grid(grid, fn, arg, level)
 end
 M.check_grid = check_grid
 
+-- A build (grid:build_landmarks), or an argument error as check_grid gives.
+local BUILD_MT = getmetatable(core.grid(1, 1):build_landmarks(0))
+function M.check_build(build, fn, arg, level)
+  if type(build) ~= "userdata" or getmetatable(build) ~= BUILD_MT then
+    error("bad argument #" .. arg .. " to '" .. fn .. "' (astar.Build expected, got " .. type_name(build) .. ")",
+      level + 1)
+  end
+end
+
 return M

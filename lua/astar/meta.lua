@@ -309,11 +309,22 @@ function Grid:component(x, y) end
 ---@return boolean
 function Grid:reachable(sx, sy, gx, gy) end
 
----Builds k landmarks (0 drops them), or asks how many queries use now.
+---Builds k landmarks (0 drops them), or asks how many queries use now. With threads, the
+---build of grid:build_landmarks run to the end (the same tables).
 ---@param k integer? 0..64
+---@param opts astar.BuildOptions?
 ---@return integer count
 ---@return integer bytes
-function Grid:landmarks(k) end
+function Grid:landmarks(k, opts) end
+
+---A build of what grid:landmarks(k) builds, run in steps (b:step(n)) for a loading screen or
+---a frame budget; its tables are installed on the grid at once by the step that completes it
+---(queries use the old landmarks, or none, until then). If the terrain changes before then,
+---the next step starts it over (b:restarts() counts it): stale tables are never installed.
+---@param k integer 0..64
+---@param opts astar.BuildOptions?
+---@return astar.Build
+function Grid:build_landmarks(k, opts) end
 
 ---Builds now the table jump point search reads (JPS+), which the first jumping query would
 ---build: for the grid's mode, or the one named. Returns the bytes the grid's tables take.
@@ -447,6 +458,44 @@ function Search:status() end
 ---@return integer height
 function Search:size() end
 
+---@class astar.BuildOptions
+---@field threads integer? 1..64 workers share each step (default 1; the calling thread is one)
+
+---@class astar.Build
+local Build = {}
+
+---Does at most n units of work (default: to the end): a unit is a node a Dijkstra expands,
+---or 8 cells of a pass over the grid. The step that completes the build installs it.
+---@param n integer?
+---@return "running"|"done" status
+---@return integer work done by this step (at most n)
+function Build:step(n) end
+
+---Runs the build to the end and installs it.
+---@return integer count landmarks queries use now
+---@return integer bytes
+function Build:finish() end
+
+---The fraction of the work done: grows to 1 (1 once installed); back to 0 on a restart.
+---@return number
+function Build:progress() end
+
+---@return boolean done installed
+function Build:done() end
+
+---@return "running"|"done"
+function Build:status() end
+
+---@return integer restarts times the terrain changed under it and it started over
+function Build:restarts() end
+
+---@return integer threads
+function Build:threads() end
+
+---@return integer width
+---@return integer height
+function Build:size() end
+
 ---@class astar.Field
 ---@field width integer
 ---@field height integer
@@ -560,6 +609,15 @@ local Scheduler = {}
 ---@param priority number? higher first (default 0)
 ---@return integer ticket
 function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
+
+---Queues a build (grid:build_landmarks) to run in the ticks' budgets beside the searches (it
+---counts as one of the `concurrent`); callback(build, { status = "done", restarts = n }) is
+---told by the tick that completes it. A build that raises ends as a failed search does.
+---@param build astar.Build
+---@param callback fun(build: astar.Build?, info: table)
+---@param priority number? higher first (default 0)
+---@return integer ticket
+function Scheduler:build(build, callback, priority) end
 
 ---Runs the searches for at most budget expansions (default: the scheduler's).
 ---@param budget integer?

@@ -1,5 +1,6 @@
 -- astar.scheduler and the objects it makes (sched:request, tick, cancel, pending).
 local check_grid = require("astar.args").check_grid
+local check_build = require("astar.args").check_build
 
 local M = {}
 
@@ -95,6 +96,36 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority)
   local ticket = self.next_ticket
   self.next_ticket = ticket + 1
   local entry = { ticket = ticket, job = job, callback = callback, priority = priority, since = self.ticks }
+  self.by_ticket[ticket] = entry
+  self.waiting[#self.waiting + 1] = entry
+  return ticket
+end
+
+-- What the scheduler steps for a build: a build's step, and its answer once done.
+local function build_job(build)
+  local job = {}
+  function job.step(_, n) return build:step(n) end
+  function job.result() return build, { status = "done", restarts = build:restarts() } end
+  return job
+end
+
+--- sched:build(build, callback [, priority]) -> ticket
+-- A build (grid:build_landmarks) run in the ticks' budgets like a search, sharing them
+-- with the running searches (it counts as one of the `concurrent`); callback(build, info)
+-- is called by the tick that completes it (its tables then in use), info.status "done".
+-- A build that raises (out of memory, its grid freed) ends as a failed search does.
+function Scheduler:build(build, callback, priority)
+  check_build(build, "build", 1, 2)
+  if type(callback) ~= "function" then
+    error("bad argument #2 to 'build' (function expected, got " .. type(callback) .. ")", 2)
+  end
+  if priority == nil then priority = 0 end
+  if type(priority) ~= "number" or priority ~= priority or math.abs(priority) == math.huge then
+    error("bad argument #3 to 'build' (priority must be a finite number, got " .. tostring(priority) .. ")", 2)
+  end
+  local ticket = self.next_ticket
+  self.next_ticket = ticket + 1
+  local entry = { ticket = ticket, job = build_job(build), callback = callback, priority = priority, since = self.ticks }
   self.by_ticket[ticket] = entry
   self.waiting[#self.waiting + 1] = entry
   return ticket

@@ -56,6 +56,7 @@
 static const lclass *const CLASSES[] = {
     &GRID_CLASS, &LAYER_CLASS, &JOB_CLASS, &FIELD_CLASS,
     &MASK_CLASS, &CLAIMS_CLASS, &GRAPH_CLASS, &GRAPH_CLAIMS_CLASS,
+    &BUILD_CLASS,
 };
 
 static const luaL_Reg FUNCTIONS[] = {

@@ -26,6 +26,7 @@
  * each as an address, the key test_object finds its metatable by. */
 extern const char GRID_MT[], LAYER_MT[], CLAIMS_MT[], MASK_MT[], FIELD_MT[], JOB_MT[], GRAPH_MT[],
     GRAPH_CLAIMS_MT[];
+extern const char BUILD_MT[];
 
 /* ASTAR_MAX_VALUE as messages write it. */
 #define MAX_VALUE_STR "1e100"
@@ -126,6 +127,7 @@ typedef struct lclass {
 
 extern const lclass GRID_CLASS, LAYER_CLASS, JOB_CLASS, FIELD_CLASS, MASK_CLASS, CLAIMS_CLASS,
     GRAPH_CLASS, GRAPH_CLAIMS_CLASS;
+extern const lclass BUILD_CLASS;
 
 /* -------------------------------------------------------- query options */
 
@@ -359,6 +361,10 @@ int many_run(lua_State *L);
 
 /* job.c */
 int grid_search(lua_State *L);
+
+/* build.c */
+int grid_build_landmarks(lua_State *L);
+int read_build_threads(lua_State *L, int arg);
 
 /* field.c */
 int grid_distance_field(lua_State *L);

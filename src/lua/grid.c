@@ -159,16 +159,26 @@ static int grid_reachable(lua_State *L) {
 }
 
 /*
- * grid:landmarks(k): builds k landmarks (0 drops them; see astar_grid_landmarks), and
- * grid:landmarks() asks; both return how many queries use now (0 once stale) and the
- * bytes they hold.
+ * grid:landmarks(k [, {threads = n}]): builds k landmarks (0 drops them; see
+ * astar_grid_landmarks; with threads, the build of grid:build_landmarks run to the end), and
+ * grid:landmarks() asks; both return how many queries use now (0 once stale) and the bytes
+ * they hold.
  */
 static int grid_landmarks(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     if (!lua_isnoneornil(L, 2)) {
         int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
+        int threads = read_build_threads(L, 3);
         check_writable(L, &g->base, "grid");
-        if (astar_grid_landmarks(g->grid, k) != ASTAR_OK) return no_memory(L);
+        astar_status st = ASTAR_ENOMEM;
+        if (threads == 1) {
+            st = astar_grid_landmarks(g->grid, k);
+        } else {
+            astar_build *b = astar_build_landmarks(g->grid, k, threads, &st);
+            st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
+            astar_build_free(b);
+        }
+        if (st != ASTAR_OK) return no_memory(L);
     }
     lua_pushinteger(L, astar_grid_landmark_count(g->grid));
     lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(g->grid));
@@ -273,6 +283,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
     {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
+    {"build_landmarks", grid_build_landmarks},
     {NULL, NULL}};
 static const lquery_method GRID_QUERIES[] = {
     {"find", grid_find, find_run},

@@ -10,6 +10,7 @@
 const char GRID_MT[] = "astar.Grid", LAYER_MT[] = "astar.Influence", CLAIMS_MT[] = "astar.Claims",
            MASK_MT[] = "astar.Mask", FIELD_MT[] = "astar.Field", JOB_MT[] = "astar.Search",
            GRAPH_MT[] = "astar.Graph", GRAPH_CLAIMS_MT[] = "astar.GraphClaims";
+const char BUILD_MT[] = "astar.Build";
 
 /* The interpreter's allocator: core objects allocate through it. */
 astar_alloc lua_allocator(lua_State *L) {

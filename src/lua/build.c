@@ -1,0 +1,153 @@
+/*
+ * build.c -- astar.Build: grid:build_landmarks, a landmark build run in steps (build:step)
+ * that a loading screen or a frame budget spreads over frames, on threads if asked.
+ */
+#include "binding.h"
+
+/*
+ * Its uservalue holds the grid (the build writes the tables into it when it completes), so
+ * the grid is never collected first; a grid closed by hand (__close) is refused at the next
+ * step. The core build keeps a copy of the grid's allocator and touches nothing of the grid
+ * when freed, whatever the order of collection.
+ */
+typedef struct lbuild {
+    lobject base;
+    astar_build *build;
+    lgrid *grid;
+    int32_t k;
+} lbuild;
+
+static void build_free(lua_State *L, void *o) {
+    (void)L;
+    lbuild *b = o;
+    astar_build_free(b->build);
+    b->build = NULL;
+}
+
+static int build_tostring(lua_State *L) {
+    lbuild *b = luaL_checkudata(L, 1, BUILD_MT);
+    if (b->base.freed) lua_pushliteral(L, "astar.Build (freed)");
+    else lua_pushfstring(L, "astar.Build(landmarks %d, %d%%)", (int)b->k,
+                         (int)(astar_build_progress(b->build) * 100.0));
+    return 1;
+}
+
+static const char *const BUILD_OPTIONS[] = {"threads", NULL};
+
+/* The options table at arg ({threads = n}, or nil): the threads, 1 when not given. */
+int read_build_threads(lua_State *L, int arg) {
+    if (!lua_isnoneornil(L, arg) && lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table or nil");
+    int at = read_fields(L, arg, BUILD_OPTIONS);
+    int threads = 1;
+    if (!lua_isnil(L, at)) {
+        lua_Number t = lua_tonumber(L, at);
+        if (lua_type(L, at) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
+            arg_error_fmt(L, arg, "option 'threads' must be an integer in 1..%d, got %s",
+                          ASTAR_MANY_MAX_THREADS, value_str(L, at));
+        threads = (int)t;
+    }
+    lua_settop(L, at - 1);
+    return threads;
+}
+
+/* grid:build_landmarks(k [, {threads = n}]) -> a build of what grid:landmarks(k) builds */
+int grid_build_landmarks(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
+    int threads = read_build_threads(L, 3);
+    lua_settop(L, 1);
+    lbuild *b = new_object(L, sizeof *b, BUILD_MT);
+    b->base.width = g->base.width;
+    b->base.height = g->base.height;
+    b->grid = g;
+    b->k = k;
+    lua_createtable(L, 1, 0);
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, 1);
+    astar_setuservalue(L, 2);
+    astar_status st;
+    b->build = astar_build_landmarks(g->grid, k, threads, &st);
+    if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
+    return 1;
+}
+
+/* What a step may touch: its own build open, its grid open and read by no running query. */
+static lbuild *check_build(lua_State *L) {
+    lbuild *b = check_open(L, 1, BUILD_MT);
+    if (b->grid->base.freed) luaL_error(L, "astar.Build: its grid has been freed");
+    return b;
+}
+
+/* build:step([n]) -> "running" | "done", and the work this step did (at most n units: a node
+ * expanded by a Dijkstra, or 8 cells of a pass over the grid) */
+static int build_step(lua_State *L) {
+    const lua_Integer most = (lua_Integer)1 << 53; /* every integer up to it is a double */
+    lbuild *b = check_build(L);
+    lua_Integer n = lua_isnoneornil(L, 2) ? most : check_integer(L, 2, "n", -most, most);
+    if (n < 1) arg_error_fmt(L, 2, "n must be a positive integer, got %s", value_str(L, 2));
+    /* The step that completes installs the tables: a write to the grid. */
+    check_writable(L, &b->grid->base, "grid");
+    uint64_t used = 0;
+    astar_status st = astar_build_step(b->build, n == most ? UINT64_MAX : (uint64_t)n, &used);
+    if (st == ASTAR_ENOMEM) return no_memory(L); /* the work is dropped; the next step starts over */
+    if (st != ASTAR_OK && st != ASTAR_RUNNING) return luaL_error(L, "build failed: %s", astar_status_name(st));
+    lua_pushstring(L, st == ASTAR_OK ? "done" : "running");
+    lua_pushinteger(L, (lua_Integer)used);
+    return 2;
+}
+
+/* build:finish() -> what grid:landmarks() returns after running the build to the end */
+static int build_finish(lua_State *L) {
+    lua_settop(L, 1);
+    lbuild *b = check_build(L);
+    check_writable(L, &b->grid->base, "grid");
+    astar_status st = astar_build_step(b->build, UINT64_MAX, NULL);
+    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st != ASTAR_OK) return luaL_error(L, "build failed: %s", astar_status_name(st));
+    lua_pushinteger(L, astar_grid_landmark_count(b->grid->grid));
+    lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(b->grid->grid));
+    return 2;
+}
+
+static int build_progress(lua_State *L) {
+    lbuild *b = check_open(L, 1, BUILD_MT);
+    lua_pushnumber(L, astar_build_progress(b->build));
+    return 1;
+}
+
+static int build_done(lua_State *L) {
+    lbuild *b = check_open(L, 1, BUILD_MT);
+    lua_pushboolean(L, astar_build_progress(b->build) == 1.0);
+    return 1;
+}
+
+static int build_status(lua_State *L) {
+    lbuild *b = check_open(L, 1, BUILD_MT);
+    if (astar_build_progress(b->build) == 1.0) lua_pushliteral(L, "done");
+    else lua_pushliteral(L, "running");
+    return 1;
+}
+
+static int build_restarts(lua_State *L) {
+    lbuild *b = check_open(L, 1, BUILD_MT);
+    lua_pushinteger(L, astar_build_restarts(b->build));
+    return 1;
+}
+
+static int build_threads(lua_State *L) {
+    lbuild *b = check_open(L, 1, BUILD_MT);
+    lua_pushinteger(L, astar_build_threads(b->build));
+    return 1;
+}
+
+static int build_size(lua_State *L) { return push_size(L, BUILD_MT); }
+
+static const luaL_Reg BUILD_METHODS[] = {
+    {"step", build_step}, {"finish", build_finish}, {"progress", build_progress},
+    {"done", build_done}, {"status", build_status}, {"restarts", build_restarts},
+    {"threads", build_threads}, {"size", build_size}, {NULL, NULL}};
+static const luaL_Reg BUILD_META[] = {{"__tostring", build_tostring}, {NULL, NULL}};
+
+const lclass BUILD_CLASS = {
+    .name = BUILD_MT, .what = "build", .methods = BUILD_METHODS, .queries = NULL,
+    .metamethods = BUILD_META, .field = size_field, .free = build_free};
