@@ -449,6 +449,7 @@ typedef struct astar_result {
                                      counted in expansions); 0 elsewhere */
     int fallback;            /* astar_find_hierarchical: nonzero when the corridor failed and
                                 an exact search over the whole grid gave the answer */
+    int tiered;              /* nonzero: astar_find_hierarchical answered (the two above apply) */
 } astar_result;
 
 /* ---------------------------------------------------------------- search */

@@ -14,7 +14,9 @@
  * is optimal on a graph whose crossings are a few points per border, so the best path often
  * runs beside it; one ring lets the refinement find that one at little cost.
  */
+#ifndef CORRIDOR_RING
 #define CORRIDOR_RING 1
+#endif
 
 /* Whether the clusters of the two cells are the same or touch: such queries run plain A*. */
 static bool near(const struct astar_hierarchy *h, const astar_query *q) {
@@ -305,6 +307,7 @@ static uint64_t left_of(uint64_t budget, uint64_t used) {
 
 static astar_status done(astar_result *res, astar_status st, uint64_t expansions, uint64_t abstract) {
     res->status = st;
+    res->tiered = 1;
     res->expansions = expansions;
     res->abstract_expansions = abstract;
     return st;
@@ -321,8 +324,12 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     if (mode != h->mode) return astar_finish(res, ASTAR_EINVAL);
     int32_t start = astar_cell(g->stride, q->sx, q->sy), goal = astar_cell(g->stride, q->gx, q->gy);
-    if (near(h, q) || start == goal || g->cost[goal] == INFINITY) return astar_find(s, g, q, res);
-    astar_status st = astar_hierarchy_refresh(g);
+    astar_status st;
+    if (near(h, q) || start == goal || g->cost[goal] == INFINITY) {
+        st = astar_find(s, g, q, res);
+        return done(res, st, res->expansions, 0);
+    }
+    st = astar_hierarchy_refresh(g);
     if (st != ASTAR_OK) return astar_finish(res, st);
     if (!scratch(g, h)) return astar_finish(res, ASTAR_ENOMEM);
 
