@@ -8,6 +8,9 @@
 #include "search.h"
 
 #include <string.h>
+#ifdef HIER_DEBUG
+#include <stdio.h>
+#endif
 
 /*
  * Clusters around the abstract path's that the refinement may enter too. The abstract path
@@ -52,10 +55,10 @@ static bool scratch(astar_grid *g, struct astar_hierarchy *h) {
         h->local_cap = local;
     }
     if (!h->from_start) {
-        double *fs = astar_mem(a, NULL, 0, (size_t)ends * sizeof *fs);
+        double *fs = astar_mem(a, NULL, 0, 4 * (size_t)ends * sizeof *fs);
         double *tg = fs ? astar_mem(a, NULL, 0, (size_t)ends * sizeof *tg) : NULL;
         if (!tg) {
-            astar_mem(a, fs, fs ? (size_t)ends * sizeof *fs : 0, 0);
+            astar_mem(a, fs, fs ? 4 * (size_t)ends * sizeof *fs : 0, 0);
             return false;
         }
         h->from_start = fs, h->to_goal = tg, h->ends_cap = ends;
@@ -92,6 +95,44 @@ static int64_t insert(astar_grid *g, struct astar_hierarchy *h, int32_t k, int32
     for (int32_t i = 0; i < c->n; i++) {
         int32_t y = c->cell[i] / g->stride - 1, x = c->cell[i] % g->stride - 1;
         out[i] = h->local[(y - y0) * w + (x - x0)];
+    }
+    return settled;
+}
+
+/*
+ * A blocked start is left by one step onto a walkable neighbour, which may lie across its
+ * cluster's border where no entrance is: the costs from the start through each such first
+ * step to the entrances of that cluster, inside it (from_start's slots after the first).
+ */
+static int64_t insert_blocked_start(astar_grid *g, struct astar_hierarchy *h, int32_t start, int32_t ks) {
+    int64_t settled = 0;
+    int32_t sx = start % g->stride - 1, sy = start / g->stride - 1;
+    unsigned moves = g->legal[(int)h->mode][g->open[start]];
+    for (int d = 0; d < 8; d++) {
+        if (!(moves & (1u << d))) continue;
+        int32_t nx = sx + ASTAR_DX[d], ny = sy + ASTAR_DY[d];
+        int32_t kn = astar_hier_cluster_of(h, nx, ny);
+        if (kn == ks) continue; /* the Dijkstra in the start's cluster took that step */
+        int32_t slot = 1;
+        while (slot < h->start_clusters && h->start_cluster[slot] != kn) slot++;
+        const astar_hier_cluster *c = &h->clusters[kn];
+        double *out = &h->from_start[(size_t)slot * h->ends_cap];
+        if (slot == h->start_clusters) {
+            h->start_cluster[h->start_clusters++] = kn;
+            for (int32_t j = 0; j < c->n; j++) out[j] = INFINITY;
+        }
+        int32_t n = astar_cell(g->stride, nx, ny);
+        int64_t got = astar_hier_dijkstra(g, h, kn, n, false, h->local, &h->heap);
+        if (got < 0) return -1;
+        settled += got;
+        int32_t x0, y0, w, hh;
+        astar_hier_bounds(h, g, kn, &x0, &y0, &w, &hh);
+        double first = astar_step_cost(g->cost[n], d);
+        for (int32_t j = 0; j < c->n; j++) {
+            int32_t y = c->cell[j] / g->stride - 1, x = c->cell[j] % g->stride - 1;
+            double v = first + h->local[(y - y0) * w + (x - x0)];
+            if (v < out[j]) out[j] = v;
+        }
     }
     return settled;
 }
@@ -143,7 +184,8 @@ static int32_t node_cell(const struct astar_hierarchy *h, const abstract_query *
 
 /* A* over the entrances; true when the goal was reached (parent[] then holds the way), or
  * *oom on OOM. */
-static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_query *aq, bool *oom) {
+static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_query *aq, uint64_t budget,
+                            bool *oom) {
     *oom = false;
     if (++h->stamp == 0) {
         memset(h->seen, 0, (size_t)h->scratch_nodes * sizeof *h->seen);
@@ -161,15 +203,20 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
     while ((u = astar_hier_heap_pop(&h->heap, &key)) >= 0) {
         int32_t k, i, cell = node_cell(h, aq, u, &k, &i);
         if (key > h->g[u] + bound(g, h, aq->unit, cell, aq->goal)) continue; /* stale */
+        if (aq->expansions == budget) return false;
         aq->expansions++;
         if (u == aq->G) return true;
         double gu = h->g[u];
         const astar_hier_cluster *c = &h->clusters[k];
         bool ok = true;
         if (u == aq->S) {
-            for (int32_t j = 0; j < c->n && ok; j++)
-                if (h->from_start[j] != INFINITY)
-                    ok = relax(h, g, aq, h->base[k] + j, c->cell[j], u, gu + h->from_start[j]);
+            for (int32_t slot = 0; slot < h->start_clusters; slot++) {
+                int32_t ko = h->start_cluster[slot];
+                const astar_hier_cluster *co = &h->clusters[ko];
+                const double *cost = &h->from_start[(size_t)slot * h->ends_cap];
+                for (int32_t j = 0; j < co->n && ok; j++)
+                    if (cost[j] != INFINITY) ok = relax(h, g, aq, h->base[ko] + j, co->cell[j], u, gu + cost[j]);
+            }
         } else {
             const double *row = &c->dist[(size_t)i * c->n];
             for (int32_t j = 0; j < c->n && ok; j++)
@@ -336,18 +383,39 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     abstract_query aq = {start, goal, astar_hier_cluster_of(h, q->sx, q->sy),
                          astar_hier_cluster_of(h, q->gx, q->gy), h->nodes, h->nodes + 1,
                          astar_grid_min_cost(g), 0};
+    h->start_clusters = 1;
+    h->start_cluster[0] = aq.ks;
     int64_t in = insert(g, h, aq.ks, start, false, h->from_start);
+    if (in >= 0 && g->cost[start] == INFINITY) {
+        int64_t more = insert_blocked_start(g, h, start, aq.ks);
+        in = more < 0 ? -1 : in + more;
+    }
     int64_t out = in < 0 ? -1 : insert(g, h, aq.kg, goal, true, h->to_goal);
     if (out < 0) return astar_finish(res, ASTAR_ENOMEM);
     bool oom;
-    bool found = abstract_search(g, h, &aq, &oom);
+    uint64_t inserted = (uint64_t)in + (uint64_t)out;
+    bool found = abstract_search(g, h, &aq, left_of(q->max_expansions, inserted), &oom);
     if (oom) return astar_finish(res, ASTAR_ENOMEM);
-    uint64_t used = (uint64_t)in + (uint64_t)out + aq.expansions;
+    uint64_t used = inserted + aq.expansions;
+    if (q->max_expansions != UINT64_MAX && used >= q->max_expansions) {
+        astar_query bq = *q; /* the budget is spent: what find says of a search cut at once */
+        bq.max_expansions = 0;
+        st = astar_find(s, g, &bq, res);
+        return done(res, st, used + res->expansions, aq.expansions);
+    }
 
     astar_result refined;
     int32_t len = found ? make_guide(g, h, &aq) : 0;
     if (found && len == 0) return astar_finish(res, ASTAR_ENOMEM);
     guide gd = {g, h, aq.unit};
+#ifdef HIER_DEBUG
+    if (found) {
+        fprintf(stderr, "abstract cost %g:", h->g[aq.G]);
+        for (int32_t i = 0; i < len; i++)
+            fprintf(stderr, " (%d,%d|%g)", h->guide_cell[i] % g->stride, h->guide_cell[i] / g->stride, h->guide_rest[i]);
+        fprintf(stderr, "\n");
+    }
+#endif
     if (found) {
         mark_corridor(g, h, len);
         astar_query rq = *q;

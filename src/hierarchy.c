@@ -12,7 +12,8 @@
 /*
  * A maximal run of crossable cells along a border this long or longer gets a transition at
  * each end, a shorter one one in its middle (the paper's rule): the ends let a path hug the
- * run's corners instead of bending to its centre.
+ * run's corners instead of bending to its centre. A shorter run's one is its cheapest crossing
+ * (terrain costs of the two cells), which both clusters agree on as they see the same run.
  */
 #define ENTRANCE_SPLIT 6
 
@@ -161,8 +162,17 @@ static int32_t entrances(const astar_grid *g, const struct astar_hierarchy *h, i
             if (last - run + 1 >= ENTRANCE_SPLIT) {
                 cell[n] = first + run * step, side[n++] = (uint8_t)(1u << d);
                 cell[n] = first + last * step, side[n++] = (uint8_t)(1u << d);
-            } else {
-                cell[n] = first + (run + (last - run) / 2) * step, side[n++] = (uint8_t)(1u << d);
+            } else { /* the cheapest crossing, nearest the middle among equals */
+                int32_t best = run + (last - run) / 2;
+                double best_cost = INFINITY;
+                for (int32_t j = run; j <= last; j++) {
+                    int32_t at = first + j * step;
+                    double c = g->cost[at] + g->cost[at + across];
+                    int32_t off = 2 * j - (run + last), best_off = 2 * best - (run + last);
+                    if (c < best_cost || (c == best_cost && (off < 0 ? -off : off) < (best_off < 0 ? -best_off : best_off)))
+                        best = j, best_cost = c;
+                }
+                cell[n] = first + best * step, side[n++] = (uint8_t)(1u << d);
             }
             run = -1;
         }
@@ -193,7 +203,7 @@ static void free_cluster(const astar_alloc *a, astar_hier_cluster *c) {
 
 static size_t scratch_bytes(const struct astar_hierarchy *h) {
     return (size_t)h->scratch_nodes * (sizeof *h->g + sizeof *h->parent + sizeof *h->seen) +
-           (size_t)h->local_cap * sizeof *h->local + 2 * (size_t)h->ends_cap * sizeof *h->from_start +
+           (size_t)h->local_cap * sizeof *h->local + 5 * (size_t)h->ends_cap * sizeof *h->from_start +
            (size_t)h->heap.cap * (sizeof *h->heap.key + sizeof *h->heap.at) +
            (size_t)h->guide_cap * (sizeof *h->guide_cell + sizeof *h->guide_rest) +
            (size_t)h->cand_cap * (sizeof *h->cand_node + sizeof *h->cand_next) +
@@ -213,7 +223,7 @@ void astar_hierarchy_free(astar_grid *g) {
     astar_mem(&a, h->seen, (size_t)h->scratch_nodes * sizeof *h->seen, 0);
     astar_mem(&a, h->corridor, h->corridor ? g->cells * sizeof *h->corridor : 0, 0);
     astar_mem(&a, h->local, (size_t)h->local_cap * sizeof *h->local, 0);
-    astar_mem(&a, h->from_start, (size_t)h->ends_cap * sizeof *h->from_start, 0);
+    astar_mem(&a, h->from_start, 4 * (size_t)h->ends_cap * sizeof *h->from_start, 0);
     astar_mem(&a, h->to_goal, (size_t)h->ends_cap * sizeof *h->to_goal, 0);
     astar_hier_heap_free(&h->heap, &a);
     astar_mem(&a, h->guide_cell, (size_t)h->guide_cap * sizeof *h->guide_cell, 0);

@@ -43,7 +43,10 @@ struct astar_hierarchy {
     uint16_t *corridor;         /* per grid cell: corridor_gen when inside this query's corridor */
     uint16_t corridor_gen;
     double *local;              /* a cluster's cells: a Dijkstra's costs */
-    double *from_start, *to_goal; /* per entrance of the start's (goal's) cluster */
+    double *from_start;         /* per entrance of the start's cluster, then (a blocked start's
+                                   first step may cross a border) of up to 3 more: ends_cap each */
+    int32_t start_cluster[4], start_clusters;
+    double *to_goal;            /* per entrance of the goal's cluster */
     int32_t local_cap, ends_cap;
     astar_hier_heap heap;
     /* The refinement's guide: the abstract path's nodes (cell, cost still to come along it),
