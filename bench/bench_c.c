@@ -71,7 +71,7 @@
  *              (expansions of every tier), the build's time and memory, the cost ratio to
  *              the optimum (mean, median, 99th percentile, max) and the fallbacks; then the
  *              same problems with one influence layer (penalties' pattern), the two-tier cost
- *              against A*'s exact one. Cluster size 16, or ASTAR_BENCH_CLUSTER. Checked: found,
+ *              against A*'s exact one. Cluster size 12, or ASTAR_BENCH_CLUSTER. Checked: found,
  *              no cost below the optimum.
  *
  * ASTAR_BENCH_EVERY=k in the environment keeps every k-th scenario of each map (the 1st, the
@@ -576,7 +576,7 @@ static void ratio_figures(const char *what, const char *map, double *r, size_t n
 static void run_hierarchy(astar_grid *g, astar_search *s, const astar_scen *sc, const char *map,
                           stats *flat, stats *tiered) {
     const char *env = getenv("ASTAR_BENCH_CLUSTER");
-    int32_t size = env ? (int32_t)strtol(env, NULL, 10) : 16;
+    int32_t size = env ? (int32_t)strtol(env, NULL, 10) : 12;
     double t0 = cpu_now();
     astar_status rc = astar_grid_hierarchy(g, size);
     double built = cpu_now() - t0;

@@ -109,7 +109,7 @@ describe("two-tier search (hierarchy)", function()
       local features = features_of(rng, true)
       local world = tiered_world(rng, features)
       local grid = oracle.grid(astar, world)
-      if rng.next() < 0.7 then grid:hierarchy(rng.int(2, 6)) end -- else find builds one of 16
+      if rng.next() < 0.7 then grid:hierarchy(rng.int(2, 6)) end -- else find builds one of 12
       local opts = worlds.query_opts(astar, grid, world)
       opts.hierarchical = true
       local sx, sy, gx, gy = rng.int(1, world.w), rng.int(1, world.h), rng.int(1, world.w), rng.int(1, world.h)

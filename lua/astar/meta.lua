@@ -62,7 +62,7 @@
 ---@field path "points"|"flat"? the path's form (find, find_nearest): default "points"
 ---@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
----@field hierarchical boolean? find only: two-tier search on the grid's hierarchy (built with cluster size 16 when there is none): abstract path, then A* under every option inside its corridor of clusters; approximate (docs/design/hierarchy.md)
+---@field hierarchical boolean? find only: two-tier search on the grid's hierarchy (built with cluster size 12 when there is none): abstract path, then A* under every option inside its corridor of clusters; approximate (docs/design/hierarchy.md)
 
 ---@class astar.FindResult
 ---@field path astar.Path?

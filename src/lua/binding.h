@@ -200,7 +200,7 @@ typedef struct run_ctx {
 } run_ctx;
 
 /* The cluster size of the hierarchy a find with hierarchical = true builds when the grid has none. */
-#define HIERARCHY_DEFAULT_SIZE 16
+#define HIERARCHY_DEFAULT_SIZE 12
 
 /* A query on a grid: find, find_nearest, find_many, search (a job's), distance_field, range. */
 typedef struct find_ctx {
