@@ -8,18 +8,13 @@
 #include "search.h"
 
 #include <string.h>
-#ifdef HIER_DEBUG
-#include <stdio.h>
-#endif
 
 /*
  * Clusters around the abstract path's that the refinement may enter too. The abstract path
  * is optimal on a graph whose crossings are a few points per border, so the best path often
  * runs beside it; one ring lets the refinement find that one at little cost.
  */
-#ifndef CORRIDOR_RING
 #define CORRIDOR_RING 1
-#endif
 
 /* Whether the clusters of the two cells are the same or touch: such queries run plain A*. */
 static bool near(const struct astar_hierarchy *h, const astar_query *q) {
@@ -47,6 +42,8 @@ static bool scratch(astar_grid *g, struct astar_hierarchy *h) {
         astar_mem(a, h->seen, old * sizeof *h->seen, 0);
         memset(seen, 0, (size_t)cap * sizeof *seen);
         h->g = gs, h->parent = parent, h->seen = seen, h->scratch_nodes = cap, h->stamp = 0;
+        if (h->cand_stamp) /* they share the stamp, which starts again */
+            memset(h->cand_stamp, 0, (size_t)h->cols * (size_t)h->rows * sizeof *h->cand_stamp);
     }
     int32_t local = h->size * h->size, ends = 4 * h->size;
     if (!h->local) {
@@ -82,6 +79,14 @@ static bool scratch(astar_grid *g, struct astar_hierarchy *h) {
         h->corridor_gen = 0;
     }
     return true;
+}
+
+/* A fresh stamp for seen[] and cand_stamp[], which share it: both cleared when it wraps. */
+static void next_stamp(struct astar_hierarchy *h) {
+    if (++h->stamp != 0) return;
+    memset(h->seen, 0, (size_t)h->scratch_nodes * sizeof *h->seen);
+    if (h->cand_stamp) memset(h->cand_stamp, 0, (size_t)h->cols * (size_t)h->rows * sizeof *h->cand_stamp);
+    h->stamp = 1;
 }
 
 /* The costs from the start (to the goal) of cluster k's entrances, inside it; -1 on OOM. */
@@ -187,10 +192,7 @@ static int32_t node_cell(const struct astar_hierarchy *h, const abstract_query *
 static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_query *aq, uint64_t budget,
                             bool *oom) {
     *oom = false;
-    if (++h->stamp == 0) {
-        memset(h->seen, 0, (size_t)h->scratch_nodes * sizeof *h->seen);
-        h->stamp = 1;
-    }
+    next_stamp(h);
     h->heap.len = 0;
     h->seen[aq->S] = h->stamp;
     h->g[aq->S] = 0.0;
@@ -263,14 +265,20 @@ static void mark_corridor(astar_grid *g, struct astar_hierarchy *h, int32_t len)
     }
 }
 
-static bool grow(const astar_alloc *a, void **p, size_t each, int32_t *cap, int32_t want, bool last) {
-    if (want <= *cap && !last) return true;
-    int32_t to = want <= *cap ? *cap : want + want / 2;
-    if (to == *cap) return true;
-    void *n = astar_mem(a, *p, (size_t)*cap * each, (size_t)to * each);
-    if (!n) return false;
-    *p = n;
-    if (last) *cap = to;
+/* Two arrays of *cap entries each grown together to hold want: both or neither. */
+static bool grow_pair(const astar_alloc *a, void **p, size_t p_each, void **q, size_t q_each, int32_t *cap,
+                      int32_t want) {
+    if (want <= *cap) return true;
+    int32_t to = want + want / 2;
+    void *np = astar_mem(a, NULL, 0, (size_t)to * p_each);
+    void *nq = np ? astar_mem(a, NULL, 0, (size_t)to * q_each) : NULL;
+    if (!nq) {
+        astar_mem(a, np, np ? (size_t)to * p_each : 0, 0);
+        return false;
+    }
+    astar_mem(a, *p, (size_t)*cap * p_each, 0); /* the old contents are rewritten by the caller */
+    astar_mem(a, *q, (size_t)*cap * q_each, 0);
+    *p = np, *q = nq, *cap = to;
     return true;
 }
 
@@ -283,13 +291,10 @@ static int32_t make_guide(const astar_grid *g, struct astar_hierarchy *h, const 
     int32_t len = 0;
     for (int32_t v = aq->G; v >= 0; v = h->parent[v]) len++;
     const astar_alloc *a = &h->alloc;
-    int32_t cap = h->guide_cap;
-    if (!grow(a, (void **)&h->guide_cell, sizeof *h->guide_cell, &cap, len, false) ||
-        !grow(a, (void **)&h->guide_rest, sizeof *h->guide_rest, &h->guide_cap, len, true))
-        return 0;
-    cap = h->cand_cap;
-    if (!grow(a, (void **)&h->cand_node, sizeof *h->cand_node, &cap, 9 * len, false) ||
-        !grow(a, (void **)&h->cand_next, sizeof *h->cand_next, &h->cand_cap, 9 * len, true))
+    if (!grow_pair(a, (void **)&h->guide_cell, sizeof *h->guide_cell, (void **)&h->guide_rest,
+                   sizeof *h->guide_rest, &h->guide_cap, len) ||
+        !grow_pair(a, (void **)&h->cand_node, sizeof *h->cand_node, (void **)&h->cand_next,
+                   sizeof *h->cand_next, &h->cand_cap, 9 * len))
         return 0;
     double total = h->g[aq->G];
     int32_t i = len;
@@ -298,11 +303,7 @@ static int32_t make_guide(const astar_grid *g, struct astar_hierarchy *h, const 
         h->guide_cell[--i] = node_cell(h, aq, v, &k, &j);
         h->guide_rest[i] = total - h->g[v];
     }
-    if (++h->stamp == 0) { /* the abstract search's stamp ended: a new one for the lists */
-        memset(h->seen, 0, (size_t)h->scratch_nodes * sizeof *h->seen);
-        memset(h->cand_stamp, 0, (size_t)h->cols * (size_t)h->rows * sizeof *h->cand_stamp);
-        h->stamp = 1;
-    }
+    next_stamp(h); /* the abstract search's stamp ended: a new one for the lists */
     int32_t n = 0;
     for (i = 0; i < len; i++) {
         int32_t cell = h->guide_cell[i];
@@ -408,14 +409,6 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     int32_t len = found ? make_guide(g, h, &aq) : 0;
     if (found && len == 0) return astar_finish(res, ASTAR_ENOMEM);
     guide gd = {g, h, aq.unit};
-#ifdef HIER_DEBUG
-    if (found) {
-        fprintf(stderr, "abstract cost %g:", h->g[aq.G]);
-        for (int32_t i = 0; i < len; i++)
-            fprintf(stderr, " (%d,%d|%g)", h->guide_cell[i] % g->stride, h->guide_cell[i] / g->stride, h->guide_rest[i]);
-        fprintf(stderr, "\n");
-    }
-#endif
     if (found) {
         mark_corridor(g, h, len);
         astar_query rq = *q;
