@@ -157,6 +157,7 @@ describe("two-tier search (hierarchy)", function()
       path, info = grid:find(sx, sy, gx, gy, opts)
       if want then
         assert(info.status == "found" and info.cost >= want - 1e-9, where .. ": partial, reachable")
+        assert(oracle.near(oracle.path_cost(world, path, sx, sy), info.cost), where)
       else
         assert(info.status == "partial" or info.status == "unreachable", where .. ": " .. info.status)
       end
