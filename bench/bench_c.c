@@ -4,7 +4,7 @@
  * hide.
  *
  *   ./build/bench_c [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,
- *                    jps,jps4,jpsplus,jpsplus4,many,builds,interests,repair] [--sample N] DIR-or-MAP.map ...
+ *                    jps,jps4,jpsplus,jpsplus4,many,builds,hierarchy,interests,repair] [--sample N] DIR-or-MAP.map ...
  *
  * --sample N: of each map's problems, every (count / N)-th from the first (all when fewer
  * than 2N): N = 60 gives the 924 problems of issue 17 on the 15 maps of ../shared.
@@ -82,6 +82,13 @@
  *              back on the same blocked map, then the cell reopened. Checked: repair's
  *              cost equals the fresh find's (the goal is a rejoin cell), repair64's is
  *              never below it.
+ *   hierarchy  two-tier search (astar_find_hierarchical) on the problems whose optimum is
+ *              512 or more, against plain A* (JPS off): rows "flat" (A*) and "hierarchy"
+ *              (expansions of every tier), the build's time and memory, the cost ratio to
+ *              the optimum (mean, median, 99th percentile, max) and the fallbacks; then the
+ *              same problems with one influence layer (penalties' pattern), the two-tier cost
+ *              against A*'s exact one. Cluster size 12, or ASTAR_BENCH_CLUSTER. Checked: found,
+ *              no cost below the optimum.
  *
  * ASTAR_BENCH_EVERY=k in the environment keeps every k-th scenario of each map (the 1st, the
  * k+1st, ...), as bench/bench.lua does with the same variable: shorter runs, the same queries.
@@ -715,6 +722,104 @@ static void run_builds(astar_grid *g, const char *map, int *bad) {
     }
 }
 
+/* The distribution of cost ratios: mean, median, 99th percentile and max, as figures. */
+static void ratio_figures(const char *what, const char *map, double *r, size_t n) {
+    if (!n) return;
+    qsort(r, n, sizeof *r, cmp_double);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += r[i];
+    size_t within = 0;
+    for (size_t i = 0; i < n; i++) within += r[i] <= 1.02;
+    printf("%-10s %s: cost / best mean %.4f, median %.4f, p99 %.4f, max %.4f; %.1f%% within 1.02\n", what,
+           map, sum / (double)n, r[n / 2], r[(size_t)(0.99 * (double)(n - 1))], r[n - 1],
+           100.0 * (double)within / (double)n);
+    printf("figure c %s %s ratio_mean %.5f\n", what, map, sum / (double)n);
+    printf("figure c %s %s ratio_median %.5f\n", what, map, r[n / 2]);
+    printf("figure c %s %s ratio_max %.5f\n", what, map, r[n - 1]);
+    printf("figure c %s %s within_1_02 %.4f\n", what, map, (double)within / (double)n);
+}
+
+static void run_hierarchy(astar_grid *g, astar_search *s, const astar_scen *sc, const char *map,
+                          stats *flat, stats *tiered) {
+    const char *env = getenv("ASTAR_BENCH_CLUSTER");
+    int32_t size = env ? (int32_t)strtol(env, NULL, 10) : 12;
+    double t0 = cpu_now();
+    astar_status rc = astar_grid_hierarchy(g, size);
+    double built = cpu_now() - t0;
+    if (rc != ASTAR_OK) {
+        fprintf(stderr, "bench_c: hierarchy(%d) on %s: %s\n", (int)size, map, astar_status_name(rc));
+        flat->mismatches++;
+        return;
+    }
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+    astar_layer *danger = astar_layer_new(w, h, 0.0, NULL);
+    for (int32_t y = 0; y < h; y++) /* as penalties: a quarter of the cells, 0.5 .. 2 */
+        for (int32_t x = 0; x < w; x++)
+            if (((x / 8) + (y / 8)) % 4 == 0) astar_layer_set(danger, x, y, 0.5 + (x * 7 + y * 13) % 4 * 0.5);
+    astar_layer_ref layers[1] = {{danger, 1.0}};
+    double *ratio = malloc(((size_t)sc->count + 1) * sizeof *ratio);
+    double *layered = malloc(((size_t)sc->count + 1) * sizeof *layered);
+    size_t n = 0, nl = 0;
+    uint64_t abstract = 0, flat_layered = 0, tiered_layered = 0;
+    int fallbacks = 0;
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (p->optimal < 512 || !endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        astar_result res;
+        double t1 = now();
+        rc = astar_find(s, g, &q, &res);
+        stats_add(flat, now() - t1, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) flat->mismatches++;
+        t1 = now();
+        rc = astar_find_hierarchical(s, g, &q, &res);
+        stats_add(tiered, now() - t1, res.expansions);
+        abstract += res.abstract_expansions;
+        fallbacks += res.fallback;
+        if (rc != ASTAR_OK || res.cost < p->optimal - fmax(1e-4 * p->optimal, p->precision))
+            tiered->mismatches++;
+        else
+            ratio[n++] = res.cost / p->optimal;
+        q.layers = layers;
+        q.nlayers = 1;
+        astar_result exact;
+        if (astar_find(s, g, &q, &exact) != ASTAR_OK) continue;
+        flat_layered += exact.expansions;
+        if (astar_find_hierarchical(s, g, &q, &res) != ASTAR_OK || res.cost < exact.cost * (1 - 1e-9)) {
+            tiered->mismatches++;
+            continue;
+        }
+        tiered_layered += res.expansions;
+        layered[nl++] = res.cost / exact.cost;
+    }
+    astar_hierarchy_stats hs;
+    astar_grid_hierarchy_stats(g, &hs);
+    double mib = (double)hs.bytes / (1024.0 * 1024.0);
+    printf("hierarchy  %s: cluster %d, %d clusters, %lld entrances, %lld arcs, built in %.1f ms (CPU), "
+           "%.2f MiB; expansions %.1fx fewer (abstract %llu of %llu), %d fallbacks\n",
+           map, (int)size, (int)hs.clusters, (long long)hs.entrances, (long long)hs.edges, built * 1e3, mib,
+           tiered->expansions ? (double)flat->expansions / (double)tiered->expansions : 0,
+           (unsigned long long)abstract, tiered->expansions, fallbacks);
+    printf("figure c hierarchy %s cluster %d\n", map, (int)size);
+    printf("figure c hierarchy %s build_ms %.3f\n", map, built * 1e3);
+    printf("figure c hierarchy %s memory_mib %.3f\n", map, mib);
+    printf("figure c hierarchy %s fewer_expansions %.3f\n", map,
+           tiered->expansions ? (double)flat->expansions / (double)tiered->expansions : 0);
+    printf("figure c hierarchy %s abstract_expansions %llu\n", map, (unsigned long long)abstract);
+    printf("figure c hierarchy %s fallbacks %d\n", map, fallbacks);
+    ratio_figures("hierarchy", map, ratio, n);
+    printf("figure c hier_influence %s fewer_expansions %.3f\n", map,
+           tiered_layered ? (double)flat_layered / (double)tiered_layered : 0);
+    printf("hier_influence %s: expansions %.1fx fewer than exact A*\n", map,
+           tiered_layered ? (double)flat_layered / (double)tiered_layered : 0);
+    ratio_figures("hier_influence", map, layered, nl);
+    free(ratio);
+    free(layered);
+    astar_layer_free(danger);
+    astar_grid_hierarchy(g, 0);
+}
+
 /* Batch times of the `many` workload, summed over maps: 1 thread, 2, one per processor. */
 static double many_total[3];
 
@@ -845,7 +950,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (first >= argc || argv[first][0] == '-' || per_map < 0) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,builds,interests,repair] [--sample N] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,builds,hierarchy,interests,repair] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -859,7 +964,8 @@ int main(int argc, char **argv) {
          jps = has_workload(workloads, "jps"), jps4 = has_workload(workloads, "jps4"),
          jpsplus = has_workload(workloads, "jpsplus"), jpsplus4 = has_workload(workloads, "jpsplus4"),
          many = strstr(workloads, "many") != NULL, repair = has_workload(workloads, "repair"),
-         interests = has_workload(workloads, "interests"), builds = strstr(workloads, "builds") != NULL;
+         interests = has_workload(workloads, "interests"), builds = strstr(workloads, "builds") != NULL,
+         hierarchy = strstr(workloads, "hierarchy") != NULL;
 #ifndef ASTAR_REFASTAR_SOURCE
     if (refastar) {
         fprintf(stderr, "bench_c: built without refastar (CMake: ASTAR_REFASTAR_SOURCE)\n");
@@ -975,6 +1081,15 @@ int main(int argc, char **argv) {
             printf("figure c repair64 %s cost_ratio_max %.5f\n", base, local_excess_max);
             bad += f->mismatches + r->mismatches + l->mismatches;
             f->mismatches = r->mismatches = l->mismatches = 0;
+        }
+        if (hierarchy) {
+            stats *a = &st[9], *b = &st[10];
+            a->n = b->n = 0, a->total = b->total = 0, a->expansions = b->expansions = 0;
+            run_hierarchy(g, s, sc, base, a, b);
+            report("flat", base, a);
+            report("hierarchy", base, b);
+            bad += a->mismatches + b->mismatches;
+            a->mismatches = b->mismatches = 0;
         }
         if (influence && m == 0) run_influence(g);
         for (int run = 0; run < 4; run++) { /* jps, jps4, jpsplus, jpsplus4 */

@@ -500,6 +500,11 @@ typedef struct astar_result {
     double score;            /* what the search minimised: cost minus the value collected (with
                                 target_costs, the target's cost not counted); found or partial */
     int scored;              /* nonzero: the query offered interests (score is worth showing) */
+    uint64_t abstract_expansions; /* astar_find_hierarchical: abstract nodes expanded (also
+                                     counted in expansions); 0 elsewhere */
+    int fallback;            /* astar_find_hierarchical: nonzero when the corridor failed and
+                                an exact search over the whole grid gave the answer */
+    int tiered;              /* nonzero: astar_find_hierarchical answered (the two above apply) */
 } astar_result;
 
 /* ---------------------------------------------------------------- search */
@@ -586,6 +591,65 @@ typedef struct astar_repair_info {
 astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
                           int32_t n, int32_t from, int32_t within, astar_result *res,
                           astar_repair_info *info);
+
+/* ----------------------------------------------------- two-tier search */
+
+/*
+ * HPA* (Botea, Mueller and Schaeffer 2004): the grid cut into clusters of cluster_size x
+ * cluster_size cells; entrances where a maximal run of walkable cells along a cluster's
+ * border faces walkable cells across (one transition in a run's middle, or one at each end
+ * of a run of 6 or more); per cluster, the terrain costs between its entrances inside it,
+ * under the grid's diagonal mode at build time (NEVER, ONE_WALKABLE or NO_CORNER_CUT: under
+ * ALWAYS and on hexes a path may cross a cluster's corner diagonally, which the entrances do
+ * not model, so those are ASTAR_EINVAL). A terrain write marks the clusters it touches
+ * dirty (its own; for a change of walkability the clusters across its sides too); the next
+ * hierarchical query rebuilds them. Memory: a few bytes per cell, see astar_grid_hierarchy_stats.
+ *
+ * astar_grid_hierarchy builds it in one call (cluster_size 2..ASTAR_HIER_MAX_SIZE; 0 drops it),
+ * replacing any; on ASTAR_ENOMEM the grid has none. The same build in units, for a host that
+ * spreads them over frames or threads: astar_hierarchy_begin (allocates, every cluster dirty),
+ * astar_hierarchy_build_cluster for each k below astar_hierarchy_clusters (each touches only
+ * its own cluster's memory and reads the terrain, so distinct k may run on threads at once,
+ * given an allocator that is thread-safe), then astar_hierarchy_finish (numbers the entrances;
+ * cheap). A cluster left dirty is built by the next hierarchical query.
+ */
+#define ASTAR_HIER_MAX_SIZE 256
+
+astar_status astar_grid_hierarchy(astar_grid *g, int32_t cluster_size);
+astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size);
+int32_t astar_hierarchy_clusters(const astar_grid *g); /* 0 when none */
+astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k);
+astar_status astar_hierarchy_finish(astar_grid *g);
+
+typedef struct astar_hierarchy_stats {
+    int32_t cluster_size;    /* 0: no hierarchy */
+    int32_t clusters;
+    int64_t entrances;       /* abstract nodes */
+    int64_t edges;           /* abstract arcs: within clusters (connected pairs) and across */
+    int32_t dirty;           /* clusters waiting for a rebuild */
+    astar_diagonal diagonal; /* the mode it was built under */
+    size_t bytes;            /* the tables and the query scratch */
+} astar_hierarchy_stats;
+
+astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_stats *st);
+
+/*
+ * A two-tier query: q as astar_find takes it (ASTAR_EINVAL with targets or interests, or a
+ * diagonal mode other than the hierarchy's, or no hierarchy built). Start and goal are
+ * inserted by Dijkstras inside their clusters; A* on the abstract graph (terrain costs only)
+ * picks a chain of entrances; then A* under q's full cost model, restricted to the clusters
+ * that chain passes (the corridor) and their neighbours, gives the path: its cost is exact
+ * for that path, but a cheaper path outside the corridor is missed. Endpoints in the same or
+ * neighbouring clusters are searched by astar_find directly. When the abstract graph finds
+ * no way or the corridor holds no path (fog, callbacks, claims that block...), astar_find on
+ * the whole grid answers (res->fallback). res->expansions counts every tier (insertions,
+ * abstract nodes, refinement, fallback); res->abstract_expansions the abstract nodes.
+ * max_expansions bounds the sum; partial and max_cost are answered exactly (by the fallback
+ * when the corridor's answer does not qualify). Rebuilds dirty clusters first, so one
+ * hierarchical query at a time per grid, and none while other threads query it.
+ */
+astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar_query *q,
+                                     astar_result *res);
 
 /* ------------------------------------------------- many queries, threads */
 

@@ -1,5 +1,6 @@
 /* Grid topology: terrain costs with a blocked border, kept in step with the caches built on it. */
 #include "grid.h"
+#include "hierarchy.h"
 #include "landmarks.h"
 
 #include <string.h>
@@ -58,6 +59,7 @@ void astar_grid_free(astar_grid *g) {
     astar_islands_free(g);
     astar_jumps_free(g);
     astar_landmarks_free(g);
+    astar_hierarchy_free(g);
     astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
     astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
@@ -96,6 +98,7 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
         astar_islands_cell_changed(g, at, walkable);
         astar_jumps_cell_changed(g, at);
     }
+    if (g->hierarchy) astar_hierarchy_cell_changed(g, at, (old == INFINITY) != (cost == INFINITY));
     if (!g->range_dirty) {
         if (old == g->min_cost || old == g->max_cost)
             g->range_dirty = true; /* the range may have shrunk: recompute when asked */
@@ -153,6 +156,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
     for (int k = 0; k < ASTAR_ISLAND_KINDS; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
     for (int k = 0; k < ASTAR_JUMP_KINDS; k++) g->jumps[k].fresh = false; /* rebuilt on next use */
     if (g->landmarks) g->landmarks->valid = false; /* bulk writes: no telling which way */
+    if (g->hierarchy) astar_hierarchy_all_dirty(g);
     g->range_dirty = true;
     g->version++;
 }

@@ -55,6 +55,7 @@ static inline unsigned astar_hex_moves(unsigned open, int32_t y) {
 }
 
 struct astar_landmarks;
+struct astar_hierarchy;
 
 struct astar_grid {
     int32_t width, height, stride;
@@ -69,6 +70,7 @@ struct astar_grid {
     astar_islands islands[ASTAR_ISLAND_KINDS];
     astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */
+    struct astar_hierarchy *hierarchy; /* two-tier search's clusters; NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */
     uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point

@@ -64,7 +64,23 @@ static unsigned drop_blocked(query_ctx *c, int32_t a, int32_t ax, int32_t ay, un
     return moves;
 }
 
+/* Clears the directions of `moves` whose cell lies outside a two-tier query's corridor. */
+static unsigned inside_corridor(const query_ctx *c, int32_t a, unsigned moves) {
+    for (unsigned m = moves; m; m &= m - 1) {
+        int d = astar_lowest_bit(m);
+        if (c->corridor[a + c->offset[d]] != c->corridor_gen) moves &= ~(1u << d);
+    }
+    return moves;
+}
+
+static unsigned query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay);
+
 unsigned astar_query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay) {
+    unsigned moves = query_moves(c, a, ax, ay);
+    return c->corridor ? inside_corridor(c, a, moves) : moves;
+}
+
+static unsigned query_moves(query_ctx *c, int32_t a, int32_t ax, int32_t ay) {
     unsigned terrain = terrain_bits(c, a);
     if (c->diagonal == ASTAR_DIAG_HEX) {
         unsigned moves = astar_hex_moves(terrain, ay);

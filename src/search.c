@@ -451,14 +451,17 @@ static bool mark_interests(query_ctx *c) {
  * once, or an error).
  */
 static astar_status start_search(astar_search *s, astar_grid *g, const astar_query *q,
-                                 bool jps_ok, astar_result *res) {
+                                 bool jps_ok, const uint16_t *corridor, uint16_t corridor_gen,
+                                 astar_result *res) {
     astar_result_init(res);
     res->scored = q->ninterests > 0;
     s->path.len = 0;
     query_ctx *c = &s->job; /* the live search's context, set up where it will stay */
     bool callbacks;
-    astar_status st = astar_query_begin(c, s, g, q, false, &callbacks);
+    astar_status st = astar_query_begin(c, s, g, q, corridor != NULL, &callbacks);
     if (st != ASTAR_OK) return st;
+    c->corridor = corridor;
+    c->corridor_gen = corridor_gen;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
     /* Counting in quanta (run's `exact`): for plain terrain under the octile bound. */
@@ -583,10 +586,10 @@ static astar_status settle(astar_search *s, astar_result *res, astar_status st) 
 
 /* A new search on s; jps_ok lets a uniform query be answered at once by jump point search. */
 static astar_status begin_search(astar_search *s, astar_grid *g, const astar_query *q, bool jps_ok,
-                                 astar_result *res) {
+                                 const uint16_t *corridor, uint16_t corridor_gen, astar_result *res) {
     s->job_live = false;
     s->job_restarts = 0;
-    astar_status st = start_search(s, g, q, jps_ok, res);
+    astar_status st = start_search(s, g, q, jps_ok, corridor, corridor_gen, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;
     return settle(s, res, st);
@@ -594,7 +597,7 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
 
 astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
                                  astar_result *res) {
-    return begin_search(s, g, q, false, res);
+    return begin_search(s, g, q, false, NULL, 0, res);
 }
 
 astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
@@ -607,7 +610,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     res->scored = c->q->ninterests > 0;
     if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
         uint32_t restarts = s->job_restarts + 1;
-        astar_status st = start_search(s, c->g, c->q, false, res);
+        astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
         s->job_restarts = restarts;
         s->job_version = c->g->version;
         if (st != ASTAR_RUNNING) return settle(s, res, st);
@@ -616,7 +619,14 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
 }
 
 astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
-    astar_status st = begin_search(s, g, q, true, res);
+    astar_status st = begin_search(s, g, q, true, NULL, 0, res);
+    if (st != ASTAR_RUNNING) return st;
+    return astar_search_step(s, UINT64_MAX, res);
+}
+
+astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query *q,
+                               const uint16_t *corridor, uint16_t gen, astar_result *res) {
+    astar_status st = begin_search(s, g, q, false, corridor, gen, res);
     if (st != ASTAR_RUNNING) return st;
     return astar_search_step(s, UINT64_MAX, res);
 }

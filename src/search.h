@@ -82,6 +82,10 @@ typedef struct query_ctx {
     bool sink;
     int32_t sink_from;
     astar_islands *islands;  /* the labels that let it start, if any */
+    /* A two-tier query's refinement (hier_find.c): only cells whose corridor stamp is
+     * corridor_gen may be entered (the general loop's moves); NULL: every cell. */
+    const uint16_t *corridor;
+    uint16_t corridor_gen;
 } query_ctx;
 
 /* Another unit on a node from step lo to step hi of its remaining path (claim_window). */
@@ -158,6 +162,10 @@ double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t
  * a new lazy cache in astar_find must be brought up to date here too.
  */
 astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
+
+/* astar_find restricted to the cells whose corridor stamp is gen (the general loop, no JPS). */
+astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query *q,
+                               const uint16_t *corridor, uint16_t gen, astar_result *res);
 
 /* The general loop (callbacks, fog, targets, noise, hexes, turns, windows) for up to `budget`
  * expansions; distance fields run it from their sources. */

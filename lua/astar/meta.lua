@@ -34,6 +34,8 @@
 ---@field interest integer? with interests, found: index of the interest the path collects (nil: none)
 ---@field rejoin integer? repair: the index in the old path where the new one rejoins it
 ---@field replanned true? repair: no rejoin cell could be reached; the path (if any) is a fresh find's
+---@field abstract_expansions integer? find with hierarchical = true: abstract nodes expanded (also counted in expansions, with the insertions and the refinement)
+---@field fallback boolean? find with hierarchical = true: true when the corridor failed and a search of the whole grid answered
 
 ---@class astar.GridOptions
 ---@field diagonal astar.Diagonal? default "no_corner_cut"
@@ -75,6 +77,10 @@
 ---@class astar.GraphInterest
 ---@field id integer a node
 ---@field value number > 0, finite ({id, value} works too)
+---@field path "points"|"flat"? the path's form (find, find_nearest): default "points"
+---@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
+---@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
+---@field hierarchical boolean? find only: two-tier search on the grid's hierarchy (built with cluster size 12 when there is none): abstract path, then A* under every option inside its corridor of clusters; approximate (docs/design/hierarchy.md)
 
 ---@class astar.FindResult
 ---@field path astar.Path?
@@ -325,6 +331,21 @@ function Grid:landmarks(k, opts) end
 ---@param opts astar.BuildOptions?
 ---@return astar.Build
 function Grid:build_landmarks(k, opts) end
+
+---@class astar.HierarchyInfo
+---@field cluster_size integer cells per cluster side
+---@field clusters integer
+---@field entrances integer abstract nodes
+---@field edges integer abstract arcs (within clusters and across borders)
+---@field dirty integer clusters a terrain change left to rebuild (the next hierarchical find does)
+---@field bytes integer memory of the tables and the query scratch
+---@field diagonal astar.Diagonal the mode it was built under (queries must move under it)
+
+---Builds the two-tier search's clusters (HPA*) on the terrain, replacing any (0 drops them),
+---or asks; find's option hierarchical = true uses them. Not on "always" or hex grids.
+---@param cluster_size integer? 2..256 (0 drops); none: only asks
+---@return astar.HierarchyInfo? info nil when the grid has none
+function Grid:hierarchy(cluster_size) end
 
 ---Builds now the table jump point search reads (JPS+), which the first jumping query would
 ---build: for the grid's mode, or the one named. Returns the bytes the grid's tables take.

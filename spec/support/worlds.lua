@@ -5,9 +5,10 @@ local oracle = require("spec.support.dijkstra")
 local M = {}
 
 -- A random world (see dijkstra.lua) of 2..11 x 2..11 cells with the features asked for:
--- layers, claims (windows), node_cost, noise, known, turns, edge_cost, hex.
+-- layers, claims (windows), node_cost, noise, known, turns, edge_cost, hex; features.w and
+-- features.h, when given, fix its size.
 function M.random_world(rng, features)
-  local w, h = rng.int(2, 11), rng.int(2, 11)
+  local w, h = features.w or rng.int(2, 11), features.h or rng.int(2, 11)
   local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
   if features.hex then world.topology, world.diagonal = "hex", nil end
   local density = rng.next() * 0.35

@@ -155,7 +155,8 @@ typedef enum option_id {
     O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
     O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_WALK_PARTIAL, O_KNOWN,
     O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, O_INTERESTS,
-    O_WALK_INTERESTS, O_REJOIN_WITHIN, NOPTIONS
+    O_WALK_INTERESTS, O_REJOIN_WITHIN, O_HIERARCHICAL, O_HIERARCHICAL_ELSEWHERE,
+    NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -204,6 +205,9 @@ typedef struct run_ctx {
     int nread;
 } run_ctx;
 
+/* The cluster size of the hierarchy a find with hierarchical = true builds when the grid has none. */
+#define HIERARCHY_DEFAULT_SIZE 12
+
 /* A query on a grid: find, find_nearest, find_many, search (a job's), distance_field, range. */
 typedef struct find_ctx {
     run_ctx run;
@@ -218,6 +222,7 @@ typedef struct find_ctx {
     int32_t nqueries;
     astar_result *results;
     int threads;                        /* 0: one per processor */
+    bool hierarchical;                  /* find: two-tier (astar_find_hierarchical) */
 } find_ctx;
 
 /* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil), then the slots

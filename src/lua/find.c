@@ -109,12 +109,46 @@ void start_query(lua_State *L, find_ctx *c) {
     c->q.sy = check_coord(L, 3, "y", g->base.height);
 }
 
+/*
+ * The checks of a two-tier find (hierarchical = true) against the grid's hierarchy, or the
+ * one the query will build (HIERARCHY_DEFAULT_SIZE) when there is none.
+ */
+static void resolve_hierarchical(lua_State *L, find_ctx *c) {
+    astar_grid *grid = c->grid->grid;
+    astar_hierarchy_stats hs;
+    astar_grid_hierarchy_stats(grid, &hs);
+    astar_diagonal built = hs.cluster_size ? hs.diagonal : astar_grid_diagonal(grid);
+    astar_diagonal mode = c->q.diagonal == ASTAR_DIAG_DEFAULT ? astar_grid_diagonal(grid) : c->q.diagonal;
+    if (built == ASTAR_DIAG_ALWAYS || built == ASTAR_DIAG_HEX)
+        arg_error_fmt(L, 6, "option 'hierarchical' needs a grid whose diagonal mode is \"never\", "
+                            "\"one_walkable\" or \"no_corner_cut\" (this one's is \"%s\": %s)",
+                      built == ASTAR_DIAG_HEX ? "hex" : "always",
+                      "its moves cross cluster corners, which the entrances do not model");
+    if (mode != built)
+        arg_error_fmt(L, 6, "option 'hierarchical': the grid's hierarchy was built for diagonal \"%s\", "
+                            "this query moves under \"%s\" (build it again with grid:hierarchy)",
+                      built == ASTAR_DIAG_HEX ? "hex" : DIAGONAL_NAMES[built],
+                      mode == ASTAR_DIAG_HEX ? "hex" : DIAGONAL_NAMES[mode]);
+    if (c->q.ninterests > 0)
+        arg_error_fmt(L, 6, "option 'hierarchical' cannot be used with 'interests' (the abstract "
+                            "graph weighs no detours to collect a value)");
+    c->hierarchical = true;
+}
+
 /* Runs inside lua_pcall: the search, then the result tables. */
 int find_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
     c->run.L = L;
     astar_result res;
-    astar_status st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
+    astar_status st;
+    if (c->hierarchical) {
+        astar_hierarchy_stats hs;
+        astar_grid_hierarchy_stats(c->grid->grid, &hs);
+        st = hs.cluster_size ? ASTAR_OK : astar_grid_hierarchy(c->grid->grid, HIERARCHY_DEFAULT_SIZE);
+        if (st == ASTAR_OK) st = astar_find_hierarchical(c->run.ws->search, c->grid->grid, &c->q, &res);
+    } else {
+        st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
+    }
     check_answer(L, st, "find");
     int32_t n = 0;
     const int32_t *ids = astar_search_path(c->run.ws->search, &n);
@@ -133,7 +167,11 @@ int grid_find(lua_State *L) {
     lua_settop(L, 6);
     query_args a;
     read_options(L, 6, IN_FIND, "find", &a, &c->q);
+    int tiered = a.slot[O_HIERARCHICAL];
+    if (tiered && lua_type(L, tiered) != LUA_TBOOLEAN)
+        arg_error_fmt(L, 6, "option 'hierarchical' must be a boolean, got %s", type_name(L, tiered));
     resolve_grid_query(L, c, &a);
+    if (tiered && lua_toboolean(L, tiered)) resolve_hierarchical(L, c);
     return run_grid_query(L, c);
 }
 

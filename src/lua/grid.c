@@ -185,6 +185,50 @@ static int grid_landmarks(lua_State *L) {
     return 2;
 }
 
+/* The hierarchy's figures as a table, or nil when there is none. */
+static int push_hierarchy(lua_State *L, astar_grid *grid) {
+    astar_hierarchy_stats hs;
+    astar_grid_hierarchy_stats(grid, &hs);
+    if (!hs.cluster_size) return lua_pushnil(L), 1;
+    lua_createtable(L, 0, 7);
+    lua_pushinteger(L, hs.cluster_size);
+    lua_setfield(L, -2, "cluster_size");
+    lua_pushinteger(L, hs.clusters);
+    lua_setfield(L, -2, "clusters");
+    lua_pushinteger(L, (lua_Integer)hs.entrances);
+    lua_setfield(L, -2, "entrances");
+    lua_pushinteger(L, (lua_Integer)hs.edges);
+    lua_setfield(L, -2, "edges");
+    lua_pushinteger(L, hs.dirty);
+    lua_setfield(L, -2, "dirty");
+    lua_pushinteger(L, (lua_Integer)hs.bytes);
+    lua_setfield(L, -2, "bytes");
+    lua_pushstring(L, MODE_NAMES[hs.diagonal]);
+    lua_setfield(L, -2, "diagonal");
+    return 1;
+}
+
+/*
+ * grid:hierarchy(cluster_size): builds the two-tier search's clusters (2..ASTAR_HIER_MAX_SIZE;
+ * 0 drops them; see astar_grid_hierarchy) and returns their figures; grid:hierarchy() only
+ * returns them (nil when there is none).
+ */
+static int grid_hierarchy(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    if (!lua_isnoneornil(L, 2)) {
+        lua_Integer size = check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
+        if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
+        astar_diagonal mode = astar_grid_diagonal(g->grid);
+        if (size > 0 && (mode == ASTAR_DIAG_ALWAYS || mode == ASTAR_DIAG_HEX))
+            return luaL_error(L, "hierarchy: a grid whose diagonal mode is \"%s\" has none (its moves "
+                                 "cross cluster corners, which the entrances do not model); use \"never\", "
+                                 "\"one_walkable\" or \"no_corner_cut\"", MODE_NAMES[mode]);
+        check_writable(L, &g->base, "grid");
+        if (astar_grid_hierarchy(g->grid, (int32_t)size) != ASTAR_OK) return no_memory(L);
+    }
+    return push_hierarchy(L, g->grid);
+}
+
 /*
  * grid:prepare_jumps([diagonal]): builds now the table jump point search reads (JPS+), which
  * the first jumping query would build, for the grid's mode or the one named ("no_corner_cut"
@@ -284,6 +328,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
     {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
     {"build_landmarks", grid_build_landmarks},
+    {"hierarchy", grid_hierarchy},
     {NULL, NULL}};
 static const lquery_method GRID_QUERIES[] = {
     {"find", grid_find, find_run},

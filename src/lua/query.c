@@ -86,6 +86,10 @@ static const option OPTIONS[NOPTIONS] = {
     [O_WALK_INTERESTS] = {"interests", K_REFUSED, IN_WALK, 0, 0,
                           " (the old path's rest collects nothing: find with interests instead)", BY_HAND},
     [O_REJOIN_WITHIN] = {"rejoin_within", K_INTEGER, IN_REPAIR, 1, 2e9, "an integer >= 1", BY_HAND},
+    [O_HIERARCHICAL] = {"hierarchical", K_VALUE, IN_FIND, 0, 0, NULL, BY_HAND},
+    [O_HIERARCHICAL_ELSEWHERE] = {"hierarchical", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0,
+                                  " (two-tier search plans one path from one start to one goal "
+                                  "on a grid: use grid:find)", BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -737,6 +741,15 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
         set_field(L, info, "interest");
     } else if (to->info) {
         clear_field(L, info, "interest");
+    }
+    if (res.tiered) {
+        lua_pushinteger(L, (lua_Integer)res.abstract_expansions);
+        set_field(L, info, "abstract_expansions");
+        lua_pushboolean(L, res.fallback);
+        set_field(L, info, "fallback");
+    } else if (to->info) {
+        clear_field(L, info, "abstract_expansions");
+        clear_field(L, info, "fallback");
     }
     if (st == ASTAR_OK && res.target >= 0) {
         lua_pushinteger(L, res.target + 1);

@@ -1,0 +1,130 @@
+/*
+ * The two-tier search's C API: the build in units gives what the one-call build gives, every
+ * allocation that fails leaves the grid usable and leaks nothing, and answers are legal paths
+ * never cheaper than plain A*'s (the Lua specs check them against the oracle).
+ */
+#include <string.h>
+
+#include "check.h"
+
+/* A maze-like grid: walls every 6 cells with gaps, random blocks, costs 1..3 in places. */
+static astar_grid *maze(int32_t w, int32_t h, astar_diagonal mode, const astar_alloc *a) {
+    astar_grid *g = astar_grid_new(w, h, mode, a);
+    if (!g) return NULL;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            bool wall = (x % 6 == 5 && rnd() % 5 != 0) || rnd() % 9 == 0;
+            astar_grid_set_cost(g, x, y, wall ? INFINITY : 1.0 + (double)(rnd() % 3) * (rnd() % 4 == 0));
+        }
+    return g;
+}
+
+static void units_match_one_call(void) {
+    for (int mode = ASTAR_DIAG_NEVER; mode <= ASTAR_DIAG_NO_CORNER_CUT; mode++) {
+        if (mode == ASTAR_DIAG_ALWAYS) continue;
+        uint64_t seed = rng_state;
+        astar_grid *one = maze(70, 45, (astar_diagonal)mode, NULL);
+        rng_state = seed;
+        astar_grid *units = maze(70, 45, (astar_diagonal)mode, NULL);
+        CHECK(astar_grid_hierarchy(one, 7) == ASTAR_OK);
+        CHECK(astar_hierarchy_begin(units, 7) == ASTAR_OK);
+        CHECK(astar_hierarchy_clusters(units) == 10 * 7);
+        for (int32_t k = astar_hierarchy_clusters(units) - 1; k >= 0; k--) /* any order */
+            CHECK(astar_hierarchy_build_cluster(units, k) == ASTAR_OK);
+        CHECK(astar_hierarchy_build_cluster(units, 70) == ASTAR_EINVAL);
+        CHECK(astar_hierarchy_finish(units) == ASTAR_OK);
+        astar_hierarchy_stats a, b;
+        astar_grid_hierarchy_stats(one, &a);
+        astar_grid_hierarchy_stats(units, &b);
+        CHECK(a.entrances == b.entrances && a.edges == b.edges && a.clusters == b.clusters && b.dirty == 0);
+        CHECK(a.entrances > 0 && a.diagonal == (astar_diagonal)mode);
+        astar_search *s = astar_search_new(70, 45, NULL);
+        for (int i = 0; i < 40; i++) {
+            astar_query q;
+            astar_query_init(&q);
+            q.sx = (int32_t)(rnd() % 70), q.sy = (int32_t)(rnd() % 45);
+            q.gx = (int32_t)(rnd() % 70), q.gy = (int32_t)(rnd() % 45);
+            astar_result ra, rb, exact;
+            CHECK(astar_find(s, one, &q, &exact) >= 0);
+            astar_status sa = astar_find_hierarchical(s, one, &q, &ra);
+            int32_t n;
+            const int32_t *path = astar_search_path(s, &n);
+            if (sa == ASTAR_OK) { /* path_legal knows the corner rule of never and no_corner_cut */
+                if (mode != ASTAR_DIAG_ONE_WALKABLE) CHECK(path_legal(one, (astar_diagonal)mode, path, n));
+                CHECK(path[0] == q.sy * 70 + q.sx && path[n - 1] == q.gy * 70 + q.gx);
+            }
+            astar_status sb = astar_find_hierarchical(s, units, &q, &rb);
+            CHECK(sa == sb && sa == exact.status && (sa != ASTAR_OK || ra.cost == rb.cost));
+            CHECK(sa != ASTAR_OK || ra.cost >= exact.cost - 1e-9);
+            CHECK(ra.tiered && ra.expansions >= ra.abstract_expansions);
+        }
+        astar_search_free(s);
+        astar_grid_free(one);
+        astar_grid_free(units);
+    }
+}
+
+static void refusals(void) {
+    astar_grid *g = astar_grid_new(20, 20, ASTAR_DIAG_ALWAYS, NULL);
+    CHECK(astar_grid_hierarchy(g, 4) == ASTAR_EINVAL);
+    astar_grid_set_diagonal(g, ASTAR_DIAG_NO_CORNER_CUT);
+    CHECK(astar_grid_hierarchy(g, 1) == ASTAR_EINVAL);
+    CHECK(astar_grid_hierarchy(g, ASTAR_HIER_MAX_SIZE + 1) == ASTAR_EINVAL);
+    astar_search *s = astar_search_new(20, 20, NULL);
+    astar_query q;
+    astar_query_init(&q);
+    q.gx = q.gy = 19;
+    astar_result r;
+    CHECK(astar_find_hierarchical(s, g, &q, &r) == ASTAR_EINVAL); /* none built */
+    CHECK(astar_grid_hierarchy(g, 4) == ASTAR_OK);
+    CHECK(astar_find_hierarchical(s, g, &q, &r) == ASTAR_OK && r.abstract_expansions > 0);
+    q.diagonal = ASTAR_DIAG_NEVER;
+    CHECK(astar_find_hierarchical(s, g, &q, &r) == ASTAR_EINVAL);
+    q.diagonal = ASTAR_DIAG_DEFAULT;
+    int32_t target = 5;
+    q.targets = &target, q.ntargets = 1;
+    CHECK(astar_find_hierarchical(s, g, &q, &r) == ASTAR_EINVAL);
+    CHECK(astar_grid_hierarchy(g, 0) == ASTAR_OK && astar_hierarchy_clusters(g) == 0);
+    astar_search_free(s);
+    astar_grid_free(g);
+}
+
+/* Every allocation refused in turn: ENOMEM (or success), nothing leaked, the grid still answers. */
+static void out_of_memory(void) {
+    int successes = 0;
+    for (long fail = 1; fail < 5000 && successes < 3; fail++) {
+        counting c = {0};
+        astar_alloc a = {count_alloc, &c};
+        rng_state = CHECK_RNG_SEED;
+        astar_grid *g = maze(40, 30, ASTAR_DIAG_NO_CORNER_CUT, &a);
+        astar_search *s = astar_search_new(40, 30, &a);
+        CHECK(g && s);
+        c.fail_at = c.allocs + fail;
+        astar_status st = astar_grid_hierarchy(g, 5);
+        CHECK(st == ASTAR_OK || st == ASTAR_ENOMEM);
+        if (st == ASTAR_OK) {
+            astar_grid_set_cost(g, 12, 12, INFINITY); /* a dirty cluster for the query to rebuild */
+            astar_query q;
+            astar_query_init(&q);
+            q.gx = 39, q.gy = 29;
+            astar_result r;
+            st = astar_find_hierarchical(s, g, &q, &r);
+            CHECK(st == ASTAR_OK || st == ASTAR_UNREACHABLE || st == ASTAR_ENOMEM);
+            if (st != ASTAR_ENOMEM && c.allocs < c.fail_at) successes++;
+            c.fail_at = 0;
+            astar_status again = astar_find_hierarchical(s, g, &q, &r); /* usable after it */
+            CHECK(again == ASTAR_OK || again == ASTAR_UNREACHABLE);
+        }
+        astar_search_free(s);
+        astar_grid_free(g);
+        CHECK(c.live == 0 && c.bytes == 0);
+    }
+    CHECK(successes >= 1);
+}
+
+int main(void) {
+    units_match_one_call();
+    refusals();
+    out_of_memory();
+    return check_summary();
+}

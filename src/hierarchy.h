@@ -1,0 +1,99 @@
+/*
+ * The two-tier search's tables (hierarchy.c; searched by hier_find.c): HPA* clusters of the
+ * grid's terrain, their entrances and the terrain costs between the entrances of each
+ * cluster. Below the grid, like islands and landmarks: the grid marks the clusters a terrain
+ * write touches dirty, and they are rebuilt on the next hierarchical query.
+ */
+#ifndef ASTAR_HIERARCHY_H
+#define ASTAR_HIERARCHY_H
+
+#include "grid.h"
+
+/* One cluster: its entrance cells and the costs between them, within the cluster. */
+typedef struct astar_hier_cluster {
+    int32_t *cell;      /* entrance cells (grid cells with the border), ascending */
+    uint8_t *sides;     /* per entrance, bit d (0..3): it crosses to the cluster in direction d */
+    double *dist;       /* n * n: dist[i * n + j], the terrain cost i -> j inside the cluster,
+                           INFINITY where the cluster does not connect them */
+    int32_t n;
+    bool dirty;         /* its terrain changed since it was built (or it never was) */
+} astar_hier_cluster;
+
+/* A binary heap of (cost, index) pairs with lazy deletion: the Dijkstras of both tiers. */
+typedef struct astar_hier_heap {
+    double *key;
+    int32_t *at;
+    int32_t len, cap;
+} astar_hier_heap;
+
+struct astar_hierarchy {
+    int32_t size;               /* cluster side in cells */
+    int32_t cols, rows;         /* clusters across and down */
+    astar_diagonal mode;        /* the moves its costs were measured under */
+    astar_hier_cluster *clusters;
+    bool stale;                 /* a cluster is dirty, or numbering (base) is out of date */
+    int32_t *base;              /* per cluster, its first node in the abstract graph's numbering */
+    int32_t nodes;              /* entrances in all: the abstract graph's nodes */
+    /* The query's scratch (hier_find.c), grown on need. */
+    double *g;                  /* per abstract node (+ start and goal): cost so far */
+    int32_t *parent;
+    uint32_t *seen;             /* per abstract node: the query stamp when g is valid */
+    uint32_t stamp;
+    int32_t scratch_nodes;      /* what g, parent and seen hold */
+    uint16_t *corridor;         /* per grid cell: corridor_gen when inside this query's corridor */
+    uint16_t corridor_gen;
+    double *local;              /* a cluster's cells: a Dijkstra's costs */
+    double *from_start;         /* per entrance of the start's cluster, then (a blocked start's
+                                   first step may cross a border) of up to 3 more: ends_cap each */
+    int32_t start_cluster[4], start_clusters;
+    double *to_goal;            /* per entrance of the goal's cluster */
+    int32_t local_cap, ends_cap;
+    astar_hier_heap heap;
+    /* The refinement's guide: the abstract path's nodes (cell, cost still to come along it),
+     * and per cluster a list of those in it or around it (guide_head, stamped per query). */
+    int32_t *guide_cell;
+    double *guide_rest;
+    int32_t guide_cap;
+    int32_t *cand_node, *cand_next;
+    int32_t cand_cap;
+    int32_t *cand_head;         /* per cluster */
+    uint32_t *cand_stamp;       /* per cluster */
+    astar_alloc alloc;
+};
+
+/* Cluster k's first cell column and row, and its size (the last ones may be cut short). */
+static inline void astar_hier_bounds(const struct astar_hierarchy *h, const astar_grid *g, int32_t k,
+                                     int32_t *x0, int32_t *y0, int32_t *w, int32_t *hh) {
+    *x0 = (k % h->cols) * h->size;
+    *y0 = (k / h->cols) * h->size;
+    *w = g->width - *x0 < h->size ? g->width - *x0 : h->size;
+    *hh = g->height - *y0 < h->size ? g->height - *y0 : h->size;
+}
+
+/* The cluster of a cell at 0-based (x, y). */
+static inline int32_t astar_hier_cluster_of(const struct astar_hierarchy *h, int32_t x, int32_t y) {
+    return (y / h->size) * h->cols + x / h->size;
+}
+
+/* Keeps the hierarchy in step with one cell's terrain change (walkability or only its cost). */
+void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability);
+/* After a bulk write: every cluster dirty. */
+void astar_hierarchy_all_dirty(astar_grid *g);
+void astar_hierarchy_free(astar_grid *g);
+/* Rebuilds the dirty clusters and the numbering; ASTAR_ENOMEM leaves it stale but usable. */
+astar_status astar_hierarchy_refresh(astar_grid *g);
+
+/*
+ * Terrain costs inside cluster k from cell `from` (backward: to it) under the hierarchy's
+ * mode, into dist (the cluster's cells, row by row). Returns the cells settled; -1 on OOM.
+ */
+int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
+                            bool backward, double *dist, astar_hier_heap *heap);
+/* Index of an entrance cell in cluster c, or -1. */
+int32_t astar_hier_find_entrance(const astar_hier_cluster *c, int32_t cell);
+bool astar_hier_heap_push(astar_hier_heap *hp, const astar_alloc *a, double key, int32_t at);
+/* Pops the least key: its index, and *key; -1 when empty. */
+int32_t astar_hier_heap_pop(astar_hier_heap *hp, double *key);
+void astar_hier_heap_free(astar_hier_heap *hp, const astar_alloc *a);
+
+#endif
