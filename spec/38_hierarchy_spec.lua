@@ -251,4 +251,30 @@ describe("two-tier search (hierarchy)", function()
     assert.is_truthy(path)
     assert.are.equal(4, grid:hierarchy().cluster_size)
   end)
+
+  it("a callback's two-tier find on the same grid searches the whole grid; the outer's answer holds", function()
+    local grid = astar.grid(64, 64)
+    for y = 5, 60 do grid:set_cost(30, y, false) end
+    grid:hierarchy(8)
+    local _, alone = grid:find(1, 1, 64, 64, { hierarchical = true, node_cost = function() end })
+    local inner = {}
+    local n = 0
+    local path, info = grid:find(1, 1, 64, 64, { hierarchical = true, node_cost = function()
+      n = n + 1
+      if n % 40 == 0 then
+        local _, i = grid:find(64, 1, 1, 64, { hierarchical = true })
+        inner[#inner + 1] = i
+      end
+    end })
+    assert.is_truthy(path)
+    assert.are.equal(alone.cost, info.cost)
+    assert.are.equal(alone.expansions, info.expansions)
+    assert.is_true(#inner > 0)
+    local _, flat = grid:find(64, 1, 1, 64)
+    for _, i in ipairs(inner) do
+      assert.is_true(i.fallback)
+      assert.are.equal("found", i.status)
+      assert.is_true(math.abs(i.cost - flat.cost) < 1e-9)
+    end
+  end)
 end)

@@ -141,11 +141,18 @@ int find_run(lua_State *L) {
     c->run.L = L;
     astar_result res;
     astar_status st;
-    if (c->hierarchical) {
+    /* A two-tier query keeps its scratch on the grid's hierarchy: inside a callback of another
+     * query of this grid (which may be a two-tier one, its scratch in use), the whole grid. */
+    bool nested = c->grid->base.readers > 1;
+    if (c->hierarchical && !nested) {
         astar_hierarchy_stats hs;
         astar_grid_hierarchy_stats(c->grid->grid, &hs);
         st = hs.cluster_size ? ASTAR_OK : astar_grid_hierarchy(c->grid->grid, HIERARCHY_DEFAULT_SIZE);
         if (st == ASTAR_OK) st = astar_find_hierarchical(c->run.ws->search, c->grid->grid, &c->q, &res);
+    } else if (c->hierarchical) {
+        st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
+        res.tiered = 1;
+        res.fallback = 1;
     } else {
         st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
     }
