@@ -22,6 +22,8 @@
 -- seed replays the same calls on every run of the same binding. The path options of issue 17
 -- (path, into, info: "forms") came after the seeds of seeds.txt: those lines disable them, and
 -- with forms off the fuzzer draws what it drew before, so they replay the calls they found.
+-- Issue 18's interests, check_path and repair ("walks") came later still: the seeds found
+-- before them disable them too.
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -1909,6 +1911,63 @@ function A.drop(st) st:drop_something() end
 function A.gc(st) st:call("collectgarbage", collectgarbage, st:chance(0.5) and "collect" or "step") end
 function A.foreign(st) st:foreign_abuse() end
 
+-- Interests (issue 18): a find with pick-ups, their entries now and then proxies or weird.
+function A.interests(st)
+  local e, sx, sy, gx, gy, opts, uses, info = st:grid_query()
+  if not e then return end
+  local list = {}
+  for i = 1, st:int(0, 4) do
+    if st:chance(0.05) then
+      list[i] = st:weird()
+    else
+      local v = st:choice({ 1, 0.5, 20, 0, -1, NAN, 1e101 })
+      local p = st:point(st:coord(e.w), st:coord(e.h), true)
+      if type(p) == "table" and getmetatable(p) == nil then
+        if p.x then p.value = v else p[3] = v end
+      end
+      list[i] = p
+    end
+  end
+  if type(opts) == "table" then rawset(opts, "interests", list) else opts = { interests = list } end
+  st:with_ctx(uses, function()
+    local r = st:call("grid:find interests", e.obj.find, e.obj, sx, sy, gx, gy, opts)
+    if r[1] and not e.closed then
+      st:check_answer("find interests", e, sx, sy, { gx, gy }, r[2], r[3], not info.plain)
+      local i = r[3]
+      if r[2] and i.status == "found" and #list > 0 and (type(i.score) ~= "number" or i.score > i.cost + 1e-9) then
+        st:failure("find interests: score " .. tostring(i.score) .. " above cost " .. tostring(i.cost))
+      end
+    end
+  end)
+end
+
+-- check_path and repair (issue 18) of a path, mostly a real one found before a change.
+function A.walk(st)
+  local e = st:pick("grid")
+  if not e then return end
+  local g = e.obj
+  local path
+  if st:chance(0.7) and not e.closed then
+    local ok, p = pcall(g.find, g, st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h))
+    path = ok and p or nil
+  end
+  path = path or st:path_list(e.w, e.h, true)
+  if st:chance(0.05) then path = st:weird() end
+  local n = type(path) == "table" and rawlen_of(path) or 1
+  local from = st:chance(0.1) and st:weird() or st:int(1, math.max(1, n))
+  local opts, uses = st:options(e)
+  if type(opts) == "table" and st:chance(0.3) then rawset(opts, "rejoin_within", st:choice({ 1, 3, 64, 0, 2.5 })) end
+  st:with_ctx(uses, function()
+    st:call("grid:check_path", g.check_path, g, path, from, opts)
+    local r = st:call("grid:repair", g.repair, g, path, from, opts)
+    -- (Points only: options may ask for the flat form.)
+    if r[1] and not e.closed and type(path) == "table" and (r[2] == nil or type(r[2][1]) == "table") then
+      local start = r[2] and r[2][1]
+      st:check_answer("repair", e, start and start.x, start and start.y, nil, r[2], r[3], true)
+    end
+  end)
+end
+
 function A.newindex(st)
   local e = st:pick(nil, function(x) return type(x.obj) == "userdata" end)
   if not e then return end
@@ -1923,20 +1982,28 @@ local ACTIONS = {
   { "field_ops", 3 }, { "layer", 5 }, { "mask", 3 }, { "claims", 5 }, { "gclaims", 3 }, { "graph_write", 6 },
   { "graph_find", 8 }, { "sched_request", 4 }, { "sched_tick", 5 }, { "smooth", 2 }, { "debug", 2 },
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
-  { "png", 1 },
+  { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false }
-local TOTAL = 0
-for _, a in ipairs(ACTIONS) do TOTAL = TOTAL + a[2] end
+-- The weights of the actions a run draws from: a feature turned off takes its actions out.
+local function total_of(st)
+  local total = 0
+  for _, a in ipairs(ACTIONS) do
+    if not a[3] or st:on(a[3]) then total = total + a[2] end
+  end
+  return total
+end
 
 -- One random action; nested (from chaos) skips the constructors that only grow the pool.
 function St:action(nested)
   local name
   repeat
-    local r = self:int(1, TOTAL)
+    local r = self:int(1, total_of(self))
     for _, a in ipairs(ACTIONS) do
-      r = r - a[2]
-      if r <= 0 then name = a[1]; break end
+      if not a[3] or self:on(a[3]) then
+        r = r - a[2]
+        if r <= 0 then name = a[1]; break end
+      end
     end
   until not (nested and NESTED[name] == false)
   if not self:on(name) then return end

@@ -70,7 +70,7 @@ static const option OPTIONS[NOPTIONS] = {
     [O_RANGE_MAX_COST] = {"max_cost", K_REFUSED, IN_RANGE, 0, 0, ": the budget is it", BY_HAND},
     [O_PARTIAL] = {"partial", K_BOOLEAN, (IN_PATHS & ~IN_WALK) | IN_GRAPH, 0, 0, NULL, AT(partial)},
     [O_WALK_PARTIAL] = {"partial", K_REFUSED, IN_WALK, 0, 0,
-                        " (a repair rejoins the old path or plans anew: it never stops halfway)", BY_HAND},
+                        " (a checked or repaired path runs to its end: nothing stops halfway)", BY_HAND},
     [O_KNOWN] = {"known", K_VALUE, IN_GRID, 0, 0, NULL, BY_HAND},
     [O_NOISE] = {"noise", K_NUMBER, IN_ALL, 0, ASTAR_MAX_VALUE, "a number in 0.." MAX_VALUE_STR, AT(noise)},
     [O_SEED] = {"seed", K_SEED, IN_ALL, 0, 0, NULL, AT(seed)},
