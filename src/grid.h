@@ -3,6 +3,7 @@
 #define ASTAR_GRID_H
 
 #include "core.h"
+#include "dead_ends.h"
 #include "islands.h"
 #include "jumps.h"
 
@@ -67,6 +68,7 @@ struct astar_grid {
     astar_diagonal diagonal;
     uint32_t version;
     astar_islands islands[ASTAR_ISLAND_KINDS];
+    astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
     astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are

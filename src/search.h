@@ -81,6 +81,8 @@ typedef struct query_ctx {
     bool sink;
     int32_t sink_from;
     astar_islands *islands;  /* the labels that let it start, if any */
+    const uint8_t *open;     /* the neighbour bits the loops read: the grid's, or the
+                                workspace's copy with the dead ends it skips closed */
 } query_ctx;
 
 /* Another unit on a node from step lo to step hi of its remaining path (claim_window). */
@@ -109,6 +111,7 @@ struct astar_search {
     window_claim *window;   /* claims with times, chained per cell (claim_window) */
     int32_t window_len, window_cap;
     astar_path_buf path;    /* node ids of the last path */
+    astar_dead_end_view dead_ends; /* the neighbour bits of queries that skip dead ends */
     astar_alloc alloc;
     /* The search started by astar_search_start, between its steps. */
     query_ctx job;

@@ -81,6 +81,9 @@ static const option OPTIONS[NOPTIONS] = {
     [O_INTO] = {"into", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
     [O_INFO] = {"info", K_TABLE, IN_FIND | IN_NEAREST | IN_GRAPH, 0, 0, NULL, BY_HAND},
     [O_INTERESTS] = {"interests", K_VALUE, IN_PATHS | IN_GRAPH, 0, 0, NULL, BY_HAND},
+    [O_DEAD_ENDS] = {"dead_ends", K_BOOLEAN, IN_PATHS, 0, 0, NULL, GRID_AT(dead_ends)},
+    [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE, 0, 0,
+                           " (it covers every cell it reaches)", BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
