@@ -277,7 +277,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         }
         unsigned moves = general ? astar_query_moves(c, ac, ax, ay) : legal[open[a]];
         if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-        moves &= ~(1u << (nodes[a].from ^ 2)); /* the way back leads to a closed node (none at the start) */
+        /* The way back leads to a closed node (none at the start), but not after collecting an
+         * interest: the way back is then into the second copy of the cell it came from. */
+        if (!(upper && nodes[a].spare)) moves &= ~(1u << (nodes[a].from ^ 2));
         for (; moves; moves &= moves - 1) {
             int d = astar_lowest_bit(moves);
             int32_t b = a + offset[d];
