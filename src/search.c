@@ -28,9 +28,11 @@ static int32_t prev_node(const query_ctx *c, const astar_node *nodes, int32_t id
 static bool store_path(query_ctx *c, int32_t end, int32_t *collected) {
     astar_search *s = c->s;
     const astar_node *nodes = s->pool.nodes;
-    const int32_t start = c->start, twin = c->twin;
+    const int32_t twin = c->twin;
     int32_t len = 1;
-    for (int32_t id = end; id != start && id != start + twin; id = prev_node(c, nodes, id)) len++;
+    /* It ends at a node the search started from: the start, or its second copy when it
+     * collects an interest there. A path may pass the start's cell again, in the other copy. */
+    for (int32_t id = end; nodes[id].from != ASTAR_FROM_START; id = prev_node(c, nodes, id)) len++;
     if (!astar_path_reserve(&s->path, &s->alloc, len)) return false;
     *collected = -1;
     int32_t id = end;
