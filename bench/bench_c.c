@@ -180,7 +180,11 @@ static void query_for(astar_query *q, const astar_scenario *p) {
     astar_query_init(q);
     q->sx = p->sx, q->sy = p->sy, q->gx = p->gx, q->gy = p->gy;
     q->jps = ASTAR_JPS_OFF;
-    q->dead_ends = 0; /* the yardstick stays the loop alone: the deadends workload compares */
+    /* The yardstick stays the loop alone (the deadends workload compares); ASTAR_BENCH_DEAD_ENDS=1
+     * turns them on, for sh bench/callgrind.sh. */
+    static int dead_ends = -1;
+    if (dead_ends < 0) dead_ends = getenv("ASTAR_BENCH_DEAD_ENDS") && atoi(getenv("ASTAR_BENCH_DEAD_ENDS")) > 0;
+    q->dead_ends = dead_ends;
 }
 
 static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
