@@ -123,6 +123,7 @@ describe("dead ends", function()
         assert.are.equal(back == nil, r[2].path == nil, where .. " (back)")
       end
       assert.are.equal(oinfo.status, info.status, where)
+      assert.are.equal(opath == nil, path == nil, where)
       if path then
         assert(oracle.near(info.cost, oinfo.cost), where .. ": " .. info.cost .. " ~= " .. oinfo.cost)
         assert(oracle.near(oracle.path_cost(world, path), info.cost), where .. ": the path walks for another cost")
