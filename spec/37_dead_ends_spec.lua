@@ -75,6 +75,10 @@ describe("dead ends", function()
       local world = world_with_dead_ends(rng, random_features(rng))
       local grid = oracle.grid(astar, world)
       local opts = worlds.query_opts(astar, grid, world)
+      if not world.topology and rng.next() < 0.2 then -- a mode of its own: that mode's areas
+        world.diagonal = oracle.DIAGONALS[rng.int(1, 4)]
+        opts.diagonal = world.diagonal
+      end
       if rng.next() < 0.3 then opts.jump = false end
       if rng.next() < 0.1 then opts.heuristic = "zero" end
       local off = copy(opts)
