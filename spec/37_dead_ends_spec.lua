@@ -204,6 +204,23 @@ describe("dead ends", function()
     assert.is_true(off.expansions > info.expansions)
   end)
 
+  it("one_walkable: the way past a gateway's corner through an alcove stays open", function()
+    -- (3, 1) hangs off (3, 2) by straight steps, but one_walkable steps diagonally from (2, 2)
+    -- to (3, 1) and on to (4, 2) past the dear gateway's corner: no dead end under this mode.
+    local world = oracle.world_from_rows({ "##.##", "..9..", ".999." }, "one_walkable")
+    local grid = oracle.grid(astar, world)
+    local want = oracle.cost(world, 2, 2, 4, 2)
+    assert(want < 3)
+    for _, mode in ipairs({ "one_walkable", "always" }) do
+      local _, info = grid:find(2, 2, 4, 2, { diagonal = mode })
+      assert(oracle.near(info.cost, want), mode .. ": " .. info.cost)
+    end
+    world.diagonal = "no_corner_cut" -- there the alcove is a dead end, and the cost still right
+    local path, info = grid:find(2, 2, 4, 2, { diagonal = "no_corner_cut" })
+    assert(path and oracle.near(info.cost, oracle.cost(world, 2, 2, 4, 2)))
+    assert.is_falsy(grid:dead_end(3, 1)) -- the grid's own mode: one_walkable
+  end)
+
   it("terrain edits rebuild the areas, and queries follow them", function()
     local rng = oracle.rng(SEED + 3)
     for n = 1, 40 do
