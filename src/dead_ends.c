@@ -102,6 +102,15 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
     return nblocks;
 }
 
+static void free_areas(const astar_alloc *a, astar_dead_ends *de) {
+    astar_mem(a, de->gateway, (size_t)de->nareas * sizeof(int32_t), 0);
+    astar_mem(a, de->parent, (size_t)de->nareas * sizeof(int32_t), 0);
+    astar_mem(a, de->into, (size_t)de->nareas, 0);
+    de->gateway = de->parent = NULL;
+    de->into = NULL;
+    de->nareas = 0;
+}
+
 static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
     const astar_alloc *a = &g->alloc;
     scratch w;
@@ -128,17 +137,16 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
     /* Areas numbered in the order blocks were closed; `low` now maps a block to its area. */
     int32_t *area_of = w.low, nareas = 0;
     for (int32_t b = 0; b < nblocks; b++) area_of[b] = w.size[b] < 0 ? -1 : nareas++;
-    astar_mem(a, de->gateway, (size_t)de->nareas * sizeof(int32_t), 0);
-    astar_mem(a, de->parent, (size_t)de->nareas * sizeof(int32_t), 0);
-    de->gateway = de->parent = NULL;
-    de->nareas = 0;
+    free_areas(a, de);
     size_t bytes = astar_array_size((size_t)nareas, sizeof(int32_t));
     if (nareas > 0) {
         de->gateway = astar_mem(a, NULL, 0, bytes);
         de->parent = de->gateway ? astar_mem(a, NULL, 0, bytes) : NULL;
-        if (!de->parent) {
+        de->into = de->parent ? astar_mem(a, NULL, 0, (size_t)nareas) : NULL;
+        if (!de->into) {
             astar_mem(a, de->gateway, de->gateway ? bytes : 0, 0);
-            de->gateway = NULL;
+            astar_mem(a, de->parent, de->parent ? bytes : 0, 0);
+            de->gateway = de->parent = NULL;
             scratch_free(a, &w, g->cells);
             return false;
         }
@@ -154,8 +162,11 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
     memcpy(de->open, g->open, g->cells);
     for (int32_t k = 0; k < nareas; k++) {
         int32_t gate = de->gateway[k];
+        unsigned into = 0;
         for (int d = 0; d < 8; d++)
-            if (de->area[gate + offset[d]] == k) de->open[gate] &= (uint8_t)~(1u << d);
+            if (de->area[gate + offset[d]] == k) into |= 1u << d;
+        de->into[k] = (uint8_t)(into & g->open[gate]);
+        de->open[gate] &= (uint8_t)~into;
     }
     scratch_free(a, &w, g->cells);
     de->serial = atomic_fetch_add(&builds, 1) + 1;
@@ -188,8 +199,7 @@ void astar_dead_ends_free(astar_grid *g) {
         astar_dead_ends *de = &g->dead_ends[k];
         astar_mem(&g->alloc, de->area, de->area ? g->cells * sizeof(int32_t) : 0, 0);
         astar_mem(&g->alloc, de->open, de->open ? g->cells : 0, 0);
-        astar_mem(&g->alloc, de->gateway, (size_t)de->nareas * sizeof(int32_t), 0);
-        astar_mem(&g->alloc, de->parent, (size_t)de->nareas * sizeof(int32_t), 0);
+        free_areas(&g->alloc, de);
         memset(de, 0, sizeof *de);
     }
 }
@@ -233,15 +243,11 @@ bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de
     return true;
 }
 
-void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de,
-                              const uint8_t *grid_open, int32_t stride, int32_t cell) {
+void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de, int32_t cell) {
     for (int32_t k = de->area[cell]; k >= 0 && v->mark[k] != v->stamp; k = de->parent[k]) {
         v->mark[k] = v->stamp;
         int32_t gate = de->gateway[k];
-        unsigned into = 0;
-        for (int d = 0; d < 8; d++)
-            if (de->area[gate + ASTAR_DY[d] * stride + ASTAR_DX[d]] == k) into |= 1u << d;
-        v->open[gate] |= (uint8_t)(grid_open[gate] & into);
+        v->open[gate] |= de->into[k];
         v->patched[v->npatched++] = gate;
     }
 }

@@ -30,6 +30,7 @@ typedef struct astar_dead_ends {
     int32_t *area;       /* per cell: its innermost area, or -1 (not in a dead end, blocked) */
     int32_t *gateway;    /* per area: the cell it is entered through */
     int32_t *parent;     /* per area: the area holding its gateway, or -1 */
+    uint8_t *into;       /* per area: the directions from its gateway into it */
     uint8_t *open;       /* per cell: the grid's neighbour bits without the moves from a
                             gateway into its areas; NULL until first needed */
     int32_t nareas;
@@ -63,8 +64,7 @@ typedef struct astar_dead_end_view {
 bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de,
                                const astar_alloc *a, size_t cells);
 /* Reopens the areas holding `cell` and every area around them (no-op outside dead ends). */
-void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de,
-                              const uint8_t *grid_open, int32_t stride, int32_t cell);
+void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de, int32_t cell);
 void astar_dead_end_view_free(astar_dead_end_view *v, const astar_alloc *a);
 
 #endif
