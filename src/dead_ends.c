@@ -17,28 +17,60 @@ static unsigned joined(int kind, int32_t y) {
     return kind == 0 ? 0x0Fu : kind == 1 ? 0xFFu : astar_hex_moves(0xFFu, y);
 }
 
+/* The search's memory: 14 bytes a cell, and 8 a block (grown as blocks close). */
 typedef struct scratch {
-    int32_t *disc, *low, *stack, *vstack, *top, *size;
-    uint8_t *left; /* per cell on the stack: its directions not yet tried */
+    int32_t *disc, *low, *vstack;
+    uint8_t *left; /* per cell on the way down: its directions not yet tried */
+    uint8_t *up;   /* per cell: the direction it was reached in (the way back), ROOT for the first */
+    int32_t *top, *size; /* per block: its parent cell, its cells (its parent's included) */
+    size_t cap;    /* blocks top and size hold */
 } scratch;
 
+#define ROOT 0xFFu
+
 static void scratch_free(const astar_alloc *a, scratch *w, size_t cells) {
-    int32_t **arrays[] = {&w->disc, &w->low, &w->stack, &w->vstack, &w->top, &w->size};
+    int32_t **arrays[] = {&w->disc, &w->low, &w->vstack};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
-        astar_mem(a, *arrays[i], cells * sizeof(int32_t), 0);
-    astar_mem(a, w->left, cells, 0);
+        astar_mem(a, *arrays[i], *arrays[i] ? cells * sizeof(int32_t) : 0, 0);
+    astar_mem(a, w->left, w->left ? cells : 0, 0);
+    astar_mem(a, w->up, w->up ? cells : 0, 0);
+    astar_mem(a, w->top, w->cap * sizeof(int32_t), 0);
+    astar_mem(a, w->size, w->cap * sizeof(int32_t), 0);
 }
 
 static bool scratch_new(const astar_alloc *a, scratch *w, size_t cells) {
     memset(w, 0, sizeof *w);
     size_t bytes = astar_array_size(cells, sizeof(int32_t));
-    int32_t **arrays[] = {&w->disc, &w->low, &w->stack, &w->vstack, &w->top, &w->size};
+    int32_t **arrays[] = {&w->disc, &w->low, &w->vstack};
     bool ok = bytes > 0;
     for (size_t i = 0; ok && i < sizeof arrays / sizeof *arrays; i++)
         ok = (*arrays[i] = astar_mem(a, NULL, 0, bytes)) != NULL;
     if (ok) ok = (w->left = astar_mem(a, NULL, 0, cells)) != NULL;
+    if (ok) ok = (w->up = astar_mem(a, NULL, 0, cells)) != NULL;
     if (!ok) scratch_free(a, w, cells);
     return ok;
+}
+
+/* Room for block number `block` in top and size. */
+static bool scratch_block(const astar_alloc *a, scratch *w, int32_t block) {
+    if ((size_t)block < w->cap) return true;
+    size_t cap = w->cap ? 2 * w->cap : 1024;
+    int32_t *top = astar_mem(a, NULL, 0, cap * sizeof(int32_t));
+    int32_t *size = top ? astar_mem(a, NULL, 0, cap * sizeof(int32_t)) : NULL;
+    if (!size) {
+        astar_mem(a, top, top ? cap * sizeof(int32_t) : 0, 0);
+        return false;
+    }
+    if (w->cap) {
+        memcpy(top, w->top, w->cap * sizeof(int32_t));
+        memcpy(size, w->size, w->cap * sizeof(int32_t));
+    }
+    astar_mem(a, w->top, w->cap * sizeof(int32_t), 0);
+    astar_mem(a, w->size, w->cap * sizeof(int32_t), 0);
+    w->top = top;
+    w->size = size;
+    w->cap = cap;
+    return true;
 }
 
 /*
@@ -59,15 +91,15 @@ static void reroot(int32_t *owner, int32_t *top, int32_t root) {
     }
 }
 
-/* The blocks of one island from cell r: owner[] and top[] as reroot() reads them. */
+/* The blocks of one island from cell r: owner[] and top[] as reroot() reads them; the new
+ * count of blocks, or -1 on OOM. */
 static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offset, scratch *w,
                              int32_t *owner, int32_t r, int32_t *t, int32_t nblocks) {
-    int32_t sp = 0, vsp = 0;
+    int32_t vsp = 0, v = r;
     w->disc[r] = w->low[r] = ++*t;
     w->left[r] = (uint8_t)(joined(kind, r / g->stride - 1) & g->open[r]);
-    w->stack[sp++] = r;
-    while (sp > 0) {
-        int32_t v = w->stack[sp - 1];
+    w->up[r] = ROOT;
+    for (;;) {
         if (w->left[v]) {
             int d = astar_lowest_bit(w->left[v]);
             w->left[v] &= (uint8_t)(w->left[v] - 1);
@@ -75,8 +107,9 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
             if (w->disc[n] == 0) {
                 w->disc[n] = w->low[n] = ++*t;
                 w->left[n] = (uint8_t)(joined(kind, n / g->stride - 1) & g->open[n]);
-                w->stack[sp++] = n;
+                w->up[n] = (uint8_t)d;
                 w->vstack[vsp++] = n;
+                v = n;
             } else if (w->disc[n] < w->low[v]) {
                 /* The edge back to the parent counts too: low[v] >= disc[parent] is still
                  * exactly "the parent cuts v's subtree off". */
@@ -84,11 +117,11 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
             }
             continue;
         }
-        sp--;
-        if (sp == 0) break;
-        int32_t p = w->stack[sp - 1];
+        if (w->up[v] == ROOT) break;
+        int32_t p = v - offset[w->up[v]];
         if (w->low[v] < w->low[p]) w->low[p] = w->low[v];
         if (w->low[v] >= w->disc[p]) { /* p cuts off v's subtree: a block with p on top */
+            if (!scratch_block(&g->alloc, w, nblocks)) return -1;
             int32_t block = nblocks++, count = 1, x;
             do {
                 x = w->vstack[--vsp];
@@ -98,6 +131,7 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
             w->top[block] = p;
             w->size[block] = count;
         }
+        v = p;
     }
     return nblocks;
 }
@@ -127,6 +161,10 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
         if (g->cost[i] == INFINITY || w.disc[i] != 0) continue;
         int32_t first = nblocks;
         nblocks = island_blocks(g, kind, offset, &w, owner, (int32_t)i, &t, nblocks);
+        if (nblocks < 0) {
+            scratch_free(a, &w, g->cells);
+            return false;
+        }
         if (nblocks == first) continue; /* a lone cell */
         int32_t root = first;
         for (int32_t b = first + 1; b < nblocks; b++)
