@@ -12,6 +12,8 @@
 --   penalties  one influence layer + claims of 8 units (as bench_c)   cost >= optimum
 --   node_cost  a Lua node_cost (a table lookup, 0 everywhere): one call per node reached
 --   edge_cost  a Lua edge_cost returning 0: one call per step considered
+--   dead_ends  plain with dead ends skipped (the default; issue 18)    cost == optimum
+-- The others set dead_ends = false, as bench_c's workloads do, so that Lua and C run the same loop.
 -- Per map it also runs build/bench_c (plain, penalties) unless --no-c is given, and
 -- passes its figure lines on. (The yardstick, refastar, is bench_c's own workload.)
 -- --forms runs instead the path forms of grid:find (issue 17), each under A* (jump = false,
@@ -75,7 +77,7 @@ local function penalty_options(grid, problems)
       end
     end
   end
-  return { influence = danger, claims = claims }
+  return { influence = danger, claims = claims, dead_ends = false }
 end
 
 local function workloads(grid, problems)
@@ -84,11 +86,13 @@ local function workloads(grid, problems)
   local w = grid.width
   local exact = function(info, p) return math.abs(info.cost - p.optimal) <= math.max(1e-4 * p.optimal, p.precision) end
   return {
-    { name = "plain", opts = { jump = false }, check = exact }, -- A*, as bench_c's plain
+    { name = "plain", opts = { jump = false, dead_ends = false }, check = exact }, -- A*, as bench_c's plain
     { name = "penalties", opts = penalty_options(grid, problems),
       check = function(info, p) return info.cost >= p.optimal - math.max(1e-4 * p.optimal, p.precision) end },
-    { name = "node_cost", opts = { node_cost = function(x, y) return zero[(y - 1) * w + x] end }, check = exact },
-    { name = "edge_cost", opts = { edge_cost = function() return 0 end }, check = exact },
+    { name = "node_cost", opts = { node_cost = function(x, y) return zero[(y - 1) * w + x] end, dead_ends = false },
+      check = exact },
+    { name = "edge_cost", opts = { edge_cost = function() return 0 end, dead_ends = false }, check = exact },
+    { name = "dead_ends", opts = { jump = false }, check = exact },
   }
 end
 
@@ -137,9 +141,9 @@ local ENGINES = { { name = "astar", jump = false }, { name = "jps", jump = nil }
 local function run_forms(grid, problems, jump)
   local into, info = {}, {}
   local opts = {
-    points = { jump = jump },
-    flat = { jump = jump, path = "flat" },
-    reuse = { jump = jump, path = "flat", into = into, info = info },
+    points = { jump = jump, dead_ends = false },
+    flat = { jump = jump, path = "flat", dead_ends = false },
+    reuse = { jump = jump, path = "flat", into = into, info = info, dead_ends = false },
   }
   local r = {}
   for _, f in ipairs(FORMS) do r[f] = { times = {}, expansions = 0, wrong = 0 } end
@@ -300,6 +304,7 @@ local function main(args)
       { "lua_penalties_over_plain", results.penalties.mean / plain },
       { "lua_node_cost_over_plain", results.node_cost.mean / plain },
       { "lua_edge_cost_over_plain", results.edge_cost.mean / plain },
+      { "lua_dead_ends_over_plain", results.dead_ends.mean / plain },
     }
     if with_c then
       local c = c_figures(map)

@@ -203,6 +203,11 @@ static void query_for(astar_query *q, const astar_scenario *p) {
     astar_query_init(q);
     q->sx = p->sx, q->sy = p->sy, q->gx = p->gx, q->gy = p->gy;
     q->jps = ASTAR_JPS_OFF;
+    /* The yardstick stays the loop alone (the deadends workload compares); ASTAR_BENCH_DEAD_ENDS=1
+     * turns them on, for sh bench/callgrind.sh. */
+    static int dead_ends = -1;
+    if (dead_ends < 0) dead_ends = getenv("ASTAR_BENCH_DEAD_ENDS") && atoi(getenv("ASTAR_BENCH_DEAD_ENDS")) > 0;
+    q->dead_ends = dead_ends;
 }
 
 static void run_plain(astar_grid *g, astar_search *s, const astar_scen *sc, stats *st) {
@@ -463,6 +468,64 @@ static void run_penalties(astar_grid *g, astar_search *s, const astar_scen *sc, 
             st->mismatches++;
     }
     astar_claims_free(claims);
+    astar_layer_free(danger);
+}
+
+/*
+ * Dead ends (issue 18 item 3): every problem with A* (JPS off) without and with dead_ends,
+ * back to back, on terrain alone (checked against the scenario's optimum) and with the
+ * penalties workload's danger layer (checked: with == without). st: off, on, layer off, layer
+ * on. Prints the cache's build (timed, untimed for the problems) and its reach.
+ */
+static void run_dead_ends(astar_grid *g, astar_search *s, const astar_scen *sc, const char *map,
+                          stats *st) {
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g), area, gate;
+    int32_t first = 0; /* a walkable cell: asking about a blocked one builds nothing */
+    while (first < w * h && astar_grid_get_cost(g, first % w, first / w) == INFINITY) first++;
+    double t0 = now();
+    if (first < w * h) astar_grid_dead_end(g, first % w, first / w, &area, &gate);
+    double build = now() - t0;
+    int64_t inside = 0, open = 0, areas = 0;
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            if (astar_grid_get_cost(g, x, y) == INFINITY) continue;
+            open++;
+            astar_grid_dead_end(g, x, y, &area, &gate);
+            if (area >= 0) inside++;
+            if (area + 1 > areas) areas = area + 1;
+        }
+    printf("deadends   %-20s build %.2f ms, %lld areas, %lld of %lld open cells (%.1f%%) in dead ends\n", map,
+           build * 1e3, (long long)areas, (long long)inside, (long long)open, open ? 100.0 * (double)inside / (double)open : 0);
+    printf("figure c deadends %s build_ms %.3f\n", map, build * 1e3);
+    printf("figure c deadends %s share %.4f\n", map, open ? (double)inside / (double)open : 0);
+    astar_layer *danger = astar_layer_new(w, h, 0.0, NULL);
+    for (int32_t y = 0; y < h; y++) /* as the penalties workload's */
+        for (int32_t x = 0; x < w; x++)
+            if (((x / 8) + (y / 8)) % 4 == 0) astar_layer_set(danger, x, y, 0.5 + (x * 7 + y * 13) % 4 * 0.5);
+    astar_layer_ref layers[1] = {{danger, 1.0}};
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        for (int layered = 0; layered < 2; layered++) {
+            double cost[2];
+            for (int k = 0; k < 2; k++) { /* alternate which goes first: the second finds the
+                                             first's cells in the caches */
+                int on = (int)((i + k) % 2);
+                astar_query q;
+                query_for(&q, p);
+                q.dead_ends = on;
+                if (layered) q.layers = layers, q.nlayers = 1;
+                astar_result res;
+                double t1 = now();
+                astar_status rc = astar_find(s, g, &q, &res);
+                stats *to = &st[2 * layered + on];
+                stats_add(to, now() - t1, res.expansions);
+                cost[on] = rc == ASTAR_OK ? res.cost : -1;
+                if (!layered && (rc != ASTAR_OK || !tolerant_equal(res.cost, p))) to->mismatches++;
+            }
+            if (layered && cost[0] != cost[1]) st[3].mismatches++;
+        }
+    }
     astar_layer_free(danger);
 }
 
@@ -950,7 +1013,7 @@ int main(int argc, char **argv) {
         else break;
     }
     if (first >= argc || argv[first][0] == '-' || per_map < 0) {
-        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,builds,hierarchy,interests,repair] [--sample N] DIR-or-MAP.map ...\n",
+        fprintf(stderr, "usage: %s [--workloads plain,penalties,refastar,islands,influence,field,graph,landmarks,jps,jps4,jpsplus,jpsplus4,many,builds,hierarchy,interests,repair,deadends] [--sample N] DIR-or-MAP.map ...\n",
                 argv[0]);
         return 2;
     }
@@ -965,7 +1028,8 @@ int main(int argc, char **argv) {
          jpsplus = has_workload(workloads, "jpsplus"), jpsplus4 = has_workload(workloads, "jpsplus4"),
          many = strstr(workloads, "many") != NULL, repair = has_workload(workloads, "repair"),
          interests = has_workload(workloads, "interests"), builds = strstr(workloads, "builds") != NULL,
-         hierarchy = strstr(workloads, "hierarchy") != NULL;
+         hierarchy = strstr(workloads, "hierarchy") != NULL,
+         dead_ends = strstr(workloads, "deadends") != NULL;
 #ifndef ASTAR_REFASTAR_SOURCE
     if (refastar) {
         fprintf(stderr, "bench_c: built without refastar (CMake: ASTAR_REFASTAR_SOURCE)\n");
@@ -977,7 +1041,8 @@ int main(int argc, char **argv) {
     printf("%-10s %-20s %8s %12s %10s %10s %8s %6s\n", "workload", "map", "problems", "expansions",
            "median_us", "mean_us", "Mexp/s", "wrong");
     stats all[5] = {{0}};
-    stats jump_all[4][2] = {{{0}}}; /* per jump workload: its A* (or online) row and its jump row */
+    stats jump_all[4][2] = {{{0}}};
+    stats dead_all[4] = {{0}}; /* dead ends off, on; with a layer off, on */ /* per jump workload: its A* (or online) row and its jump row */
     int bad = 0;
     for (size_t m = 0; m < nmaps; m++) {
         size_t len;
@@ -998,8 +1063,8 @@ int main(int argc, char **argv) {
         const char *base = strrchr(maps[m], '/');
         base = base ? base + 1 : maps[m];
         astar_search *s = astar_search_new(astar_grid_width(g), astar_grid_height(g), NULL);
-        stats st[15];
-        for (int k = 0; k < 15; k++) {
+        stats st[19];
+        for (int k = 0; k < 19; k++) {
             st[k] = (stats){0};
             st[k].times = malloc(((size_t)sc->count + 1) * sizeof(double));
         }
@@ -1091,6 +1156,17 @@ int main(int argc, char **argv) {
             bad += a->mismatches + b->mismatches;
             a->mismatches = b->mismatches = 0;
         }
+        if (dead_ends) {
+            static const char *names[4] = {"de_off", "de_on", "de_off_inf", "de_on_inf"};
+            run_dead_ends(g, s, sc, base, &st[15]);
+            for (int k = 0; k < 4; k++) {
+                report(names[k], base, &st[15 + k]);
+                dead_all[k].total += st[15 + k].total;
+                dead_all[k].expansions += st[15 + k].expansions;
+                dead_all[k].n += st[15 + k].n;
+                dead_all[k].mismatches += st[15 + k].mismatches;
+            }
+        }
         if (influence && m == 0) run_influence(g);
         for (int run = 0; run < 4; run++) { /* jps, jps4, jpsplus, jpsplus4 */
             bool four = run % 2, plus = run >= 2;
@@ -1125,7 +1201,7 @@ int main(int argc, char **argv) {
             a->mismatches = b->mismatches = 0;
             if (run == 2) bad += run_jump_table(maps[m], base);
         }
-        for (int k = 0; k < 15; k++) bad += st[k].mismatches;
+        for (int k = 0; k < 19; k++) bad += st[k].mismatches;
         for (int k = 0; k < 5; k++) {
             stats *from = &st[k == 2 ? 4 : k == 3 ? 5 : k == 4 ? 11 : k];
             all[k].total += from->total;
@@ -1133,7 +1209,7 @@ int main(int argc, char **argv) {
             all[k].n += from->n;
             all[k].mismatches += from->mismatches;
         }
-        for (int k = 0; k < 15; k++) free(st[k].times);
+        for (int k = 0; k < 19; k++) free(st[k].times);
         astar_search_free(s);
         astar_scen_free(sc);
         astar_grid_free(g);
@@ -1174,6 +1250,17 @@ int main(int argc, char **argv) {
                jump_names[run][1], b->total / (double)b->n * 1e6, a->total / b->total,
                a->mismatches + b->mismatches);
         printf("figure c %s all speedup_mean %.3f\n", jump_names[run][1], a->total / b->total);
+    }
+    for (int k = 0; k < 4 && dead_ends; k += 2) {
+        stats *a = &dead_all[k], *b = &dead_all[k + 1];
+        if (!a->n || b->total <= 0) continue;
+        const char *what = k ? "with a layer" : "terrain";
+        printf("dead ends (%s), all maps: %zu problems, expansions %llu -> %llu (%.3fx), time %.1f -> %.1f us "
+               "per query (%.3fx), %d wrong\n", what, a->n, a->expansions, b->expansions,
+               (double)b->expansions / (double)a->expansions, a->total / (double)a->n * 1e6,
+               b->total / (double)b->n * 1e6, b->total / a->total, a->mismatches + b->mismatches);
+        printf("figure c deadends%s all expansion_ratio %.4f\n", k ? "_inf" : "", (double)b->expansions / (double)a->expansions);
+        printf("figure c deadends%s all time_ratio %.4f\n", k ? "_inf" : "", b->total / a->total);
     }
     if (many && many_total[0] > 0) {
         int cores = astar_many_default_threads();

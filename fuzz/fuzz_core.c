@@ -1511,6 +1511,7 @@ static void rd_ways(reader *r, astar_query *q) {
     }
     if (b & 2) q->turn_penalty = rd_turn_penalty(r);
     if (b & 4) q->claim_window = rd_claim_window(r);
+    if (b & 8) q->dead_ends = 0; /* on by default: the model's optimum holds either way */
 }
 
 /* exact_optimum to the query's goal or walkable targets. */

@@ -24,6 +24,7 @@ build = {
             "src/nodes.c",
             "src/cost.c",
             "src/islands.c",
+            "src/dead_ends.c",
             "src/jumps.c",
             "src/landmarks.c",
             "src/hierarchy.c",

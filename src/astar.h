@@ -148,6 +148,18 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
                                   int *yes);
 
 /*
+ * Dead ends: areas of the walkable terrain that join the rest of their island through one
+ * gateway cell (rooms with one door, alcoves, corridor ends, and the areas nested in them),
+ * under the moves of the grid's diagonal mode. *area gets the innermost area holding the cell,
+ * an id >= 0 (until the terrain's walkability changes), and *gateway the node id of the cell
+ * it is entered through; both -1 when the cell is in no dead end (or is blocked). Built on
+ * first need and again after walkability changes, as islands are; queries with dead_ends set
+ * skip the areas they need nothing from. ASTAR_EINVAL outside the grid, ASTAR_ENOMEM.
+ */
+astar_status astar_grid_dead_end(astar_grid *g, int32_t x, int32_t y, int32_t *area,
+                                 int32_t *gateway);
+
+/*
  * Landmarks: the differential (ALT) heuristic. k cells are chosen by farthest-point
  * selection on the largest island, and every cell's terrain cost from and to each is
  * stored (one Dijkstra per landmark and direction on the terrain as it is now, under the
@@ -467,6 +479,12 @@ typedef struct astar_query {
                                          node, the largest value counts. Not with partial. */
     const double *interest_values;
     int32_t ninterests;
+    int dead_ends;                    /* nonzero (astar_query_init's default): skip every
+                                         dead-end area (astar_grid_dead_end) that holds none of
+                                         the cells the query needs (start, goal, targets,
+                                         interests). Exact: the same cost as without. Ignored
+                                         where it would not be (partial, known, claim_window,
+                                         turn_penalty) and by jump point search. */
 } astar_query;
 
 void astar_query_init(astar_query *q);

@@ -3,6 +3,7 @@
 #define ASTAR_GRID_H
 
 #include "core.h"
+#include "dead_ends.h"
 #include "islands.h"
 #include "jumps.h"
 
@@ -68,6 +69,7 @@ struct astar_grid {
     astar_diagonal diagonal;
     uint32_t version;
     astar_islands islands[ASTAR_ISLAND_KINDS];
+    astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
     astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */
     struct astar_hierarchy *hierarchy; /* two-tier search's clusters; NULL: none built */

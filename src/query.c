@@ -47,6 +47,7 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_path_free(&s->path, &a);
     astar_mem(&a, s->scratch, s->scratch_bytes, 0);
+    astar_dead_end_view_free(&s->dead_ends, &a);
     astar_pool_free(p, &a);
     astar_mem(&a, s, sizeof *s, 0);
 }
@@ -67,6 +68,7 @@ void astar_query_init(astar_query *q) {
     q->claim_window = -1;
     q->max_cost = INFINITY;
     q->max_expansions = UINT64_MAX;
+    q->dead_ends = 1;
 }
 
 /*
@@ -196,6 +198,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     memset(c, 0, sizeof *c);
     c->s = s;
     c->g = g;
+    c->open = g->open;
     c->q = q;
     c->cost = g->cost;
     c->stride = g->stride;

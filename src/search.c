@@ -165,7 +165,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     astar_search *s = c->s;
     const astar_query *q = c->q;
     const double *cost = c->cost;
-    const uint8_t *open = c->g->open;
+    const uint8_t *open = c->open;
     const uint8_t *legal = c->g->legal[c->diagonal];
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
@@ -445,6 +445,43 @@ static bool mark_interests(query_ctx *c) {
     return true;
 }
 
+/* Whether q may skip dead ends: not where a path's cost depends on more than its cells and
+ * steps (claim_window, turn_penalty), where the query sees other walls than the terrain's
+ * (known), or where every reached cell counts (partial). docs/design/dead_ends.md. */
+static bool dead_ends_apply(const astar_query *q) {
+    return q->dead_ends && !q->partial && !q->known && q->claim_window < 0 && !(q->turn_penalty > 0);
+}
+
+/*
+ * Points the loops at the workspace's copy of the neighbour bits, in which the moves into
+ * every dead end are closed but those into the areas holding the start, the goal or targets,
+ * and the interests. A blocked start keeps its neighbours' areas: it is left through them.
+ */
+static astar_status skip_dead_ends(query_ctx *c, int32_t start) {
+    astar_search *s = c->s;
+    astar_grid *g = c->g;
+    const astar_query *q = c->q;
+    if (!dead_ends_apply(q)) return ASTAR_OK;
+    const astar_dead_ends *de = astar_dead_ends_get(g, astar_dead_end_kind(c->diagonal));
+    if (!de) return ASTAR_ENOMEM;
+    if (de->nareas == 0) return ASTAR_OK;
+    astar_dead_end_view *v = &s->dead_ends;
+    if (!astar_dead_end_view_begin(v, de, &s->alloc, s->cells)) return ASTAR_ENOMEM;
+    astar_dead_end_view_keep(v, de, start);
+    if (g->cost[start] == INFINITY)
+        for (int d = 0; d < 8; d++) astar_dead_end_view_keep(v, de, start + c->offset[d]);
+    if (q->ntargets) {
+        for (int32_t i = 0; i < q->ntargets; i++)
+            astar_dead_end_view_keep(v, de, astar_cell(c->stride, q->targets[i] % g->width, q->targets[i] / g->width));
+    } else {
+        astar_dead_end_view_keep(v, de, c->goal);
+    }
+    for (int32_t i = 0; i < q->ninterests; i++)
+        astar_dead_end_view_keep(v, de, astar_cell(c->stride, q->interests[i] % g->width, q->interests[i] / g->width));
+    c->open = v->open;
+    return ASTAR_OK;
+}
+
 /*
  * Sets up the search of q on s up to its first push. Returns ASTAR_RUNNING when
  * there is a search to run, else its final status (found at once, unreachable at
@@ -538,6 +575,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
         return st;
     }
 
+    st = skip_dead_ends(c, start);
+    if (st != ASTAR_OK) return st;
     if (c->sink) astar_touch(c, SINK);
     astar_touch(c, start); /* before its heuristic, which it memoises */
     double h0 = astar_heuristic_at(c, start, q->sx, q->sy);
@@ -638,6 +677,7 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     /* Exact: labels left over-joined would count the wasted searches in them (a write). */
     if (!astar_islands_get(g, astar_island_kind(mode), true)) return ASTAR_ENOMEM;
+    if (dead_ends_apply(q) && !astar_dead_ends_get(g, astar_dead_end_kind(mode))) return ASTAR_ENOMEM;
     astar_heuristic h = q->heuristic != ASTAR_H_DEFAULT ? q->heuristic
                         : mode == ASTAR_DIAG_NEVER    ? ASTAR_H_MANHATTAN
                                                       : ASTAR_H_OCTILE; /* as astar_query_begin */

@@ -86,6 +86,8 @@ typedef struct query_ctx {
      * corridor_gen may be entered (the general loop's moves); NULL: every cell. */
     const uint16_t *corridor;
     uint16_t corridor_gen;
+    const uint8_t *open;     /* the neighbour bits the loops read: the grid's, or the
+                                workspace's copy with the dead ends it skips closed */
 } query_ctx;
 
 /* Another unit on a node from step lo to step hi of its remaining path (claim_window). */
@@ -117,6 +119,7 @@ struct astar_search {
     void *scratch;          /* path repair's arrays (repair.c), kept with the workspace: a Lua
                                callback's error may leave a repair at any point */
     size_t scratch_bytes;
+    astar_dead_end_view dead_ends; /* the neighbour bits of queries that skip dead ends */
     astar_alloc alloc;
     /* The search started by astar_search_start, between its steps. */
     query_ctx job;

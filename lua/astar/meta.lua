@@ -81,6 +81,7 @@
 ---@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
 ---@field hierarchical boolean? find only: two-tier search on the grid's hierarchy (built with cluster size 12 when there is none): abstract path, then A* under every option inside its corridor of clusters; approximate (docs/design/hierarchy.md)
+---@field dead_ends boolean? false: search dead ends too (default: skip every area behind one gateway that holds nothing the query needs; the same cost)
 
 ---@class astar.FindResult
 ---@field path astar.Path?
@@ -314,6 +315,16 @@ function Grid:component(x, y) end
 ---@param gy integer
 ---@return boolean
 function Grid:reachable(sx, sy, gx, gy) end
+
+---The innermost dead end holding a cell: an area behind one gateway cell (a room with one
+---door, an alcove, a corridor's end) under the grid's diagonal mode, as an id and the
+---gateway's x, y; false when the cell is in none or blocked. Rebuilt after walkability changes.
+---@param x integer
+---@param y integer
+---@return integer|false area
+---@return integer? gateway_x
+---@return integer? gateway_y
+function Grid:dead_end(x, y) end
 
 ---Builds k landmarks (0 drops them), or asks how many queries use now. With threads, the
 ---build of grid:build_landmarks run to the end (the same tables).

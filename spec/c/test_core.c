@@ -368,6 +368,16 @@ static void test_allocations(void) {
     astar_field *field = astar_field_new(64, 64, &a);
     CHECK(field != NULL);
     for (int round = 0; round < 2; round++) {
+        /* A cell opened or blocked makes the next query rebuild the grid's dead ends, with
+         * scratch memory for the build (a grid's cache, not the workspace): one query per
+         * move graph first. */
+        for (int mode = 0; mode < 2; mode++) {
+            astar_query k;
+            astar_query_init(&k);
+            k.sx = 2, k.sy = 60, k.gx = 50, k.gy = 62, k.jps = ASTAR_JPS_OFF;
+            if (mode) k.diagonal = ASTAR_DIAG_HEX;
+            astar_find(s, g, &k, &res);
+        }
         long before = cnt.allocs;
         for (int kind = 0; kind < 10; kind++) {
             astar_query k;
@@ -1240,7 +1250,39 @@ static void test_graph_interests(void) {
     astar_graph_free(g);
 }
 
+/* astar_grid_dead_end: two rooms behind one-cell doors off a hall, a blocked cell, outside the grid; the
+ * same cost with and without skipping (the Lua specs check it against the oracle at length). */
+static void test_dead_ends(void) {
+    static const char *rows[] = {"#######", "#..#..#", "#..#..#", "##.#.##", "#.....#", "#.....#"};
+    astar_grid *g = astar_grid_new(7, 6, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    for (int y = 0; y < 6; y++)
+        for (int x = 0; x < 7; x++) astar_grid_set_cost(g, x, y, rows[y][x] == '#' ? INFINITY : 1.0);
+    int32_t area, gate, other, gate2;
+    CHECK(astar_grid_dead_end(g, 7, 0, &area, &gate) == ASTAR_EINVAL);
+    CHECK(astar_grid_dead_end(g, 0, 0, &area, &gate) == ASTAR_OK && area == -1 && gate == -1);
+    CHECK(astar_grid_dead_end(g, 1, 1, &area, &gate) == ASTAR_OK && area >= 0);
+    CHECK(gate == 2 * 7 + 2); /* the room's cell by its door: the door, (2, 3), is an area too */
+    CHECK(astar_grid_dead_end(g, 5, 2, &other, &gate2) == ASTAR_OK && other >= 0 && other != area);
+    CHECK(gate2 == 2 * 7 + 4);
+    CHECK(astar_grid_dead_end(g, 2, 3, &other, &gate2) == ASTAR_OK && other >= 0 && gate2 == 4 * 7 + 2);
+    astar_search *s = astar_search_new(7, 6, NULL);
+    astar_query q;
+    astar_query_init(&q);
+    CHECK(q.dead_ends == 1);
+    q.sx = 1, q.sy = 1, q.gx = 5, q.gy = 1, q.jps = ASTAR_JPS_OFF;
+    astar_result on, off;
+    CHECK(astar_find(s, g, &q, &on) == ASTAR_OK);
+    q.dead_ends = 0;
+    CHECK(astar_find(s, g, &q, &off) == ASTAR_OK);
+    CHECK(on.cost == off.cost && on.expansions <= off.expansions);
+    astar_grid_set_cost(g, 2, 3, INFINITY); /* the door shut: the room is an island now */
+    CHECK(astar_grid_dead_end(g, 1, 1, &area, &gate) == ASTAR_OK && area == -1);
+    astar_search_free(s);
+    astar_grid_free(g);
+}
+
 int main(void) {
+    test_dead_ends();
     test_grid_basics();
     test_claims();
     test_random_worlds();

@@ -148,6 +148,23 @@ static int grid_component(lua_State *L) {
     return 1;
 }
 
+/* grid:dead_end(x, y): the innermost dead-end area holding the cell (an integer >= 1) and its
+ * gateway's x, y; false when the cell is in none (astar_grid_dead_end). */
+static int grid_dead_end(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t area, gateway;
+    if (astar_grid_dead_end(g->grid, x, y, &area, &gateway) != ASTAR_OK) return no_memory(L);
+    if (area < 0) {
+        lua_pushboolean(L, 0);
+        return 1;
+    }
+    lua_pushinteger(L, (lua_Integer)area + 1);
+    lua_pushinteger(L, (lua_Integer)(gateway % g->base.width) + 1);
+    lua_pushinteger(L, (lua_Integer)(gateway / g->base.width) + 1);
+    return 3;
+}
+
 static int grid_reachable(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
@@ -326,6 +343,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"size", grid_size}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
     {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
+    {"dead_end", grid_dead_end},
     {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
     {"build_landmarks", grid_build_landmarks},
     {"hierarchy", grid_hierarchy},

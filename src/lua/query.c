@@ -90,6 +90,9 @@ static const option OPTIONS[NOPTIONS] = {
     [O_HIERARCHICAL_ELSEWHERE] = {"hierarchical", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0,
                                   " (two-tier search plans one path from one start to one goal "
                                   "on a grid: use grid:find)", BY_HAND},
+    [O_DEAD_ENDS] = {"dead_ends", K_BOOLEAN, IN_PATHS & ~IN_CHECK, 0, 0, NULL, GRID_AT(dead_ends)},
+    [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE | IN_CHECK, 0, 0,
+                           " (it covers every cell it reaches, or walks the path given)", BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
