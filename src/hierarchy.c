@@ -486,22 +486,6 @@ astar_status astar_hierarchy_refresh(astar_grid *g) {
     return astar_hierarchy_finish(g);
 }
 
-astar_status astar_grid_hierarchy(astar_grid *g, int32_t cluster_size) {
-    if (cluster_size == 0) {
-        astar_hierarchy_free(g);
-        return ASTAR_OK;
-    }
-    astar_status st = astar_hierarchy_begin(g, cluster_size);
-    if (st != ASTAR_OK) return st;
-    for (int32_t k = 0; k < astar_hierarchy_clusters(g) && st == ASTAR_OK; k++)
-        st = astar_hierarchy_build_cluster(g, k);
-    if (st != ASTAR_OK) {
-        astar_hierarchy_free(g);
-        return st;
-    }
-    return astar_hierarchy_finish(g);
-}
-
 astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_stats *out) {
     memset(out, 0, sizeof *out);
     const struct astar_hierarchy *h = g->hierarchy;
