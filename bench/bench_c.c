@@ -50,10 +50,10 @@
  *              environment's ASTAR_BENCH_LANDMARKS), built on the map: rows
  *              "no_landmarks" and "landmarks". Checked like plain, both times.
  *              Also prints the build time and the landmarks' memory.
- *   builds     landmark builds, k = 16 and 64 (or ASTAR_BENCH_LANDMARKS), on 1 and 2
- *              threads, in one call and in slices of ASTAR_BENCH_BUILD_BUDGET units
- *              (20,000): wall time, and the longest and median slice. Checked: each
- *              places the landmarks the first did.
+ *   builds     landmark builds, k = 16 and 64 (or ASTAR_BENCH_LANDMARKS), and hierarchy
+ *              builds, cluster size 16 and 256, on 1 and 2 threads, in one call and in
+ *              slices of ASTAR_BENCH_BUILD_BUDGET units (20,000): wall time, and the
+ *              longest and median slice. Checked: each leaves what the first did.
  *   jps        the plain problems with jump point search off (A*, "astar") and on
  *              ("jps"), query by query; prints the speed-up of median and mean, and
  *              the median over problems of each one's A* time / JPS time.
@@ -716,29 +716,43 @@ static void run_landmarks(astar_grid *g, astar_search *s, const astar_scen *sc, 
     printf("figure c landmarks %s memory_mib %.1f\n", map, mib);
 }
 
-/* Landmark builds (issue 18 item 5): k = 16 and 64 (or ASTAR_BENCH_LANDMARKS), on 1 and 2
- * threads, in one call and in slices of ASTAR_BENCH_BUILD_BUDGET units (20,000): the
- * wall time of each, and the longest and median slice. Checked: every build places the
- * landmarks the first one did. */
+/* What a build left on the grid: the landmarks' cells, or the hierarchy's counts. */
+static int32_t build_signature(astar_grid *g, bool hierarchy, int64_t *sig) {
+    if (hierarchy) {
+        astar_hierarchy_stats hs;
+        astar_grid_hierarchy_stats(g, &hs);
+        sig[0] = hs.entrances, sig[1] = hs.edges, sig[2] = hs.dirty;
+        return 3;
+    }
+    int32_t count = astar_grid_landmark_count(g), x, y;
+    for (int32_t i = 0; i < count; i++) astar_grid_landmark(g, i, &x, &y), sig[2 * i] = x, sig[2 * i + 1] = y;
+    return 2 * count;
+}
+
+/* Builds (issue 18 item 5): landmarks k = 16 and 64 (or ASTAR_BENCH_LANDMARKS) and the
+ * hierarchy at cluster sizes 16 and 256, on 1 and 2 threads, in one call and in slices of
+ * ASTAR_BENCH_BUILD_BUDGET units (20,000): the wall time of each, and the longest and
+ * median slice. Checked: every build of a kind leaves what the first one did. */
 static void run_builds(astar_grid *g, const char *map, int *bad) {
     const char *env = getenv("ASTAR_BENCH_LANDMARKS"), *benv = getenv("ASTAR_BENCH_BUILD_BUDGET");
-    int32_t ks[2] = {16, 64};
-    int nk = 2;
-    if (env) ks[0] = atoi(env), nk = 1;
+    int32_t ks[4] = {16, 64, 16, 256};
+    bool hier[4] = {false, false, true, true};
+    int first_k = 0;
+    if (env) ks[1] = atoi(env), first_k = 1;
+    bool tiers = astar_grid_diagonal(g) != ASTAR_DIAG_ALWAYS && astar_grid_diagonal(g) != ASTAR_DIAG_HEX;
     uint64_t budget = benv ? (uint64_t)atoll(benv) : 20000;
-    for (int ki = 0; ki < nk; ki++) {
-        int32_t k = ks[ki], first[ASTAR_MAX_LANDMARKS * 2] = {0}, placed = -1;
+    for (int ki = first_k; ki < (tiers ? 4 : 2); ki++) {
+        int32_t k = ks[ki], sig_len = -1;
+        int64_t first[ASTAR_MAX_LANDMARKS * 2], sig[ASTAR_MAX_LANDMARKS * 2];
+        const char *what = hier[ki] ? "size" : "k", *tag = hier[ki] ? "h" : "k";
         for (int threads = 1; threads <= 2; threads++) {
             for (int sliced = 0; sliced <= 1; sliced++) {
                 astar_status st;
-                astar_build *b = astar_build_landmarks(g, k, threads, &st);
-                if (!b) {
-                    (*bad)++;
-                    return;
-                }
+                astar_build *b = hier[ki] ? astar_build_hierarchy(g, k, threads, &st)
+                                          : astar_build_landmarks(g, k, threads, &st);
+                if (!b) return (void)(*bad)++;
                 size_t cap = 1024, n = 0;
-                double *slices = malloc(cap * sizeof *slices), *cpu = malloc(cap * sizeof *cpu);
-                double t0 = now();
+                double *slices = malloc(cap * sizeof *slices), *cpu = malloc(cap * sizeof *cpu), t0 = now();
                 do { /* wall and CPU time: on a shared machine a slice may wait for a core */
                     double s0 = now(), c0 = cpu_now();
                     st = astar_build_step(b, sliced ? budget : UINT64_MAX, NULL);
@@ -753,35 +767,31 @@ static void run_builds(astar_grid *g, const char *map, int *bad) {
                 double total = now() - t0;
                 astar_build_free(b);
                 if (st != ASTAR_OK) (*bad)++;
-                int32_t count = astar_grid_landmark_count(g), mismatch = 0;
-                for (int32_t i = 0; i < count; i++) {
-                    int32_t x, y;
-                    astar_grid_landmark(g, i, &x, &y);
-                    if (placed < 0) first[2 * i] = x, first[2 * i + 1] = y;
-                    else mismatch += first[2 * i] != x || first[2 * i + 1] != y;
-                }
-                if (placed < 0) placed = count;
-                else if (count != placed || mismatch) (*bad)++;
+                int32_t len = build_signature(g, hier[ki], sig);
+                bool same = sig_len < 0 || (len == sig_len && !memcmp(sig, first, (size_t)len * sizeof *sig));
+                if (sig_len < 0) sig_len = len, memcpy(first, sig, (size_t)len * sizeof *sig);
+                if (!same) (*bad)++;
                 qsort(slices, n, sizeof *slices, cmp_double);
                 qsort(cpu, n, sizeof *cpu, cmp_double);
-                printf("build      %s k %d threads %d %s: %.1f ms", map, (int)k, threads,
-                       sliced ? "sliced" : "whole", total * 1e3);
+                printf("build      %s %s %s %d threads %d %s: %.1f ms", map, hier[ki] ? "hierarchy" : "landmarks",
+                       what, (int)k, threads, sliced ? "sliced" : "whole", total * 1e3);
                 if (sliced)
                     printf(", %zu slices of %llu: longest %.2f ms, median %.2f ms (CPU: longest %.2f, median %.2f)",
                            n, (unsigned long long)budget, slices[n - 1] * 1e3, slices[n / 2] * 1e3,
                            cpu[n - 1] * 1e3, cpu[n / 2] * 1e3);
-                printf("%s\n", count == placed && !mismatch ? "" : " MISMATCH");
-                printf("figure c build %s k%d_t%d_%s_ms %.3f\n", map, (int)k, threads,
+                printf("%s\n", same ? "" : " MISMATCH");
+                printf("figure c build %s %s%d_t%d_%s_ms %.3f\n", map, tag, (int)k, threads,
                        sliced ? "sliced" : "whole", total * 1e3);
                 if (sliced) {
-                    printf("figure c build %s k%d_t%d_slice_max_ms %.3f\n", map, (int)k, threads, slices[n - 1] * 1e3);
-                    printf("figure c build %s k%d_t%d_slice_median_ms %.3f\n", map, (int)k, threads, slices[n / 2] * 1e3);
+                    printf("figure c build %s %s%d_t%d_slice_max_ms %.3f\n", map, tag, (int)k, threads, slices[n - 1] * 1e3);
+                    printf("figure c build %s %s%d_t%d_slice_median_ms %.3f\n", map, tag, (int)k, threads, slices[n / 2] * 1e3);
                 }
                 free(slices);
                 free(cpu);
             }
         }
-        astar_grid_landmarks(g, 0);
+        if (hier[ki]) astar_grid_hierarchy(g, 0);
+        else astar_grid_landmarks(g, 0);
     }
 }
 

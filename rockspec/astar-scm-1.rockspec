@@ -40,6 +40,7 @@ build = {
             "src/repair.c",
             "src/field.c",
             "src/landmark_build.c",
+            "src/hier_build.c",
             "src/many.c",
             "src/build.c",
             "src/hier_find.c",

@@ -638,6 +638,19 @@ astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size);
 int32_t astar_hierarchy_clusters(const astar_grid *g); /* 0 when none */
 astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k);
 astar_status astar_hierarchy_finish(astar_grid *g);
+/*
+ * The hierarchy as a build in slices and on threads (astar_build_step, _progress, _free as
+ * for landmarks above): what astar_grid_hierarchy(g, cluster_size) builds, the same tables
+ * whatever the threads and slices, built aside and put on the grid by the step that
+ * completes it (queries use the grid's old one, or none, until then; cluster_size 0 drops
+ * it then). A unit of work is a pop of a cluster's Dijkstra (one from each entrance) or 8
+ * cells of its border scan, of a table's fill or copy, or 8 clusters of the numbering; a
+ * cluster is one unit of a stage, so threads share the clusters. A terrain write mid-build
+ * starts it over. NULL with *st = ASTAR_EINVAL (cluster_size or threads out of range, or
+ * the grid's diagonal mode has no hierarchy) or ASTAR_ENOMEM. astar_grid_hierarchy is this
+ * build on one thread run to the end in one step.
+ */
+astar_build *astar_build_hierarchy(astar_grid *g, int32_t cluster_size, int threads, astar_status *st);
 
 typedef struct astar_hierarchy_stats {
     int32_t cluster_size;    /* 0: no hierarchy */

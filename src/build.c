@@ -53,6 +53,8 @@ astar_build *astar_build_new(astar_grid *g, const astar_build_ops *ops, void *se
     return b;
 }
 
+const astar_alloc *astar_build_locked_alloc(const astar_build *b) { return astar_many_locked(b->pool); }
+
 void astar_build_free(astar_build *b) {
     if (!b) return;
     b->ops->reset(b->self);
@@ -117,8 +119,8 @@ static astar_status run_round(astar_build *b, uint64_t budget, uint64_t *spent) 
         if (b->slot_unit[w] < 0) b->part[n++] = w, untaken--;
     if (n == 0) return ASTAR_OK;
     for (int j = 0; j < n; j++) {
-        b->space[j] = astar_many_workspace(b->pool, b->part[j]);
-        if (!b->space[j]) return ASTAR_ENOMEM;
+        b->space[j] = b->ops->bare ? NULL : astar_many_workspace(b->pool, b->part[j]);
+        if (!b->space[j] && !b->ops->bare) return ASTAR_ENOMEM;
         b->share[j] = budget / (uint64_t)n + ((uint64_t)j < budget % (uint64_t)n ? 1 : 0);
     }
     astar_many_run(n, round_worker, b);

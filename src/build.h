@@ -23,10 +23,14 @@ typedef struct astar_build_ops {
     uint64_t (*total)(const void *self);
     /* Frees self (after reset). */
     void (*release)(void *self);
+    /* Its units search nothing: they get no workspace (NULL), which then is never made. */
+    bool bare;
 } astar_build_ops;
 
 /* A build of ops on g with `threads` workers (1..ASTAR_MANY_MAX_THREADS), its memory from g's
  * allocator; NULL on ENOMEM (self is then the caller's to release). */
 astar_build *astar_build_new(astar_grid *g, const astar_build_ops *ops, void *self, int threads);
+/* The grid's allocator behind the workers' mutex: what a unit allocates with on threads. */
+const astar_alloc *astar_build_locked_alloc(const astar_build *b);
 
 #endif

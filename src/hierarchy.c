@@ -83,22 +83,22 @@ static double step_cost(double cost, int d) {
     return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
 }
 
-int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
-                            bool backward, double *dist, astar_hier_heap *heap) {
+/* Pops settled cells of a Dijkstra begun in dist and heap (inside cluster k), at most `most`
+ * pops; *pops gets them. Returns false on OOM; *done when the heap ran dry. */
+static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, bool backward,
+                         double *dist, astar_hier_heap *heap, const astar_alloc *a, uint64_t most,
+                         uint64_t *pops, uint64_t *settled, bool *done) {
     int32_t x0, y0, w, hh;
     astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
-    for (int32_t i = 0; i < w * hh; i++) dist[i] = INFINITY;
     const uint8_t *legal = g->legal[(int)h->mode];
-    int32_t fy = from / g->stride - 1, fx = from % g->stride - 1;
-    heap->len = 0;
-    dist[(fy - y0) * w + (fx - x0)] = 0.0;
-    if (!astar_hier_heap_push(heap, &h->alloc, 0.0, (fy - y0) * w + (fx - x0))) return -1;
-    int64_t settled = 0;
+    uint64_t popped = 0;
     double key;
     int32_t at;
-    while ((at = astar_hier_heap_pop(heap, &key)) >= 0) {
+    *done = false;
+    while (popped < most && (at = astar_hier_heap_pop(heap, &key)) >= 0) {
+        popped++;
         if (key > dist[at]) continue;
-        settled++;
+        ++*settled;
         int32_t lx = at % w, ly = at / w;
         int32_t cell = astar_cell(g->stride, x0 + lx, y0 + ly);
         for (int d = 0; d < 8; d++) {
@@ -114,11 +114,38 @@ int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int3
             int32_t n = ny * w + nx;
             if (nd < dist[n]) {
                 dist[n] = nd;
-                if (!astar_hier_heap_push(heap, &h->alloc, nd, n)) return -1;
+                if (!astar_hier_heap_push(heap, a, nd, n)) {
+                    *pops = popped;
+                    return false;
+                }
             }
         }
     }
-    return settled;
+    *pops = popped;
+    *done = heap->len == 0;
+    return true;
+}
+
+/* The local index (in cluster k's cells) of grid cell `cell`. */
+static int32_t local_of(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, int32_t cell) {
+    int32_t x0, y0, w, hh;
+    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
+    return (cell / g->stride - 1 - y0) * w + (cell % g->stride - 1 - x0);
+}
+
+int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
+                            bool backward, double *dist, astar_hier_heap *heap) {
+    int32_t x0, y0, w, hh;
+    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
+    for (int32_t i = 0; i < w * hh; i++) dist[i] = INFINITY;
+    heap->len = 0;
+    int32_t at = local_of(g, h, k, from);
+    dist[at] = 0.0;
+    if (!astar_hier_heap_push(heap, &h->alloc, 0.0, at)) return -1;
+    uint64_t pops, settled = 0;
+    bool done;
+    if (!dijkstra_run(g, h, k, backward, dist, heap, &h->alloc, UINT64_MAX, &pops, &settled, &done)) return -1;
+    return (int64_t)settled;
 }
 
 /* ------------------------------------------------------------ entrances */
@@ -134,17 +161,28 @@ int32_t astar_hier_find_entrance(const astar_hier_cluster *c, int32_t cell) {
     return -1;
 }
 
+/* A job's allowance: `budget` units buy 8 cell visits each (a pass over cells, as in the
+ * landmark build); what `cells` visits cost. */
+#define CELLS_PER_UNIT 8
+static uint64_t allowance(uint64_t budget) {
+    return budget >= UINT64_MAX / CELLS_PER_UNIT ? UINT64_MAX : budget * CELLS_PER_UNIT;
+}
+static uint64_t visits_cost(uint64_t cells) { return (cells + CELLS_PER_UNIT - 1) / CELLS_PER_UNIT; }
+
 /*
- * The entrances of cluster k: cells on its side d whose neighbour across (in the next
- * cluster) is walkable with them, one or two per maximal run. Both clusters of a border
- * see the same runs, so they agree on the transitions' positions without talking.
- * Returns how many (cell[], side[]), cell ascending, a cell on two sides merged.
+ * The scan for the entrances of cluster k, resumed at j->side, j->at (j->run: the open run
+ * in progress), at most *visits cell positions: cells on its side d whose neighbour across
+ * (in the next cluster) is walkable with them, one or two per maximal run. Both clusters of
+ * a border see the same runs, so they agree on the transitions' positions without talking.
+ * Appends to j->cell, j->side_of (j->found); returns true when all four sides are scanned.
  */
-static int32_t entrances(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, int32_t *cell,
-                         uint8_t *side) {
-    int32_t x0, y0, w, hh, n = 0;
-    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
-    for (int d = 0; d < 4; d++) {
+static bool scan_entrances(const astar_grid *g, const struct astar_hierarchy *h, astar_hier_job *j,
+                           uint64_t *visits) {
+    int32_t x0, y0, w, hh;
+    astar_hier_bounds(h, g, j->k, &x0, &y0, &w, &hh);
+    uint64_t left = *visits;
+    for (; j->side < 4; j->side++, j->at = 0, j->run = -1) {
+        int d = j->side;
         /* The side's first cell and the step along it. */
         int32_t len = d == 0 || d == 2 ? w : hh;
         int32_t sx = d == 1 ? x0 + w - 1 : x0, sy = d == 2 ? y0 + hh - 1 : y0;
@@ -152,32 +190,45 @@ static int32_t entrances(const astar_grid *g, const struct astar_hierarchy *h, i
         if (ax < 0 || ay < 0 || ax >= g->width || ay >= g->height) continue; /* the grid's edge */
         int32_t step = d == 0 || d == 2 ? 1 : g->stride;
         int32_t first = astar_cell(g->stride, sx, sy), across = astar_cell(g->stride, ax, ay) - first;
-        int32_t run = -1;
-        for (int32_t i = 0; i <= len; i++) {
+        for (; j->at <= len; j->at++) {
+            if (left == 0) {
+                *visits -= left;
+                return false;
+            }
+            left--;
+            int32_t i = j->at;
             bool open = i < len && g->cost[first + i * step] != INFINITY &&
                         g->cost[first + i * step + across] != INFINITY;
-            if (open && run < 0) run = i;
-            if (open || run < 0) continue;
-            int32_t last = i - 1;
+            if (open && j->run < 0) j->run = i;
+            if (open || j->run < 0) continue;
+            int32_t run = j->run, last = i - 1, n = j->found;
             if (last - run + 1 >= ENTRANCE_SPLIT) {
-                cell[n] = first + run * step, side[n++] = (uint8_t)(1u << d);
-                cell[n] = first + last * step, side[n++] = (uint8_t)(1u << d);
+                j->cell[n] = first + run * step, j->side_of[n++] = (uint8_t)(1u << d);
+                j->cell[n] = first + last * step, j->side_of[n++] = (uint8_t)(1u << d);
             } else { /* the cheapest crossing, nearest the middle among equals */
                 int32_t best = run + (last - run) / 2;
                 double best_cost = INFINITY;
-                for (int32_t j = run; j <= last; j++) {
-                    int32_t at = first + j * step;
-                    double c = g->cost[at] + g->cost[at + across];
-                    int32_t off = 2 * j - (run + last), best_off = 2 * best - (run + last);
-                    if (c < best_cost || (c == best_cost && (off < 0 ? -off : off) < (best_off < 0 ? -best_off : best_off)))
-                        best = j, best_cost = c;
+                for (int32_t c = run; c <= last; c++) {
+                    int32_t at = first + c * step;
+                    double cost = g->cost[at] + g->cost[at + across];
+                    int32_t off = 2 * c - (run + last), best_off = 2 * best - (run + last);
+                    if (cost < best_cost ||
+                        (cost == best_cost && (off < 0 ? -off : off) < (best_off < 0 ? -best_off : best_off)))
+                        best = c, best_cost = cost;
                 }
-                cell[n] = first + best * step, side[n++] = (uint8_t)(1u << d);
+                j->cell[n] = first + best * step, j->side_of[n++] = (uint8_t)(1u << d);
             }
-            run = -1;
+            j->found = n;
+            j->run = -1;
         }
     }
-    for (int32_t i = 1; i < n; i++) { /* few: insertion sort */
+    *visits -= left;
+    return true;
+}
+
+/* Sorts the found entrances by cell, a cell on two sides merged; returns how many. */
+static int32_t sort_entrances(int32_t *cell, uint8_t *side, int32_t n) {
+    for (int32_t i = 1; i < n; i++) { /* each side is ascending already: few moves */
         int32_t c = cell[i];
         uint8_t s = side[i];
         int32_t j = i - 1;
@@ -210,8 +261,7 @@ static size_t scratch_bytes(const struct astar_hierarchy *h) {
            (h->cand_head ? (size_t)h->cols * (size_t)h->rows * (sizeof *h->cand_head + sizeof *h->cand_stamp) : 0);
 }
 
-void astar_hierarchy_free(astar_grid *g) {
-    struct astar_hierarchy *h = g->hierarchy;
+void astar_hierarchy_destroy(const astar_grid *g, struct astar_hierarchy *h) {
     if (!h) return;
     astar_alloc a = h->alloc;
     int32_t count = h->cols * h->rows;
@@ -233,10 +283,15 @@ void astar_hierarchy_free(astar_grid *g) {
     astar_mem(&a, h->cand_head, h->cand_head ? (size_t)count * sizeof *h->cand_head : 0, 0);
     astar_mem(&a, h->cand_stamp, h->cand_stamp ? (size_t)count * sizeof *h->cand_stamp : 0, 0);
     astar_mem(&a, h, sizeof *h, 0);
+}
+
+void astar_hierarchy_free(astar_grid *g) {
+    astar_hierarchy_destroy(g, g->hierarchy);
     g->hierarchy = NULL;
 }
 
-astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size) {
+astar_status astar_hierarchy_make(const astar_grid *g, int32_t cluster_size, struct astar_hierarchy **out) {
+    *out = NULL;
     if (cluster_size < 2 || cluster_size > ASTAR_HIER_MAX_SIZE) return ASTAR_EINVAL;
     astar_diagonal mode = g->diagonal;
     if (mode != ASTAR_DIAG_NEVER && mode != ASTAR_DIAG_ONE_WALKABLE && mode != ASTAR_DIAG_NO_CORNER_CUT)
@@ -261,6 +316,14 @@ astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size) {
     memset(h->clusters, 0, count * sizeof *h->clusters);
     for (size_t k = 0; k < count; k++) h->clusters[k].dirty = true;
     h->stale = true;
+    *out = h;
+    return ASTAR_OK;
+}
+
+astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size) {
+    struct astar_hierarchy *h;
+    astar_status st = astar_hierarchy_make(g, cluster_size, &h);
+    if (st != ASTAR_OK) return st;
     astar_hierarchy_free(g);
     g->hierarchy = h;
     return ASTAR_OK;
@@ -270,63 +333,136 @@ int32_t astar_hierarchy_clusters(const astar_grid *g) {
     return g->hierarchy ? g->hierarchy->cols * g->hierarchy->rows : 0;
 }
 
+void astar_hier_job_init(astar_hier_job *j, int32_t k) {
+    memset(j, 0, sizeof *j);
+    j->k = k;
+    j->run = -1;
+}
+
+void astar_hier_job_drop(astar_hier_job *j, const astar_alloc *a) {
+    size_t most = (size_t)j->most, n = (size_t)j->n;
+    astar_mem(a, j->cell, j->cell ? most * sizeof *j->cell : 0, 0);
+    astar_mem(a, j->side_of, j->side_of ? most : 0, 0);
+    astar_mem(a, j->dist, j->dist ? (size_t)j->local * sizeof *j->dist : 0, 0);
+    astar_hier_heap_free(&j->heap, a);
+    astar_mem(a, j->keep_cell, j->keep_cell ? n * sizeof *j->keep_cell : 0, 0);
+    astar_mem(a, j->keep_side, j->keep_side ? n : 0, 0);
+    astar_mem(a, j->table, j->table ? n * n * sizeof *j->table : 0, 0);
+    astar_hier_job_init(j, j->k);
+}
+
+/* The job's scratch and, once its entrances are known, its tables (the tables pass to the
+ * cluster when the job finishes; the scratch is dropped). */
+static astar_status job_memory(const struct astar_hierarchy *h, astar_hier_job *j, const astar_alloc *a,
+                               int32_t w, int32_t hh) {
+    j->most = 4 * h->size;
+    j->local = w * hh;
+    j->cell = astar_mem(a, NULL, 0, (size_t)j->most * sizeof *j->cell);
+    j->side_of = j->cell ? astar_mem(a, NULL, 0, (size_t)j->most) : NULL;
+    j->dist = j->side_of ? astar_mem(a, NULL, 0, (size_t)j->local * sizeof *j->dist) : NULL;
+    return j->dist ? ASTAR_OK : ASTAR_ENOMEM;
+}
+
+static astar_status job_tables(astar_hier_job *j, const astar_alloc *a) {
+    size_t n = (size_t)j->n;
+    if (n == 0) return ASTAR_OK;
+    j->keep_cell = astar_mem(a, NULL, 0, n * sizeof *j->keep_cell);
+    j->keep_side = j->keep_cell ? astar_mem(a, NULL, 0, n) : NULL;
+    j->table = j->keep_side ? astar_mem(a, NULL, 0, n * n * sizeof *j->table) : NULL;
+    if (!j->table) return ASTAR_ENOMEM;
+    memcpy(j->keep_cell, j->cell, n * sizeof *j->cell);
+    memcpy(j->keep_side, j->side_of, n);
+    return ASTAR_OK;
+}
+
+enum { JOB_SCAN, JOB_FILL, JOB_SEARCH, JOB_COPY };
+
+astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, astar_hier_job *j,
+                                const astar_alloc *a, uint64_t budget, uint64_t *used) {
+    *used = 0;
+    int32_t x0, y0, w, hh;
+    astar_hier_bounds(h, g, j->k, &x0, &y0, &w, &hh);
+    if (!j->dist && job_memory(h, j, a, w, hh) != ASTAR_OK) goto oom;
+    /* Each stage's cell visits cost an eighth of a unit, a Dijkstra's pop a unit; the sort
+     * of the entrances and the tables' allocation one unit. */
+    while (*used < budget) {
+        uint64_t left = budget - *used;
+        if (j->stage == JOB_SCAN) {
+            uint64_t visits = allowance(left);
+            bool scanned = scan_entrances(g, h, j, &visits);
+            *used += visits_cost(visits);
+            if (!scanned) continue;
+            if (*used >= budget) break; /* the sort and allocation: next time */
+            *used += 1;
+            j->n = sort_entrances(j->cell, j->side_of, j->found);
+            if (job_tables(j, a) != ASTAR_OK) goto oom;
+            j->stage = JOB_FILL;
+            j->source = 0;
+            j->cursor = 0;
+        } else if (j->source == j->n) {
+            break;
+        } else if (j->stage == JOB_FILL) {
+            uint64_t most = allowance(left), todo = (uint64_t)(j->local - j->cursor);
+            int32_t end = j->cursor + (int32_t)(todo < most ? todo : most);
+            for (int32_t i = j->cursor; i < end; i++) j->dist[i] = INFINITY;
+            *used += visits_cost((uint64_t)(end - j->cursor));
+            j->cursor = end;
+            if (end < j->local) continue;
+            j->heap.len = 0;
+            int32_t at = local_of(g, h, j->k, j->cell[j->source]);
+            j->dist[at] = 0.0;
+            if (!astar_hier_heap_push(&j->heap, a, 0.0, at)) goto oom;
+            j->stage = JOB_SEARCH;
+        } else if (j->stage == JOB_SEARCH) {
+            uint64_t pops, settled = 0;
+            bool done;
+            if (!dijkstra_run(g, h, j->k, false, j->dist, &j->heap, a, left, &pops, &settled, &done)) goto oom;
+            *used += pops;
+            if (!done) continue;
+            j->stage = JOB_COPY;
+            j->cursor = 0;
+        } else { /* JOB_COPY: the source's row of the table */
+            uint64_t most = allowance(left), todo = (uint64_t)(j->n - j->cursor);
+            int32_t end = j->cursor + (int32_t)(todo < most ? todo : most);
+            double *row = j->table + (size_t)j->source * (size_t)j->n;
+            for (int32_t i = j->cursor; i < end; i++) row[i] = j->dist[local_of(g, h, j->k, j->cell[i])];
+            *used += visits_cost((uint64_t)(end - j->cursor));
+            j->cursor = end;
+            if (end < j->n) continue;
+            j->source++;
+            j->stage = JOB_FILL;
+            j->cursor = 0;
+        }
+    }
+    if (j->stage == JOB_SCAN || j->source < j->n) return ASTAR_RUNNING;
+    astar_hier_cluster *c = &h->clusters[j->k];
+    free_cluster(a, c);
+    c->cell = j->keep_cell, c->sides = j->keep_side, c->dist = j->table, c->n = j->n;
+    c->dirty = false;
+    j->keep_cell = NULL, j->keep_side = NULL, j->table = NULL;
+    astar_hier_job_drop(j, a);
+    return ASTAR_OK;
+oom:
+    astar_hier_job_drop(j, a);
+    return ASTAR_ENOMEM;
+}
+
 astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k) {
     struct astar_hierarchy *h = g->hierarchy;
     if (!h || k < 0 || k >= h->cols * h->rows) return ASTAR_EINVAL;
-    astar_hier_cluster *c = &h->clusters[k];
-    const astar_alloc *a = &h->alloc;
-    int32_t x0, y0, w, hh;
-    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
-    /* This unit's own scratch, so that units of other clusters may run at the same time. */
-    size_t most = 4 * (size_t)h->size, local = (size_t)w * (size_t)hh;
-    int32_t *cell = astar_mem(a, NULL, 0, most * sizeof *cell);
-    uint8_t *side = cell ? astar_mem(a, NULL, 0, most) : NULL;
-    double *dist = side ? astar_mem(a, NULL, 0, local * sizeof *dist) : NULL;
-    astar_hier_heap heap = {0};
-    astar_status st = dist ? ASTAR_OK : ASTAR_ENOMEM;
-    int32_t n = st == ASTAR_OK ? entrances(g, h, k, cell, side) : 0;
-    int32_t *keep_cell = NULL;
-    uint8_t *keep_side = NULL;
-    double *table = NULL;
-    if (st == ASTAR_OK && n > 0) {
-        keep_cell = astar_mem(a, NULL, 0, (size_t)n * sizeof *keep_cell);
-        keep_side = keep_cell ? astar_mem(a, NULL, 0, (size_t)n) : NULL;
-        table = keep_side ? astar_mem(a, NULL, 0, (size_t)n * (size_t)n * sizeof *table) : NULL;
-        if (!table) st = ASTAR_ENOMEM;
-    }
-    for (int32_t i = 0; st == ASTAR_OK && i < n; i++) {
-        if (astar_hier_dijkstra(g, h, k, cell[i], false, dist, &heap) < 0) {
-            st = ASTAR_ENOMEM;
-            break;
-        }
-        for (int32_t j = 0; j < n; j++) {
-            int32_t jy = cell[j] / g->stride - 1, jx = cell[j] % g->stride - 1;
-            table[(size_t)i * n + j] = dist[(jy - y0) * w + (jx - x0)];
-        }
-    }
-    if (st == ASTAR_OK) {
-        free_cluster(a, c);
-        if (n > 0) {
-            memcpy(keep_cell, cell, (size_t)n * sizeof *cell);
-            memcpy(keep_side, side, (size_t)n);
-        }
-        c->cell = keep_cell, c->sides = keep_side, c->dist = table, c->n = n;
-        c->dirty = false;
-    } else {
-        astar_mem(a, keep_cell, keep_cell ? (size_t)n * sizeof *keep_cell : 0, 0);
-        astar_mem(a, keep_side, keep_side ? (size_t)n : 0, 0);
-        astar_mem(a, table, table ? (size_t)n * (size_t)n * sizeof *table : 0, 0);
-    }
-    astar_hier_heap_free(&heap, a);
-    astar_mem(a, dist, dist ? local * sizeof *dist : 0, 0);
-    astar_mem(a, side, side ? most : 0, 0);
-    astar_mem(a, cell, cell ? most * sizeof *cell : 0, 0);
-    return st;
+    astar_hier_job j;
+    astar_hier_job_init(&j, k);
+    uint64_t used;
+    return astar_hier_job_run(g, h, &j, &h->alloc, UINT64_MAX, &used);
 }
 
 astar_status astar_hierarchy_finish(astar_grid *g) {
-    struct astar_hierarchy *h = g->hierarchy;
-    if (!h) return ASTAR_EINVAL;
+    if (!g->hierarchy) return ASTAR_EINVAL;
+    astar_hierarchy_number(g->hierarchy);
+    return ASTAR_OK;
+}
+
+void astar_hierarchy_number(struct astar_hierarchy *h) {
     int32_t count = h->cols * h->rows, nodes = 0;
     bool dirty = false;
     for (int32_t k = 0; k < count; k++) {
@@ -336,7 +472,6 @@ astar_status astar_hierarchy_finish(astar_grid *g) {
     }
     h->nodes = nodes;
     h->stale = dirty;
-    return ASTAR_OK;
 }
 
 astar_status astar_hierarchy_refresh(astar_grid *g) {
@@ -347,22 +482,6 @@ astar_status astar_hierarchy_refresh(astar_grid *g) {
         if (!h->clusters[k].dirty) continue;
         astar_status st = astar_hierarchy_build_cluster(g, k);
         if (st != ASTAR_OK) return st;
-    }
-    return astar_hierarchy_finish(g);
-}
-
-astar_status astar_grid_hierarchy(astar_grid *g, int32_t cluster_size) {
-    if (cluster_size == 0) {
-        astar_hierarchy_free(g);
-        return ASTAR_OK;
-    }
-    astar_status st = astar_hierarchy_begin(g, cluster_size);
-    if (st != ASTAR_OK) return st;
-    for (int32_t k = 0; k < astar_hierarchy_clusters(g) && st == ASTAR_OK; k++)
-        st = astar_hierarchy_build_cluster(g, k);
-    if (st != ASTAR_OK) {
-        astar_hierarchy_free(g);
-        return st;
     }
     return astar_hierarchy_finish(g);
 }

@@ -80,6 +80,44 @@ void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability)
 /* After a bulk write: every cluster dirty. */
 void astar_hierarchy_all_dirty(astar_grid *g);
 void astar_hierarchy_free(astar_grid *g);
+/* A hierarchy for g not yet on it (every cluster dirty), and its freeing (hier_build.c keeps
+ * one aside until it is complete). */
+astar_status astar_hierarchy_make(const astar_grid *g, int32_t cluster_size, struct astar_hierarchy **out);
+void astar_hierarchy_destroy(const astar_grid *g, struct astar_hierarchy *h);
+/* Numbers the entrances (base, nodes) after clusters were built; stale if any is dirty. */
+void astar_hierarchy_number(struct astar_hierarchy *h);
+
+/*
+ * The building of one cluster in resumable pieces: its entrances (a scan of its border),
+ * then a Dijkstra from each and its row of the table. It writes only cluster k and its own
+ * scratch, allocating through the allocator it is given (on threads, a locked one).
+ */
+typedef struct astar_hier_job {
+    int32_t k;
+    int stage;
+    int side;                   /* the scan: its side, position and open run in progress */
+    int32_t at, run;
+    int32_t *cell;              /* the entrances found (most: 4 x the cluster size) */
+    uint8_t *side_of;
+    int32_t found, most, n;     /* n: after the sort and merge */
+    int32_t *keep_cell;         /* the cluster's tables, handed over when the job finishes */
+    uint8_t *keep_side;
+    double *table;
+    double *dist;               /* the Dijkstra's costs over the cluster's `local` cells */
+    int32_t local;
+    astar_hier_heap heap;
+    int32_t source;             /* the entrance the Dijkstra in progress starts from */
+    int32_t cursor;             /* the fill's or the copy's position */
+} astar_hier_job;
+
+void astar_hier_job_init(astar_hier_job *j, int32_t k);
+/* At most `budget` units (*used): ASTAR_RUNNING, ASTAR_OK (cluster k built and clean) or
+ * ASTAR_ENOMEM (the job dropped, cluster k untouched). A unit: a Dijkstra's pop, or 8 cells
+ * of the scan, fill or copy; the sort and allocation of the tables one. */
+astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, astar_hier_job *j,
+                                const astar_alloc *a, uint64_t budget, uint64_t *used);
+/* Frees what the job holds and makes it start over. */
+void astar_hier_job_drop(astar_hier_job *j, const astar_alloc *a);
 /* Rebuilds the dirty clusters and the numbering; ASTAR_ENOMEM leaves it stale but usable. */
 astar_status astar_hierarchy_refresh(astar_grid *g);
 

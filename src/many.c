@@ -167,6 +167,8 @@ int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
     return started + 1;
 }
 
+const astar_alloc *astar_many_locked(const astar_many *m) { return &m->locked; }
+
 astar_search *astar_many_workspace(astar_many *m, int index) {
     if (index < 0 || index >= ASTAR_MANY_MAX_THREADS) return NULL;
     while (m->nworkers <= index) {

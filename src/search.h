@@ -186,6 +186,8 @@ int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud);
 /* Worker `index`'s workspace (made, with those before it, on first need: its allocations
  * go through m's mutex, so workers may grow them at once); NULL on ENOMEM. */
 astar_search *astar_many_workspace(astar_many *m, int index);
+/* m's allocator behind its mutex: what workers allocate other memory with. */
+const astar_alloc *astar_many_locked(const astar_many *m);
 
 /* ---- field.c: a distance field in slices */
 

@@ -353,10 +353,21 @@ function Grid:build_landmarks(k, opts) end
 ---@field diagonal astar.Diagonal the mode it was built under (queries must move under it)
 
 ---Builds the two-tier search's clusters (HPA*) on the terrain, replacing any (0 drops them),
----or asks; find's option hierarchical = true uses them. Not on "always" or hex grids.
+---or asks; find's option hierarchical = true uses them. Not on "always" or hex grids. With
+---threads, the build of grid:build_hierarchy run to the end (the same hierarchy).
 ---@param cluster_size integer? 2..256 (0 drops); none: only asks
+---@param opts astar.BuildOptions?
 ---@return astar.HierarchyInfo? info nil when the grid has none
-function Grid:hierarchy(cluster_size) end
+function Grid:hierarchy(cluster_size, opts) end
+
+---A build of what grid:hierarchy(cluster_size) builds, run in steps (b:step(n)); its clusters
+---are built aside (on threads: one cluster per worker at a time) and installed on the grid
+---at once by the step that completes it (hierarchical finds use the old hierarchy, or none,
+---until then). A terrain change before then starts it over (b:restarts() counts it).
+---@param cluster_size integer 2..256 (0: drops the grid's when it completes)
+---@param opts astar.BuildOptions?
+---@return astar.Build
+function Grid:build_hierarchy(cluster_size, opts) end
 
 ---Builds now the table jump point search reads (JPS+), which the first jumping query would
 ---build: for the grid's mode, or the one named. Returns the bytes the grid's tables take.
@@ -497,15 +508,17 @@ function Search:size() end
 local Build = {}
 
 ---Does at most n units of work (default: to the end): a unit is a node a Dijkstra expands,
----or 8 cells of a pass over the grid. The step that completes the build installs it.
+---or 8 cells of a pass over the grid (a hierarchy: 8 cells of a cluster's border scan, fill
+---or copy, or 8 clusters of the numbering). The step that completes the build installs it.
 ---@param n integer?
 ---@return "running"|"done" status
 ---@return integer work done by this step (at most n)
 function Build:step(n) end
 
----Runs the build to the end and installs it.
----@return integer count landmarks queries use now
----@return integer bytes
+---Runs the build to the end and installs it; returns what grid:landmarks() returns, or for a
+---hierarchy build what grid:hierarchy() returns.
+---@return integer|astar.HierarchyInfo? count landmarks queries use now, or the hierarchy's figures
+---@return integer? bytes landmarks only
 function Build:finish() end
 
 ---The fraction of the work done: grows to 1 (1 once installed); back to 0 on a restart.
@@ -642,7 +655,7 @@ local Scheduler = {}
 ---@return integer ticket
 function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 
----Queues a build (grid:build_landmarks) to run in the ticks' budgets beside the searches (it
+---Queues a build (grid:build_landmarks, grid:build_hierarchy) to run in the ticks' budgets beside the searches (it
 ---counts as one of the `concurrent`); callback(build, { status = "done", restarts = n }) is
 ---told by the tick that completes it. A build that raises ends as a failed search does.
 ---@param build astar.Build

@@ -110,7 +110,7 @@ local function build_job(build)
 end
 
 --- sched:build(build, callback [, priority]) -> ticket
--- A build (grid:build_landmarks) run in the ticks' budgets like a search, sharing them
+-- A build (grid:build_landmarks, grid:build_hierarchy) run in the ticks' budgets like a search, sharing them
 -- with the running searches (it counts as one of the `concurrent`); callback(build, info)
 -- is called by the tick that completes it (its tables then in use), info.status "done".
 -- A build that raises (out of memory, its grid freed) ends as a failed search does.

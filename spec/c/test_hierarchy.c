@@ -122,8 +122,97 @@ static void out_of_memory(void) {
     CHECK(successes >= 1);
 }
 
+static bool same_stats(const astar_grid *a, const astar_grid *b) {
+    astar_hierarchy_stats x, y;
+    astar_grid_hierarchy_stats(a, &x);
+    astar_grid_hierarchy_stats(b, &y);
+    return x.cluster_size == y.cluster_size && x.clusters == y.clusters && x.entrances == y.entrances &&
+           x.edges == y.edges && x.dirty == y.dirty && x.diagonal == y.diagonal;
+}
+
+/* The build in slices on 1 and 2 threads leaves what the one-call build leaves, each step
+ * within its budget; nothing reaches the grid before it completes; refusals at creation. */
+static void sliced_builds(void) {
+    for (int mode = ASTAR_DIAG_NEVER; mode <= ASTAR_DIAG_NO_CORNER_CUT; mode++) {
+        if (mode == ASTAR_DIAG_ALWAYS) continue;
+        uint64_t seed = rng_state;
+        astar_grid *one = maze(70, 45, (astar_diagonal)mode, NULL);
+        rng_state = seed;
+        astar_grid *sliced = maze(70, 45, (astar_diagonal)mode, NULL);
+        int32_t sizes[3] = {2, 7, 30};
+        for (int i = 0; i < 3; i++) {
+            CHECK(astar_grid_hierarchy(one, sizes[i]) == ASTAR_OK);
+            for (int threads = 1; threads <= 2; threads++) {
+                astar_status st;
+                astar_build *b = astar_build_hierarchy(sliced, sizes[i], threads, &st);
+                CHECK(b && st == ASTAR_OK);
+                int steps = 0;
+                do {
+                    uint64_t budget = 1 + rnd() % (threads == 1 ? 97 : 400), used = 0; /* fewer thread starts */
+                    st = astar_build_step(b, budget, &used);
+                    CHECK(used <= budget);
+                    if (st == ASTAR_RUNNING && steps == 0 && i == 0 && threads == 1)
+                        CHECK(astar_hierarchy_clusters(sliced) == 0); /* nothing installed yet */
+                    steps++;
+                } while (st == ASTAR_RUNNING && steps < 1000000);
+                CHECK(st == ASTAR_OK && astar_build_progress(b) == 1.0 && steps > 10);
+                CHECK(same_stats(one, sliced));
+                astar_build_free(b);
+            }
+        }
+        astar_grid_free(one);
+        astar_grid_free(sliced);
+    }
+    astar_grid *g = astar_grid_new(10, 10, ASTAR_DIAG_ALWAYS, NULL);
+    astar_status st = ASTAR_OK;
+    CHECK(astar_build_hierarchy(g, 4, 1, &st) == NULL && st == ASTAR_EINVAL);
+    astar_grid_set_diagonal(g, ASTAR_DIAG_NEVER);
+    CHECK(astar_build_hierarchy(g, 1, 1, &st) == NULL && st == ASTAR_EINVAL);
+    CHECK(astar_build_hierarchy(g, 257, 1, &st) == NULL && st == ASTAR_EINVAL);
+    CHECK(astar_build_hierarchy(g, 4, ASTAR_MANY_MAX_THREADS + 1, &st) == NULL && st == ASTAR_EINVAL);
+    astar_grid_free(g);
+}
+
+/* A sliced build on 2 threads with every allocation refused in turn: the step reports
+ * ENOMEM, the grid keeps its old hierarchy, the next steps finish it; nothing leaks. */
+static void sliced_out_of_memory(void) {
+    int completed = 0;
+    for (long fail = 1; fail < 3000 && completed < 3; fail++) {
+        counting c = {0};
+        astar_alloc a = {count_alloc, &c};
+        rng_state = CHECK_RNG_SEED;
+        astar_grid *g = maze(40, 30, ASTAR_DIAG_NO_CORNER_CUT, &a);
+        CHECK(g && astar_grid_hierarchy(g, 4) == ASTAR_OK);
+        astar_status st;
+        astar_build *b = astar_build_hierarchy(g, 6, 2, &st);
+        CHECK(b != NULL);
+        c.fail_at = c.allocs + fail;
+        bool failed = false;
+        do {
+            st = astar_build_step(b, 50, NULL);
+            if (st == ASTAR_ENOMEM) {
+                failed = true;
+                astar_hierarchy_stats hs;
+                astar_grid_hierarchy_stats(g, &hs);
+                CHECK(hs.cluster_size == 4); /* the old one, untouched */
+            }
+        } while (st == ASTAR_RUNNING || st == ASTAR_ENOMEM);
+        CHECK(st == ASTAR_OK);
+        if (!failed) completed++;
+        astar_hierarchy_stats hs;
+        astar_grid_hierarchy_stats(g, &hs);
+        CHECK(hs.cluster_size == 6 && hs.dirty == 0);
+        astar_build_free(b);
+        astar_grid_free(g);
+        CHECK(c.live == 0 && c.bytes == 0);
+    }
+    CHECK(completed >= 1);
+}
+
 int main(void) {
     units_match_one_call();
+    sliced_builds();
+    sliced_out_of_memory();
     refusals();
     out_of_memory();
     return check_summary();

@@ -370,6 +370,10 @@ int grid_search(lua_State *L);
 /* build.c */
 int grid_build_landmarks(lua_State *L);
 int read_build_threads(lua_State *L, int arg);
+int grid_build_hierarchy(lua_State *L);
+int push_hierarchy(lua_State *L, astar_grid *grid);
+/* The mode check of grid:hierarchy and grid:build_hierarchy (a Lua error when it has none). */
+void check_hierarchy_mode(lua_State *L, astar_grid *grid);
 
 /* field.c */
 int grid_distance_field(lua_State *L);

@@ -1,5 +1,5 @@
 /*
- * build.c -- astar.Build: grid:build_landmarks, a landmark build run in steps (build:step)
+ * build.c -- astar.Build: grid:build_landmarks and grid:build_hierarchy, builds run in steps (build:step)
  * that a loading screen or a frame budget spreads over frames, on threads if asked.
  */
 #include "binding.h"
@@ -14,7 +14,8 @@ typedef struct lbuild {
     lobject base;
     astar_build *build;
     lgrid *grid;
-    int32_t k;
+    int32_t k;               /* the landmarks, or the cluster size */
+    bool hierarchy;
 } lbuild;
 
 static void build_free(lua_State *L, void *o) {
@@ -27,7 +28,7 @@ static void build_free(lua_State *L, void *o) {
 static int build_tostring(lua_State *L) {
     lbuild *b = luaL_checkudata(L, 1, BUILD_MT);
     if (b->base.freed) lua_pushliteral(L, "astar.Build (freed)");
-    else lua_pushfstring(L, "astar.Build(landmarks %d, %d%%)", (int)b->k,
+    else lua_pushfstring(L, "astar.Build(%s %d, %d%%)", b->hierarchy ? "hierarchy" : "landmarks", (int)b->k,
                          (int)(astar_build_progress(b->build) * 100.0));
     return 1;
 }
@@ -50,23 +51,44 @@ int read_build_threads(lua_State *L, int arg) {
     return threads;
 }
 
-/* grid:build_landmarks(k [, {threads = n}]) -> a build of what grid:landmarks(k) builds */
-int grid_build_landmarks(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
-    int threads = read_build_threads(L, 3);
+/* The build object on the grid at 1 (kept in its uservalue): its core build still to set. */
+static lbuild *new_build(lua_State *L, lgrid *g, int32_t k, bool hierarchy) {
     lua_settop(L, 1);
     lbuild *b = new_object(L, sizeof *b, BUILD_MT);
     b->base.width = g->base.width;
     b->base.height = g->base.height;
     b->grid = g;
     b->k = k;
+    b->hierarchy = hierarchy;
     lua_createtable(L, 1, 0);
     lua_pushvalue(L, 1);
     lua_rawseti(L, -2, 1);
     astar_setuservalue(L, 2);
+    return b;
+}
+
+/* grid:build_landmarks(k [, {threads = n}]) -> a build of what grid:landmarks(k) builds */
+int grid_build_landmarks(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
+    int threads = read_build_threads(L, 3);
+    lbuild *b = new_build(L, g, k, false);
     astar_status st;
     b->build = astar_build_landmarks(g->grid, k, threads, &st);
+    if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
+    return 1;
+}
+
+/* grid:build_hierarchy(cluster_size [, {threads = n}]) -> a build of what grid:hierarchy(size) builds */
+int grid_build_hierarchy(lua_State *L) {
+    lgrid *g = check_grid(L, 1);
+    int32_t size = (int32_t)check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
+    if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
+    int threads = read_build_threads(L, 3);
+    if (size > 0) check_hierarchy_mode(L, g->grid);
+    lbuild *b = new_build(L, g, size, true);
+    astar_status st;
+    b->build = astar_build_hierarchy(g->grid, size, threads, &st);
     if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
     return 1;
 }
@@ -96,7 +118,8 @@ static int build_step(lua_State *L) {
     return 2;
 }
 
-/* build:finish() -> what grid:landmarks() returns after running the build to the end */
+/* build:finish() -> what grid:landmarks() (or grid:hierarchy()) returns after running the
+ * build to the end */
 static int build_finish(lua_State *L) {
     lua_settop(L, 1);
     lbuild *b = check_build(L);
@@ -104,6 +127,7 @@ static int build_finish(lua_State *L) {
     astar_status st = astar_build_step(b->build, UINT64_MAX, NULL);
     if (st == ASTAR_ENOMEM) return no_memory(L);
     if (st != ASTAR_OK) return luaL_error(L, "build failed: %s", astar_status_name(st));
+    if (b->hierarchy) return push_hierarchy(L, b->grid->grid);
     lua_pushinteger(L, astar_grid_landmark_count(b->grid->grid));
     lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(b->grid->grid));
     return 2;

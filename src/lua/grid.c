@@ -203,7 +203,7 @@ static int grid_landmarks(lua_State *L) {
 }
 
 /* The hierarchy's figures as a table, or nil when there is none. */
-static int push_hierarchy(lua_State *L, astar_grid *grid) {
+int push_hierarchy(lua_State *L, astar_grid *grid) {
     astar_hierarchy_stats hs;
     astar_grid_hierarchy_stats(grid, &hs);
     if (!hs.cluster_size) return lua_pushnil(L), 1;
@@ -235,15 +235,28 @@ static int grid_hierarchy(lua_State *L) {
     if (!lua_isnoneornil(L, 2)) {
         lua_Integer size = check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
         if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
-        astar_diagonal mode = astar_grid_diagonal(g->grid);
-        if (size > 0 && (mode == ASTAR_DIAG_ALWAYS || mode == ASTAR_DIAG_HEX))
-            return luaL_error(L, "hierarchy: a grid whose diagonal mode is \"%s\" has none (its moves "
-                                 "cross cluster corners, which the entrances do not model); use \"never\", "
-                                 "\"one_walkable\" or \"no_corner_cut\"", MODE_NAMES[mode]);
+        int threads = read_build_threads(L, 3);
+        if (size > 0) check_hierarchy_mode(L, g->grid);
         check_writable(L, &g->base, "grid");
-        if (astar_grid_hierarchy(g->grid, (int32_t)size) != ASTAR_OK) return no_memory(L);
+        astar_status st = ASTAR_ENOMEM;
+        if (threads == 1) {
+            st = astar_grid_hierarchy(g->grid, (int32_t)size);
+        } else {
+            astar_build *b = astar_build_hierarchy(g->grid, (int32_t)size, threads, &st);
+            st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
+            astar_build_free(b);
+        }
+        if (st != ASTAR_OK) return no_memory(L);
     }
     return push_hierarchy(L, g->grid);
+}
+
+void check_hierarchy_mode(lua_State *L, astar_grid *grid) {
+    astar_diagonal mode = astar_grid_diagonal(grid);
+    if (mode == ASTAR_DIAG_ALWAYS || mode == ASTAR_DIAG_HEX)
+        luaL_error(L, "hierarchy: a grid whose diagonal mode is \"%s\" has none (its moves "
+                      "cross cluster corners, which the entrances do not model); use \"never\", "
+                      "\"one_walkable\" or \"no_corner_cut\"", MODE_NAMES[mode]);
 }
 
 /*
@@ -346,6 +359,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"dead_end", grid_dead_end},
     {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
     {"build_landmarks", grid_build_landmarks},
+    {"build_hierarchy", grid_build_hierarchy},
     {"hierarchy", grid_hierarchy},
     {NULL, NULL}};
 static const lquery_method GRID_QUERIES[] = {
