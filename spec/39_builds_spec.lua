@@ -136,7 +136,8 @@ describe("builds in slices", function()
       local finished = b:done() -- then installed on the terrain before the change
       -- lower or raise a cost, open or block a cell
       local x, y = rng.int(1, world.w), rng.int(1, world.h)
-      local c = rng.pick({ false, 0.5, 1, 4 })
+      local c
+      repeat c = rng.pick({ false, 0.5, 1, 4 }) until c ~= world.cost[y][x] -- a real change
       world.cost[y][x] = c
       g:set_cost(x, y, c)
       if not b:done() then
