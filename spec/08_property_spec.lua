@@ -15,11 +15,7 @@ describe("random worlds against the oracle", function()
     local seen = { found = 0, unreachable = 0, blocked_start = 0 }
     local modes = {}
     for n = 1, WORLDS do
-      local features = {
-        layers = rng.next() < 0.35, claims = rng.next() < 0.35,
-        node_cost = rng.next() < 0.3, edge_cost = rng.next() < 0.3, known = rng.next() < 0.25,
-        noise = rng.next() < 0.25, hex = rng.next() < 0.2,
-      }
+      local features = worlds.random_features(rng)
       local world = random_world(rng, features)
       local mode = world.topology or world.diagonal
       modes[mode] = (modes[mode] or 0) + 1

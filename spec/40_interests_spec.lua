@@ -25,13 +25,7 @@ local function random_interests(rng, world)
   return list
 end
 
-local function random_features(rng)
-  return {
-    layers = rng.next() < 0.35, claims = rng.next() < 0.35, node_cost = rng.next() < 0.3,
-    edge_cost = rng.next() < 0.3, known = rng.next() < 0.25, noise = rng.next() < 0.25,
-    hex = rng.next() < 0.2,
-  }
-end
+local random_features = worlds.random_features
 
 -- Checks one grid answer against the oracle: the score, the path's legality and cost, and that
 -- the interest it names lies on it. Returns "collected", "passed" or "none".

@@ -58,13 +58,7 @@ local function best_repair(world, path, from, rest, last)
   return best
 end
 
-local function random_features(rng)
-  return {
-    layers = rng.next() < 0.35, claims = rng.next() < 0.35, node_cost = rng.next() < 0.3,
-    edge_cost = rng.next() < 0.3, known = rng.next() < 0.25, noise = rng.next() < 0.25,
-    hex = rng.next() < 0.2,
-  }
-end
+local random_features = worlds.random_features
 
 -- A world, its grid and a path found on the terrain alone, then a door closed on it: one to
 -- three of its cells blocked (in the world and on the grid). nil when no path was found.

@@ -80,6 +80,16 @@ function M.random_world(rng, features)
   return world
 end
 
+-- Each of the features random_world can give, drawn on its own (every option combined, now
+-- and then): the mix of the property specs.
+function M.random_features(rng)
+  return {
+    layers = rng.next() < 0.35, claims = rng.next() < 0.35,
+    node_cost = rng.next() < 0.3, edge_cost = rng.next() < 0.3, known = rng.next() < 0.25,
+    noise = rng.next() < 0.25, hex = rng.next() < 0.2,
+  }
+end
+
 -- The options of a query on grid that sees what the world's oracle sees.
 function M.query_opts(astar_mod, grid, world)
   local opts = {}
