@@ -78,12 +78,11 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
                                           : astar_query_moves(c, p, px, py);
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             if (!(moves >> d & 1u)) continue;
-            double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : d < 4 ? 1.0 : ASTAR_SQRT2;
             double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by, 0) : 0.0;
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             if (extra == INFINITY) continue;
             /* The step's cost as the search loop rounds it (search.c). */
-            double ng = gb + astar_cost_up(astar_rounded(step * astar_terrain_cost(c, b)) + extra);
+            double ng = gb + astar_cost_up(astar_terrain_step(c, b, d) + extra);
             if (!(ng < n->g) || ng > c->q->max_cost) continue;
             n->g = ng;
             n->from = (uint8_t)d;

@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2};
-
 /* The move d with (dx, dy), or -1 when the cells are not neighbours. */
 static int move_of(int32_t dx, int32_t dy) {
     for (int d = 0; d < 8; d++)
@@ -59,10 +57,9 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
         int d = move_of(bx - ax, by - ay);
         cost[i] = INFINITY;
         if (d >= 0 && astar_terrain_cost(c, b) != INFINITY && (astar_query_moves(c, a, ax, ay) >> d & 1u)) {
-            double step = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
             double extra = astar_step_extra(c, a, ax, ay, b, bx, by, i - from);
             if (extra != INFINITY) {
-                double t = astar_rounded(step * astar_terrain_cost(c, b)) + extra;
+                double t = astar_terrain_step(c, b, d) + extra;
                 int now = astar_heading(c, d, ay);
                 if (q->turn_penalty > 0 && heading >= 0 && now != heading) t += q->turn_penalty;
                 heading = now;
