@@ -217,6 +217,36 @@ describe("astar.graph: find", function()
     end
   end)
 
+  it("a found answer under a weighted inconsistent heuristic costs what its path costs", function()
+    local rng = rng_of(31)
+    for _ = 1, 200 do
+      local world = { n = 100, pos = {}, arcs = {} }
+      for id = 1, 100 do world.pos[id] = { (id - 1) % 10, math.floor((id - 1) / 10), 0 } end
+      for id = 1, 100 do
+        world.arcs[id] = {}
+        local x, y = (id - 1) % 10, math.floor((id - 1) / 10)
+        for dy = -1, 1 do
+          for dx = -1, 1 do
+            if (dx ~= 0 or dy ~= 0) and x + dx >= 0 and x + dx < 10 and y + dy >= 0 and y + dy < 10 then
+              world.arcs[id][id + dy * 10 + dx] = math.sqrt(dx * dx + dy * dy) * rng.int(1, 9)
+            end
+          end
+        end
+      end
+      local g = oracle.graph(astar, world)
+      local guess = {}
+      for id = 1, 100 do guess[id] = rng.int(0, 2) end
+      local function h(id) return guess[id] end
+      for _, weight in ipairs({ 1, 3, 1e20 }) do
+        local from, to = rng.int(1, 100), rng.int(1, 100)
+        local ids, info = g:find(from, to, { heuristic = h, weight = weight })
+        local cost = oracle.path_cost(world, ids)
+        assert.is_true(near(info.cost, cost),
+          string.format("weight %g: reported %.17g, path %.17g", weight, info.cost, cost))
+      end
+    end
+  end)
+
   it("node_cost(id) and edge_cost(id, from_id) add to the step, false blocks", function()
     local g, a, b, c, d = small()
     g:add_edge(a, d)

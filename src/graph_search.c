@@ -10,7 +10,7 @@ struct astar_graph_search {
     int32_t *parent;         /* per node: the node it was reached from */
     double *penalty;         /* P + node_cost of this query, NAN = not computed; on first need */
     double *custom_h;        /* the custom heuristic's value, NAN = not asked; on first need */
-    double *step_in;         /* the cost of the step of its way in (partial + reopen, search.c) */
+    double *step_in;         /* the cost of the step of its way in (under reopening, search.c) */
     int32_t *claimed;        /* claims this query counts, where claim_gen == gen; on first need */
     uint16_t *claim_gen;
     int32_t *interest_of;    /* interests: the one a node collects, where interest_gen == gen */
@@ -198,6 +198,14 @@ static inline double interest_value(const graph_ctx *c, int32_t i) {
     return astar_cost_down(c->q->interest_values[i]);
 }
 
+/* g of node end as its chain of parents adds up, under reopening (see chain_g in search.c). */
+static double chain_g(const astar_graph_search *s, int32_t end) {
+    double sum = 0.0;
+    int32_t id = end;
+    for (; s->parent[id] >= 0; id = s->parent[id]) sum += s->step_in[id];
+    return s->pool.nodes[id].g + sum;
+}
+
 /* The end of a search with interests: the way to the node the sink was reached from (its
  * parent), its
  * cost (its score plus the value collected) and what it collected. */
@@ -205,19 +213,12 @@ static astar_status finish_at_sink(graph_ctx *c, astar_result *res, uint64_t exp
     astar_graph_search *s = c->s;
     int32_t collected = -1;
     if (!store_path(s, s->parent[c->sink], c->twin, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-    double score = s->pool.nodes[c->sink].g - c->twin_shift;
+    double score = (c->custom ? chain_g(s, c->sink) : s->pool.nodes[c->sink].g) - c->twin_shift;
     res->score = score;
     res->cost = collected >= 0 ? score + interest_value(c, collected) : score;
     res->interest = collected;
     res->length = s->path.len;
     return astar_done(res, expansions, ASTAR_OK);
-}
-
-/* The cost of the way store_path stored, summed over its steps (see search.c). */
-static double stored_path_cost(const astar_graph_search *s) {
-    double sum = 0.0;
-    for (int32_t i = 1; i < s->path.len; i++) sum += s->step_in[s->path.ids[i]];
-    return sum;
 }
 
 /* What the loop keeps in locals for relax(): through c the compiler would reload them after
@@ -242,7 +243,6 @@ static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id
                                const bool general) {
     astar_graph_search *s = c->s;
     astar_pool *pool = &s->pool;
-    const astar_graph_query *q = c->q;
     astar_node *n = general ? touch(c, id) : astar_node_touch(k.nodes, k.gen, id);
     if (!(ng < n->g)) return RELAX_DONE;
     if (ng - shift > k.max_cost) {
@@ -267,7 +267,7 @@ static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id
     }
     n->g = ng;
     k.parent[id] = a_id;
-    if (general && c->custom && q->partial) s->step_in[id] = ng - k.nodes[a_id].g;
+    if (general && c->custom) s->step_in[id] = ng - k.nodes[a_id].g;
     double f = ng + astar_rounded(k.weight * h);
     if (open_now) astar_pool_decrease(pool, n, f, h);
     else if (!astar_pool_push(pool, &s->alloc, id, f, h)) return RELAX_ENOMEM;
@@ -316,7 +316,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             if (!twin) {
                 int32_t collected = -1;
                 if (!store_path(s, a, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-                res->cost = ga;
+                res->cost = general && c->custom ? chain_g(s, a) : ga;
                 res->length = s->path.len;
                 return astar_done(res, expansions, ASTAR_OK);
             }
@@ -361,7 +361,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     if (partial) {
         int32_t collected = -1;
         if (!store_path(s, best, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = general && c->custom ? stored_path_cost(s) : nodes[best].g;
+        res->cost = general && c->custom ? chain_g(s, best) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);
@@ -457,7 +457,7 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     c.penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
     if ((c.penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
         (c.custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
-        (c.custom && q->partial && !ASTAR_POOL_NEED(s, step_in, false)) ||
+        (c.custom && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
         (twin && (!ASTAR_POOL_NEED(s, interest_of, false) || !ASTAR_POOL_NEED(s, interest_gen, true))))
         return astar_finish(res, ASTAR_ENOMEM);

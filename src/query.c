@@ -252,7 +252,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
         (c->windowed &&
          (!ASTAR_POOL_NEED(s, depth, false) || !ASTAR_POOL_NEED(s, window_head, false))) ||
-        (c->reopen && q->partial && !ASTAR_POOL_NEED(s, step_in, false)) ||
+        (c->reopen && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->ntargets &&
          (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))) ||
         (q->ninterests &&

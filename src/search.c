@@ -47,18 +47,18 @@ static bool store_path(query_ctx *c, int32_t end, int32_t *collected) {
 }
 
 /*
- * The cost of the way store_path stored, summed over its steps. Under reopening a
- * partial search may stop between improving a closed node and passing the
- * improvement on: the best node's g still counts the dearer way in, while its
- * chain of parents already runs the cheaper one.
+ * g of node end as the chain of parents from it adds up: its start node's g plus the steps in
+ * (step_in, kept under reopening). A reopened node may take a cheaper way in after what was
+ * reached through it was settled, or, in a partial search, before passing the improvement on:
+ * that node's g still counts the dearer way while its chain already runs the cheaper one, and
+ * the answer is the chain.
  */
-static double stored_path_cost(const astar_search *s) {
+static double chain_g(const query_ctx *c, int32_t end) {
+    const astar_node *nodes = c->s->pool.nodes;
     double sum = 0.0;
-    for (int32_t i = 1; i < s->path.len; i++) {
-        int32_t id = s->path.ids[i];
-        sum += s->step_in[astar_cell(s->stride, id % s->width, id / s->width)];
-    }
-    return sum;
+    int32_t id = end;
+    for (; nodes[id].from != ASTAR_FROM_START; id = prev_node(c, nodes, id)) sum += c->s->step_in[id];
+    return nodes[id].g + sum;
 }
 
 /*
@@ -70,7 +70,7 @@ static astar_status finish_at_sink(query_ctx *c, astar_result *res, uint64_t exp
     const astar_node *nodes = s->pool.nodes;
     int32_t end = c->sink_from, collected;
     if (!store_path(c, end, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-    double g = nodes[end].g;
+    double g = c->reopen ? chain_g(c, end) : nodes[end].g;
     if (c->twin && end >= c->twin) g -= c->twin_shift;
     res->score = g;
     res->cost = collected >= 0 ? g + interest_value(c, collected) : g;
@@ -200,7 +200,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const loop_consts k = {q->max_cost, c->weight, h_card, h_diag, gx, gy};
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
-    double *const step_in = general && c->reopen && partial ? s->step_in : NULL;
+    double *const step_in = general && c->reopen ? s->step_in : NULL;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -254,7 +254,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             int32_t collected;
             if (!store_path(c, a, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
             if (general && c->ntargets) res->target = s->target_of[ac];
-            res->cost = exact ? (double)ga_quanta * ASTAR_QUANTUM : ga;
+            res->cost = exact ? (double)ga_quanta * ASTAR_QUANTUM : step_in ? chain_g(c, a) : ga;
             res->length = s->path.len;
             return astar_done(res, expansions, ASTAR_OK);
         }
@@ -367,7 +367,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     if (partial) {
         int32_t collected; /* none: not with interests */
         if (!store_path(c, best, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = step_in ? stored_path_cost(s) : nodes[best].g;
+        res->cost = step_in ? chain_g(c, best) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);

@@ -109,7 +109,7 @@ struct astar_search {
     int32_t *target_of;     /* per cell: index of the target there, where target_gen == gen */
     uint16_t *target_gen;
     int32_t *depth;         /* per cell: steps from the start of its way in (claim_window) */
-    double *step_in;        /* per cell: the cost of the step of its way in (partial + reopen) */
+    double *step_in;        /* per node: the cost of the step of its way in (under reopening) */
     int32_t *window_head;   /* per cell: its first window_claim, where claim_gen == gen, or -1 */
     int32_t *interest_of;   /* per cell: index of the interest there, where interest_gen == gen */
     uint16_t *interest_gen;
