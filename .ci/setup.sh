@@ -129,8 +129,6 @@ unset TSAN_OPTIONS
 # valgrind memcheck: the C tests, the failing-allocator host and the whole busted suite.
 tally "valgrind: test_core" memcheck build/test_core
 tally "valgrind: test_lua_oom" memcheck build/test_lua_oom "$PWD"
-wait "$memcheck_busted" || true
-tally "valgrind: busted suite" memcheck_result build/memcheck-busted
 
 # The binding fuzzer: random calls whose options, points and callbacks close, collect and
 # change things, under ASan + UBSan (its seeds replay in the busted suite too).
@@ -138,6 +136,11 @@ tally "binding fuzzer under ASan + UBSan, ${ASTAR_FUZZ_SECONDS:-60} s" sh fuzz/l
 
 # libFuzzer: each target for a bounded time (ASTAR_FUZZ_SECONDS, default 60).
 tally "fuzzers, ${ASTAR_FUZZ_SECONDS:-60} s each" sh fuzz/run.sh "${ASTAR_FUZZ_SECONDS:-60}"
+
+# The busted suite under valgrind (started above) is the longest stage: the fuzzers, bounded in
+# time, ran beside it; the installs below build in the source tree, so they wait for it.
+wait "$memcheck_busted" || true
+tally "valgrind: busted suite" memcheck_result build/memcheck-busted
 
 # Both install routes must give a working require("astar"): CMake's for 5.4, LuaRocks' for
 # every Lua (LuaJIT loads the 5.1 rock), so neither source list can drift.
