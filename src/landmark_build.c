@@ -127,6 +127,7 @@ static astar_status setup(lm_build *b) {
     astar_query q;
     astar_query_init(&q);
     q.heuristic = ASTAR_H_ZERO;
+    q.dead_ends = 0; /* the measures are distance fields, which skip none: no areas to make */
     if (astar_find_prepare(g, &q) != ASTAR_OK) return ASTAR_ENOMEM;
     /* 64 bytes more, to start the cells on a cache line. */
     size_t bytes = astar_array_size(g->cells, b->stride * sizeof(float));
