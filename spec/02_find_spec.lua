@@ -253,6 +253,16 @@ describe("grid:find", function()
     assert.are.equal(10, #path)
   end)
 
+  -- A 10x10 world, every move allowed, each cell a random cost 1..top.
+  local function cost_world(rng, top)
+    local world = { w = 10, h = 10, cost = {}, diagonal = "always" }
+    for y = 1, 10 do
+      world.cost[y] = {}
+      for x = 1, 10 do world.cost[y][x] = rng.int(1, top) end
+    end
+    return world
+  end
+
   -- An admissible but inconsistent heuristic makes the search improve closed nodes; a
   -- partial answer cut off by max_expansions before an improvement reaches its end node
   -- must still report the cost of the path it returns, not the end node's older g.
@@ -260,11 +270,7 @@ describe("grid:find", function()
     local rng = oracle.rng(17)
     local checked = 0
     for _ = 1, 40 do
-      local world = { w = 10, h = 10, cost = {}, diagonal = "always" }
-      for y = 1, 10 do
-        world.cost[y] = {}
-        for x = 1, 10 do world.cost[y][x] = rng.int(1, 3) end
-      end
+      local world = cost_world(rng, 3)
       local g = oracle.grid(astar, world)
       local scale = {}
       for i = 1, 100 do scale[i] = rng.int(0, 100) / 100 end
@@ -289,11 +295,7 @@ describe("grid:find", function()
     local rng = oracle.rng(29)
     local checked = 0
     for _ = 1, 200 do
-      local world = { w = 10, h = 10, cost = {}, diagonal = "always" }
-      for y = 1, 10 do
-        world.cost[y] = {}
-        for x = 1, 10 do world.cost[y][x] = rng.int(1, 9) end
-      end
+      local world = cost_world(rng, 9)
       local g = oracle.grid(astar, world)
       local guess = {}
       for i = 1, 100 do guess[i] = rng.int(0, 2) end

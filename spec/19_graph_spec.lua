@@ -186,24 +186,30 @@ describe("astar.graph: find", function()
     assert.is_true(#asked >= 2)
   end)
 
+  -- A 10x10 grid as a graph of king moves, each arc its length times a random 1..top.
+  local function king_world(rng, top)
+    local world = { n = 100, pos = {}, arcs = {} }
+    for id = 1, 100 do world.pos[id] = { (id - 1) % 10, math.floor((id - 1) / 10), 0 } end
+    for id = 1, 100 do
+      world.arcs[id] = {}
+      local x, y = (id - 1) % 10, math.floor((id - 1) / 10)
+      for dy = -1, 1 do
+        for dx = -1, 1 do
+          if (dx ~= 0 or dy ~= 0) and x + dx >= 0 and x + dx < 10 and y + dy >= 0 and y + dy < 10 then
+            world.arcs[id][id + dy * 10 + dx] = math.sqrt(dx * dx + dy * dy) * rng.int(1, top)
+          end
+        end
+      end
+    end
+    return world
+  end
+
   -- As on grids (spec 02): closed nodes improve under an inconsistent heuristic, and a
   -- partial answer cut off before an improvement reaches its end reports its path's cost.
   it("a partial answer under an inconsistent heuristic costs what its path costs", function()
     local rng = rng_of(23)
     for _ = 1, 30 do
-      local world = { n = 100, pos = {}, arcs = {} }
-      for id = 1, 100 do world.pos[id] = { (id - 1) % 10, math.floor((id - 1) / 10), 0 } end
-      for id = 1, 100 do
-        world.arcs[id] = {}
-        local x, y = (id - 1) % 10, math.floor((id - 1) / 10)
-        for dy = -1, 1 do
-          for dx = -1, 1 do
-            if (dx ~= 0 or dy ~= 0) and x + dx >= 0 and x + dx < 10 and y + dy >= 0 and y + dy < 10 then
-              world.arcs[id][id + dy * 10 + dx] = math.sqrt(dx * dx + dy * dy) * rng.int(1, 3)
-            end
-          end
-        end
-      end
+      local world = king_world(rng, 3)
       local g = oracle.graph(astar, world)
       local scale = {}
       for id = 1, 100 do scale[id] = rng.int(0, 100) / 100 end
@@ -220,19 +226,7 @@ describe("astar.graph: find", function()
   it("a found answer under a weighted inconsistent heuristic costs what its path costs", function()
     local rng = rng_of(31)
     for _ = 1, 200 do
-      local world = { n = 100, pos = {}, arcs = {} }
-      for id = 1, 100 do world.pos[id] = { (id - 1) % 10, math.floor((id - 1) / 10), 0 } end
-      for id = 1, 100 do
-        world.arcs[id] = {}
-        local x, y = (id - 1) % 10, math.floor((id - 1) / 10)
-        for dy = -1, 1 do
-          for dx = -1, 1 do
-            if (dx ~= 0 or dy ~= 0) and x + dx >= 0 and x + dx < 10 and y + dy >= 0 and y + dy < 10 then
-              world.arcs[id][id + dy * 10 + dx] = math.sqrt(dx * dx + dy * dy) * rng.int(1, 9)
-            end
-          end
-        end
-      end
+      local world = king_world(rng, 9)
       local g = oracle.graph(astar, world)
       local guess = {}
       for id = 1, 100 do guess[id] = rng.int(0, 2) end

@@ -401,8 +401,8 @@ describe("a steady-state find", function()
   end
 
   -- LuaJIT's compiler allocates its traces on the Lua heap as it records loops: off meanwhile,
-  -- and the traces it already has flushed (off alone leaves them running, and they allocate as
-  -- they exit: the first measure after other code failed about nine runs in ten).
+  -- and the traces it already has flushed (off alone leaves them running: the first measure
+  -- after other code then saw the heap grow in about nine runs of ten).
   local jit = rawget(_G, "jit")
   local function growth(...)
     if jit then
