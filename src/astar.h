@@ -91,6 +91,15 @@ typedef enum astar_heuristic {
  */
 #define ASTAR_MAX_VALUE 1e100
 
+/*
+ * The largest value of an interest (astar_query.interests), 2^20: far below ASTAR_MAX_VALUE,
+ * so that scores are exact. The search over two copies counts g = cost + (V - value) after
+ * collecting and score + V at its sink (V: the largest value offered); with V <= 2^20 and path
+ * costs below 2^20 (where costs are exact, docs/contract.md) each of these is a multiple of
+ * 2^-32 below 2^21, which a double holds exactly. Larger values: ASTAR_EINVAL.
+ */
+#define ASTAR_MAX_INTEREST 1048576.0
+
 /* ------------------------------------------------------------------ grid */
 
 typedef struct astar_grid astar_grid;
@@ -471,7 +480,8 @@ typedef struct astar_query {
                                          used (a custom one and landmarks too) instead of the
                                          distance to the nearest target (path repair) */
     const int32_t *interests;         /* ninterests > 0: node ids a path may pass through to
-                                         collect interest_values[i] (> 0, finite); at most one is
+                                         collect interest_values[i] (in (0,
+                                         ASTAR_MAX_INTEREST]); at most one is
                                          collected per path, and the answer minimises its cost
                                          minus the value collected (res->score). Exact: one
                                          search over two copies of the grid, before and after
@@ -971,7 +981,8 @@ typedef struct astar_graph_query {
     double noise;                     /* >= 0: adds noise * astar_noise(seed, node, 0) to P */
     uint32_t seed;
     const int32_t *interests;         /* as astar_query's: node ids a path may pass through to
-                                         collect interest_values[i]; not with partial */
+                                         collect interest_values[i] (in (0,
+                                         ASTAR_MAX_INTEREST]); not with partial */
     const double *interest_values;
     int32_t ninterests;
 } astar_graph_query;

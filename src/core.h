@@ -85,6 +85,16 @@ static ALWAYS_INLINE double astar_cost_up(double x) {
     return t < x ? t + ASTAR_QUANTUM : t;
 }
 
+/*
+ * Whether a closed node of g is reopened by a way in at ng < g (a custom heuristic may be
+ * inconsistent). Below ASTAR_EXACT_BELOW sums are exact, so a way at least a quantum cheaper is
+ * cheaper, and is taken whatever g counts (with interests, up to 2^20 beyond the path's cost);
+ * above, a difference of 1e-10 relative or less may be rounding of equal-cost routes.
+ */
+static inline bool astar_reopens(double ng, double g) {
+    return g < ASTAR_EXACT_BELOW ? ng < g : ng < g - 1e-10 * g;
+}
+
 /* A heuristic's value (x >= 0) rounded down to quanta. */
 static ALWAYS_INLINE double astar_cost_down(double x) {
     x = astar_rounded(x);

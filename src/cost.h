@@ -32,6 +32,18 @@ static inline double astar_callback_h(double h, bool *aborted) {
     return -1.0;
 }
 
+/* Whether v may be an interest's value: (0, ASTAR_MAX_INTEREST] (false for NaN). */
+static inline bool astar_interest_ok(double v) {
+    return v > 0 && v <= ASTAR_MAX_INTEREST;
+}
+
+/* An interest's value (astar_interest_ok) as a search counts it: rounded down to quanta (core.h),
+ * as the negative cost it is. Exact: v * 2^32 <= 2^52 is a whole double's floor away. (Not
+ * astar_cost_down: that leaves values from 2^19 up as they are, between quanta below 2^20.) */
+static inline double astar_interest_value(double v) {
+    return floor(v * (1.0 / ASTAR_QUANTUM)) * ASTAR_QUANTUM;
+}
+
 /*
  * The claims one query sees: every unit's counts, except where the query's
  * own unit (or, with a radius, the units near the start) makes them differ.

@@ -10,7 +10,8 @@ struct astar_graph_search {
     int32_t *parent;         /* per node: the node it was reached from */
     double *penalty;         /* P + node_cost of this query, NAN = not computed; on first need */
     double *custom_h;        /* the custom heuristic's value, NAN = not asked; on first need */
-    double *step_in;         /* the cost of the step of its way in (under reopening, search.c) */
+    double *step_in;         /* the cost of the step of its way in (under reopening and with
+                                interests, search.c) */
     int32_t *claimed;        /* claims this query counts, where claim_gen == gen; on first need */
     uint16_t *claim_gen;
     int32_t *interest_of;    /* interests: the one a node collects, where interest_gen == gen */
@@ -193,29 +194,28 @@ static bool store_path(astar_graph_search *s, int32_t end, int32_t twin, int32_t
     return true;
 }
 
-/* A value as the search counts it: rounded down, as heuristics are (cost.h). */
+/* A value as the search counts it (cost.h). */
 static inline double interest_value(const graph_ctx *c, int32_t i) {
-    return astar_cost_down(c->q->interest_values[i]);
+    return astar_interest_value(c->q->interest_values[i]);
 }
 
-/* g of node end as its chain of parents adds up, under reopening (see chain_g in search.c). */
-static double chain_g(const astar_graph_search *s, int32_t end) {
+/* The cost of the way to node end as its chain of parents adds up: its steps in (step_in, kept
+ * under reopening and with interests; see chain_cost in search.c). */
+static double chain_cost(const astar_graph_search *s, int32_t end) {
     double sum = 0.0;
-    int32_t id = end;
-    for (; s->parent[id] >= 0; id = s->parent[id]) sum += s->step_in[id];
-    return s->pool.nodes[id].g + sum;
+    for (int32_t id = end; s->parent[id] >= 0; id = s->parent[id]) sum += s->step_in[id];
+    return sum;
 }
 
 /* The end of a search with interests: the way to the node the sink was reached from (its
- * parent), its
- * cost (its score plus the value collected) and what it collected. */
+ * parent), its cost (its steps summed), its score (that cost less the value collected) and
+ * what it collected. */
 static astar_status finish_at_sink(graph_ctx *c, astar_result *res, uint64_t expansions) {
     astar_graph_search *s = c->s;
-    int32_t collected = -1;
-    if (!store_path(s, s->parent[c->sink], c->twin, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-    double score = (c->custom ? chain_g(s, c->sink) : s->pool.nodes[c->sink].g) - c->twin_shift;
-    res->score = score;
-    res->cost = collected >= 0 ? score + interest_value(c, collected) : score;
+    int32_t collected = -1, end = s->parent[c->sink];
+    if (!store_path(s, end, c->twin, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
+    res->cost = chain_cost(s, end);
+    res->score = collected >= 0 ? res->cost - interest_value(c, collected) : res->cost;
     res->interest = collected;
     res->length = s->path.len;
     return astar_done(res, expansions, ASTAR_OK);
@@ -234,12 +234,13 @@ typedef struct loop_consts {
 enum { RELAX_DONE, RELAX_ENOMEM, RELAX_EABORT };
 
 /*
- * Offers node id (of graph node b, in either copy) the way in from node a_id at g = ng:
- * onto the open list, or a decrease of its key, when that improves it. `shift` is what its
- * g counts beyond the path's score (twin_shift in the second copy), for max_cost.
+ * Offers node id (of graph node b, in either copy) the way in from node a_id at g = ng, the
+ * step costing `step` (kept in step_in by the general loop): onto the open list, or a decrease
+ * of its key, when that improves it. `shift` is what its g counts beyond the path's score
+ * (twin_shift in the second copy), for max_cost.
  */
 static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id, double ng,
-                               double shift, const loop_consts k, bool *pruned,
+                               double step, double shift, const loop_consts k, bool *pruned,
                                const bool general) {
     astar_graph_search *s = c->s;
     astar_pool *pool = &s->pool;
@@ -250,9 +251,9 @@ static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id
         return RELAX_DONE;
     }
     /* A closed node can improve only under a custom (maybe inconsistent) heuristic,
-     * and only by more than rounding (see search.c). */
+     * and only by more than rounding (core.h). */
     bool open_now = n->heap >= 0;
-    if (n->heap == ASTAR_CLOSED && !(c->custom && ng < n->g - 1e-10 * n->g)) return RELAX_DONE;
+    if (n->heap == ASTAR_CLOSED && !(c->custom && astar_reopens(ng, n->g))) return RELAX_DONE;
     double h;
     if (general) {
         h = id == c->sink && c->sink ? 0.0 : heuristic(c, b);
@@ -267,7 +268,7 @@ static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id
     }
     n->g = ng;
     k.parent[id] = a_id;
-    if (general && c->custom) s->step_in[id] = ng - k.nodes[a_id].g;
+    if (general && (c->custom || c->twin)) s->step_in[id] = step;
     double f = ng + astar_rounded(k.weight * h);
     if (open_now) astar_pool_decrease(pool, n, f, h);
     else if (!astar_pool_push(pool, &s->alloc, id, f, h)) return RELAX_ENOMEM;
@@ -316,13 +317,13 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             if (!twin) {
                 int32_t collected = -1;
                 if (!store_path(s, a, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-                res->cost = general && c->custom ? chain_g(s, a) : ga;
+                res->cost = general && c->custom ? chain_cost(s, a) : ga;
                 res->length = s->path.len;
                 return astar_done(res, expansions, ASTAR_OK);
             }
             /* On to the sink at score + twin_shift; the path may still pass the goal on its
              * way to an interest, so the goal is expanded too. */
-            int r = relax(c, c->sink, goal, a_id, ga - shift + c->twin_shift, c->twin_shift, k, &pruned, true);
+            int r = relax(c, c->sink, goal, a_id, ga - shift + c->twin_shift, 0.0, c->twin_shift, k, &pruned, true);
             if (r == RELAX_ENOMEM) return astar_done(res, expansions, ASTAR_ENOMEM);
         }
         if (partial) {
@@ -337,21 +338,22 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             int32_t b = arc[e].to;
             if (blocked[b]) continue;
             /* The step's cost rounded up once, as on grids (core.h). */
-            double ng;
+            double ng, step = 0.0; /* step: for step_in, which only the general loop keeps */
             if (general) {
                 double extra = step_extra(c, a, b);
                 if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
                 if (extra == INFINITY) continue;
-                ng = ga + astar_cost_up(arc[e].cost + extra);
+                step = astar_cost_up(arc[e].cost + extra);
+                ng = ga + step;
                 if (twin) touch(c, b); /* b's memos stay valid for its second copy too */
             } else {
                 ng = ga + astar_cost_up(arc[e].cost);
             }
-            int r = relax(c, second ? b + twin : b, b, a_id, ng, shift, k, &pruned, general);
+            int r = relax(c, second ? b + twin : b, b, a_id, ng, step, shift, k, &pruned, general);
             /* Entering an interest from the first copy: the second copy too, collecting it. */
             if (r == RELAX_DONE && twin && !second && s->interest_gen[b] == pool->gen) {
                 double v = interest_value(c, s->interest_of[b]);
-                r = relax(c, b + twin, b, a_id, ng + c->twin_shift - v, c->twin_shift, k, &pruned, true);
+                r = relax(c, b + twin, b, a_id, ng + c->twin_shift - v, step, c->twin_shift, k, &pruned, true);
             }
             if (r == RELAX_EABORT) return astar_done(res, expansions, ASTAR_EABORT);
             if (r == RELAX_ENOMEM) return astar_done(res, expansions, ASTAR_ENOMEM);
@@ -361,7 +363,7 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     if (partial) {
         int32_t collected = -1;
         if (!store_path(s, best, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = general && c->custom ? chain_g(s, best) : nodes[best].g;
+        res->cost = general && c->custom ? chain_cost(s, best) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);
@@ -430,7 +432,7 @@ static astar_status check_query(const astar_graph *g, const astar_graph_query *q
     if (q->ninterests > 0 && g->nodes > (ASTAR_GRAPH_MAX_NODES - 1) / 2) return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ninterests; i++)
         if (!astar_graph_valid_id(g, q->interests[i]) ||
-            !(q->interest_values[i] > 0 && q->interest_values[i] <= ASTAR_MAX_VALUE))
+            !astar_interest_ok(q->interest_values[i]))
             return ASTAR_EINVAL;
     return ASTAR_OK;
 }
@@ -457,7 +459,7 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     c.penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
     if ((c.penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
         (c.custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
-        (c.custom && !ASTAR_POOL_NEED(s, step_in, false)) ||
+        ((c.custom || twin) && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
         (twin && (!ASTAR_POOL_NEED(s, interest_of, false) || !ASTAR_POOL_NEED(s, interest_gen, true))))
         return astar_finish(res, ASTAR_ENOMEM);

@@ -121,7 +121,7 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
         return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ninterests; i++)
         if (q->interests[i] < 0 || q->interests[i] / g->width >= g->height ||
-            !(q->interest_values[i] > 0 && q->interest_values[i] <= ASTAR_MAX_VALUE))
+            !astar_interest_ok(q->interest_values[i]))
             return ASTAR_EINVAL;
     return ASTAR_OK;
 }
@@ -252,7 +252,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
         (c->windowed &&
          (!ASTAR_POOL_NEED(s, depth, false) || !ASTAR_POOL_NEED(s, window_head, false))) ||
-        (c->reopen && !ASTAR_POOL_NEED(s, step_in, false)) ||
+        ((c->reopen || q->ninterests > 0) && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->ntargets &&
          (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))) ||
         (q->ninterests &&

@@ -9,10 +9,9 @@
 
 static const double STEP[8] = {1.0, 1.0, 1.0, 1.0, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2, ASTAR_SQRT2};
 
-/* Interest i's value as the search counts it: rounded down to quanta (core.h), as the
- * negative cost it is. */
+/* Interest i's value as the search counts it (cost.h). */
 static inline double interest_value(const query_ctx *c, int32_t i) {
-    return astar_cost_down(c->q->interest_values[i]);
+    return astar_interest_value(c->q->interest_values[i]);
 }
 
 /* The node a path reached id from: one step back, into the first copy if it crossed there. */
@@ -47,33 +46,33 @@ static bool store_path(query_ctx *c, int32_t end, int32_t *collected) {
 }
 
 /*
- * g of node end as the chain of parents from it adds up: its start node's g plus the steps in
- * (step_in, kept under reopening). A reopened node may take a cheaper way in after what was
- * reached through it was settled, or, in a partial search, before passing the improvement on:
- * that node's g still counts the dearer way while its chain already runs the cheaper one, and
- * the answer is the chain.
+ * The cost of the way to node end as the chain of parents from it adds up: the steps in
+ * (step_in, kept under reopening and with interests). A reopened node may take a cheaper way
+ * in after what was reached through it was settled, or, in a partial search, before passing
+ * the improvement on: that node's g still counts the dearer way while its chain already runs
+ * the cheaper one, and the answer is the chain. With interests a node's g also counts what
+ * the second copy adds (search.h): the path's cost is its steps, never g less a shift.
  */
-static double chain_g(const query_ctx *c, int32_t end) {
+static double chain_cost(const query_ctx *c, int32_t end) {
     const astar_node *nodes = c->s->pool.nodes;
     double sum = 0.0;
-    int32_t id = end;
-    for (; nodes[id].from != ASTAR_FROM_START; id = prev_node(c, nodes, id)) sum += c->s->step_in[id];
-    return nodes[id].g + sum;
+    for (int32_t id = end; nodes[id].from != ASTAR_FROM_START; id = prev_node(c, nodes, id))
+        sum += c->s->step_in[id];
+    return sum;
 }
 
 /*
  * The end of a search with a sink (search.h): the path to the node the sink was reached from,
- * its cost (the score g counts, plus the value it collected) and what it collected.
+ * its cost (its steps summed), its score (that cost less the value it collected) and what it
+ * collected.
  */
 static astar_status finish_at_sink(query_ctx *c, astar_result *res, uint64_t expansions) {
     astar_search *s = c->s;
     const astar_node *nodes = s->pool.nodes;
     int32_t end = c->sink_from, collected;
     if (!store_path(c, end, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-    double g = c->reopen ? chain_g(c, end) : nodes[end].g;
-    if (c->twin && end >= c->twin) g -= c->twin_shift;
-    res->score = g;
-    res->cost = collected >= 0 ? g + interest_value(c, collected) : g;
+    res->cost = c->reopen || c->twin ? chain_cost(c, end) : nodes[end].g;
+    res->score = collected >= 0 ? res->cost - interest_value(c, collected) : res->cost;
     res->interest = collected;
     if (c->ntargets) res->target = s->target_of[end >= c->twin && c->twin ? end - c->twin : end];
     res->length = s->path.len;
@@ -92,12 +91,12 @@ enum { OFFER_DONE, OFFER_ENOMEM, OFFER_EABORT };
 
 /*
  * Offers node id (cell `cell`, in either copy) the way in from a (at ax, ay) by step d at g = ng,
- * ga being a's g: onto the open list, or a decrease of its key, when that improves it. `shift`
- * is what the node's g counts beyond the path's score (twin_shift in the second copy), for
- * max_cost; crossed: the step entered the second copy from the first.
+ * the step costing `step` (kept in step_in): onto the open list, or a decrease of its key, when
+ * that improves it. `shift` is what the node's g counts beyond the path's score (twin_shift in
+ * the second copy), for max_cost; crossed: the step entered the second copy from the first.
  */
 static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, int32_t id,
-                               int32_t cell, int32_t ax, int32_t ay, double ng, double ga,
+                               int32_t cell, int32_t ax, int32_t ay, double ng, double step,
                                int32_t a, int d, double shift, bool crossed, const loop_consts k,
                                bool *pruned, double *step_in, const bool general,
                                const bool octile) {
@@ -126,9 +125,9 @@ static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, in
     /* On the open list: decrease-key. Otherwise a closed node can improve only under a
      * custom (maybe inconsistent) heuristic, which takes the general loop. A weighted
      * search stays within its bound without reopening, and improvements that are just
-     * rounding of equal-cost routes are ignored. */
+     * rounding of equal-cost routes are ignored (core.h). */
     bool open_now = n->heap >= 0;
-    if (n->heap == ASTAR_CLOSED && !(c->reopen && ng < n->g - 1e-10 * n->g)) return OFFER_DONE;
+    if (n->heap == ASTAR_CLOSED && !(c->reopen && astar_reopens(ng, n->g))) return OFFER_DONE;
     int32_t x = ax + ASTAR_DX[d], y = ay + ASTAR_DY[d];
     double h = octile ? astar_octile_h(x - k.gx, y - k.gy, k.h_card, k.h_diag)
                       : astar_heuristic_at(c, cell, x, y);
@@ -136,7 +135,7 @@ static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, in
     n->g = ng;
     n->from = (uint8_t)d;
     if (general && c->twin) n->spare = crossed;
-    if (general && step_in) step_in[id] = ng - ga;
+    if (general && step_in) step_in[id] = step;
     if (general && c->windowed) s->depth[id] = s->depth[a] + 1;
     double f = ng + astar_rounded(k.weight * h);
     if (open_now) astar_pool_decrease(pool, n, f, h);
@@ -200,7 +199,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const loop_consts k = {q->max_cost, c->weight, h_card, h_diag, gx, gy};
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
-    double *const step_in = general && c->reopen ? s->step_in : NULL;
+    double *const step_in = general && (c->reopen || c->twin) ? s->step_in : NULL;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -254,7 +253,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             int32_t collected;
             if (!store_path(c, a, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
             if (general && c->ntargets) res->target = s->target_of[ac];
-            res->cost = exact ? (double)ga_quanta * ASTAR_QUANTUM : step_in ? chain_g(c, a) : ga;
+            res->cost = exact ? (double)ga_quanta * ASTAR_QUANTUM : step_in ? chain_cost(c, a) : ga;
             res->length = s->path.len;
             return astar_done(res, expansions, ASTAR_OK);
         }
@@ -321,7 +320,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 continue;
             }
             /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
-            double ng;
+            double ng, step_cost = 0.0; /* step_cost: for step_in, which only the general loop keeps */
             if (!general) {
                 /* A closed neighbour stays closed here (the heuristic is consistent, the weight
                  * never reopens): no need of its penalties, the dearest part of this loop. */
@@ -347,16 +346,17 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 if (q->turn_penalty > 0 && from != ASTAR_FROM_START &&
                     astar_heading(c, from, ay - ASTAR_DY[from]) != astar_heading(c, d, ay))
                     t += q->turn_penalty;
-                ng = ga + astar_cost_up(t);
+                step_cost = astar_cost_up(t);
+                ng = ga + step_cost;
             }
             int32_t bc = general ? ac + offset[d] : b;
-            int r = offer(c, nodes, gen, b, bc, ax, ay, ng, ga, a, d, upper ? c->twin_shift : 0.0,
+            int r = offer(c, nodes, gen, b, bc, ax, ay, ng, step_cost, a, d, upper ? c->twin_shift : 0.0,
                           false, k, &pruned, step_in, general, octile);
             /* Entering an interest from the first copy: the second copy too, collecting it. */
             if (general && c->twin && !upper && r == OFFER_DONE && s->interest_gen[bc] == gen) {
                 astar_touch(c, bc); /* its memo of h, which the second copy's node reads */
                 double value = interest_value(c, s->interest_of[bc]);
-                r = offer(c, nodes, gen, bc + c->twin, bc, ax, ay, ng + (c->twin_shift - value), ga,
+                r = offer(c, nodes, gen, bc + c->twin, bc, ax, ay, ng + (c->twin_shift - value), step_cost,
                           a, d, c->twin_shift, true, k, &pruned, step_in, true, false);
             }
             if (r != OFFER_DONE)
@@ -367,7 +367,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     if (partial) {
         int32_t collected; /* none: not with interests */
         if (!store_path(c, best, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = step_in ? chain_g(c, best) : nodes[best].g;
+        res->cost = step_in ? chain_cost(c, best) : nodes[best].g;
         res->length = s->path.len;
         res->reason = outcome;
         return astar_done(res, expansions, ASTAR_PARTIAL);

@@ -1250,6 +1250,62 @@ static void test_graph_interests(void) {
     astar_graph_free(g);
 }
 
+/*
+ * Interest values: (0, ASTAR_MAX_INTEREST] on grids (astar_find, a search job, astar_find_many)
+ * and graphs; anything else is ASTAR_EINVAL. At the bound, behind walls, the answer is the one
+ * without it: a pick-up worth 10 one row off a corridor of 19 steps (two diagonals for two
+ * straight steps), its score 17 + 2 up(sqrt 2) - 10 to the bit.
+ */
+static void test_interest_bound(void) {
+    astar_grid *g = astar_grid_new(20, 5, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    static const int wall[][2] = {{16, 2}, {17, 2}, {18, 2}, {16, 3}, {18, 3}, {16, 4}, {17, 4}, {18, 4}};
+    for (size_t i = 0; i < sizeof wall / sizeof *wall; i++) astar_grid_set_cost(g, wall[i][0], wall[i][1], INFINITY);
+    astar_search *s = astar_search_new(20, 5, NULL);
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 0, q.sy = 0, q.gx = 19, q.gy = 0;
+    int32_t at[2] = {1 * 20 + 9, 3 * 20 + 17};
+    double values[2] = {10, ASTAR_MAX_INTEREST};
+    q.interests = at, q.interest_values = values, q.ninterests = 2;
+    const double up_sqrt2 = 1.4142135623842478; /* sqrt(2) rounded up to 2^-32 */
+    astar_result res;
+    CHECK(astar_find(s, g, &q, &res) == ASTAR_OK && res.interest == 0);
+    CHECK(res.score == 17 + 2 * up_sqrt2 - 10 && res.cost == 17 + 2 * up_sqrt2);
+    CHECK(astar_search_start(s, g, &q, &res) == ASTAR_RUNNING);
+    while (astar_search_step(s, 5, &res) == ASTAR_RUNNING) {}
+    CHECK(res.status == ASTAR_OK && res.score == 17 + 2 * up_sqrt2 - 10);
+    astar_many *m = astar_many_new(20, 5, NULL);
+    const int32_t ends[4] = {0, 0, 19, 0};
+    CHECK(m && astar_find_many(m, g, &q, ends, 1, 2, &res) == ASTAR_OK && res.status == ASTAR_OK);
+    CHECK(res.score == 17 + 2 * up_sqrt2 - 10);
+    const double refused[] = {nextafter(ASTAR_MAX_INTEREST, INFINITY), 1e9, 1e17, 1e100, INFINITY, NAN, 0, -1};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        values[1] = refused[i];
+        CHECK(astar_find(s, g, &q, &res) == ASTAR_EINVAL);
+        CHECK(astar_search_start(s, g, &q, &res) == ASTAR_EINVAL);
+        CHECK(astar_find_many(m, g, &q, ends, 1, 2, &res) == ASTAR_EINVAL && res.status == ASTAR_EINVAL);
+    }
+    astar_many_free(m);
+    astar_search_free(s);
+    astar_grid_free(g);
+
+    astar_graph *gr = astar_graph_new(NULL);
+    for (int i = 0; i < 3; i++) CHECK(astar_graph_add_node(gr, i, 0, 0, NULL) == ASTAR_OK);
+    CHECK(astar_graph_add_edge(gr, 0, 1, 1) == ASTAR_OK);
+    astar_graph_search *gs = astar_graph_search_new(NULL);
+    astar_graph_query gq;
+    astar_graph_query_init(&gq);
+    gq.start = 0, gq.goal = 1;
+    int32_t node[2] = {1, 2}; /* 2: no arc reaches it */
+    double gv[2] = {5, ASTAR_MAX_INTEREST};
+    gq.interests = node, gq.interest_values = gv, gq.ninterests = 2;
+    CHECK(astar_graph_find(gs, gr, &gq, &res) == ASTAR_OK && res.interest == 0 && res.score == -4 && res.cost == 1);
+    gv[1] = nextafter(ASTAR_MAX_INTEREST, INFINITY);
+    CHECK(astar_graph_find(gs, gr, &gq, &res) == ASTAR_EINVAL);
+    astar_graph_search_free(gs);
+    astar_graph_free(gr);
+}
+
 /* astar_grid_dead_end: two rooms behind one-cell doors off a hall, a blocked cell, outside the grid; the
  * same cost with and without skipping (the Lua specs check it against the oracle at length). */
 static void test_dead_ends(void) {
@@ -1300,5 +1356,6 @@ int main(void) {
     test_landmarks();
     test_repair();
     test_graph_interests();
+    test_interest_bound();
     return check_summary();
 }

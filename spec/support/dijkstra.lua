@@ -25,6 +25,10 @@ function M.round_up(x)
   return x
 end
 
+-- An interest's value as the search counts it: rounded down to a multiple of 2^-32, every
+-- allowed value (up to 2^20) included.
+function M.round_down(x) return math.floor(x * QUANTA) / QUANTA end
+
 -- Value of a callback: nil -> 0, false or math.huge -> blocked (nil returned).
 local function extra_of(v)
   if v == nil then return 0 end
@@ -282,7 +286,7 @@ end
 -- min(d(s, t), min_i d(s, i) + d(i, t) - value_i). Returns the score (nil when no goal is
 -- reachable) and every candidate's score, keyed "t" for a goal reached directly and "t:i" for
 -- one reached through interest i. An interest on a cell the query cannot enter (the start's
--- too) is never collected.
+-- too) is never collected; a value counts rounded down (round_down).
 function M.interest_score(world, sx, sy, goals, interests)
   local from_start = M.distances(world, sx, sy)
   local scores, best = {}, nil
@@ -300,7 +304,7 @@ function M.interest_score(world, sx, sy, goals, interests)
       offer(tostring(t), from_start[goal.y][goal.x])
       for i, it in ipairs(interests) do
         if via[i] then
-          offer(t .. ":" .. i, from_start[it.y][it.x] + via[i][goal.y][goal.x] - it.value)
+          offer(t .. ":" .. i, from_start[it.y][it.x] + via[i][goal.y][goal.x] - M.round_down(it.value))
         end
       end
     end

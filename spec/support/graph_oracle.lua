@@ -22,6 +22,7 @@ local function extra_of(v)
 end
 
 M.round_up = grid_oracle.round_up
+M.round_down = grid_oracle.round_down
 
 function M.distance(world, a, b)
   local p, q = world.pos[a], world.pos[b]
@@ -102,15 +103,15 @@ function M.cost(world, start, goal)
 end
 
 -- The best score of a query from start to goal that may collect one of interests
--- ({{id=, value=}, ...}) on the way: min(d(s, g), min_i d(s, i) + d(i, g) - value_i), or nil
--- when the goal cannot be reached.
+-- ({{id=, value=}, ...}) on the way: min(d(s, g), min_i d(s, i) + d(i, g) - value_i), each
+-- value rounded down as the search counts it, or nil when the goal cannot be reached.
 function M.interest_score(world, start, goal, interests)
   if not M.enterable(world, goal) then return nil end
   local from_start = M.distances(world, start)
   local best = from_start[goal]
   for _, it in ipairs(interests) do
     if from_start[it.id] < math.huge and M.enterable(world, it.id) then
-      local score = from_start[it.id] + M.distances(world, it.id, start)[goal] - it.value
+      local score = from_start[it.id] + M.distances(world, it.id, start)[goal] - grid_oracle.round_down(it.value)
       if score < best then best = score end
     end
   end

@@ -30,6 +30,8 @@ extern const char BUILD_MT[];
 
 /* ASTAR_MAX_VALUE as messages write it. */
 #define MAX_VALUE_STR "1e100"
+/* ASTAR_MAX_INTEREST (2^20) as messages write it. */
+#define MAX_INTEREST_STR "1048576"
 /* The diagonal modes a user may name (DIAGONAL_NAMES), as messages list them. */
 #define DIAGONAL_RULE "\"never\", \"always\", \"one_walkable\" or \"no_corner_cut\""
 

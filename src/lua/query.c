@@ -210,10 +210,10 @@ static void read_interests(lua_State *L, query_args *a, int idx) {
             got[k] = lua_tonumber(L, -1);
             bool value = k == nfields - 1;
             bool ok = lua_type(L, -1) == LUA_TNUMBER &&
-                      (value ? got[k] > 0 && got[k] <= ASTAR_MAX_VALUE : got[k] >= 1 && got[k] == floor(got[k]));
-            if (!ok)
+                      (value ? got[k] > 0 && got[k] <= ASTAR_MAX_INTEREST : got[k] >= 1 && got[k] == floor(got[k]));
+            if (!ok) /* values: ASTAR_MAX_INTEREST keeps scores exact (astar.h) */
                 arg_error_fmt(L, a->arg, "option 'interests'[%d].%s must be %s, got %s", (int)i, fields[k],
-                              value ? "a number in (0, " MAX_VALUE_STR "]" : "an integer >= 1",
+                              value ? "a number in (0, " MAX_INTEREST_STR "]" : "an integer >= 1",
                               value_str(L, -1));
         }
         lua_pop(L, nfields + 1);
