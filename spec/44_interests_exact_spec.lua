@@ -118,6 +118,18 @@ describe("interests in the fixed point (issue 25)", function()
     end
   end)
 
+  it("an interest no path reaches costs nothing: the same expansions as without it (island labels)", function()
+    local world = issue_world(false)
+    local grid = oracle.grid(astar, world)
+    local near_only = { { x = 10, y = 2, value = 10 } }
+    local _, plain = grid:find(1, 1, 20, 1, { interests = near_only })
+    for _, v in ipairs({ 5, MAX }) do
+      local _, info = grid:find(1, 1, 20, 1, { interests = { near_only[1], { x = 18, y = 4, value = v } } })
+      assert.are.equal(plain.expansions, info.expansions)
+      assert.are.equal(plain.score, info.score)
+    end
+  end)
+
   it("values above 2^20 are refused by name, by every query, on grids and graphs", function()
     local world = issue_world(false)
     local grid = oracle.grid(astar, world)

@@ -420,17 +420,22 @@ static bool jps_applies(const astar_query *q, astar_diagonal mode, astar_heurist
 /*
  * Marks the cells of q's interests that the query can enter, each with the largest value
  * among those there (the first of equals), and sets up the second copy of the grid (search.h).
- * False when a callback aborted.
+ * When the query has island labels (c->islands), an interest on another island than the
+ * start's is left out: no path reaches it, and its value in twin_shift would only make the
+ * search go as much further in the first copy before it takes the sink. False when a callback
+ * aborted.
  */
 static bool mark_interests(query_ctx *c) {
     astar_search *s = c->s;
     const astar_query *q = c->q;
     const int32_t width = c->g->width;
+    const int32_t home = c->islands ? astar_islands_root(c->islands, c->start) : 0;
     c->twin = (int32_t)s->cells;
     c->twin_shift = 0.0;
     for (int32_t i = 0; i < q->ninterests; i++) {
         int32_t x = q->interests[i] % width, y = q->interests[i] / width;
         int32_t cell = astar_cell(c->stride, x, y);
+        if (c->islands && astar_islands_root(c->islands, cell) != home) continue;
         if (!astar_walkable(c, cell, x, y)) {
             if (c->aborted) return false;
             continue;
@@ -537,8 +542,6 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     }
     if (c->aborted) return ASTAR_EABORT;
     if (!c->goal_open && !q->partial) return ASTAR_UNREACHABLE;
-    if (q->ninterests > 0 && !mark_interests(c)) return ASTAR_EABORT;
-    c->sink = q->ninterests > 0 || q->target_costs;
 
     /* Another island: no search. (The labels' only lazy writes, with the jump tables below;
      * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
@@ -558,6 +561,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
         }
         if (!same) return ASTAR_UNREACHABLE;
     }
+    if (q->ninterests > 0 && !mark_interests(c)) return ASTAR_EABORT; /* after the labels: it reads them */
+    c->sink = q->ninterests > 0 || q->target_costs;
 
     /* Uniform terrain and nothing on top: jump point search gives the same cost for far fewer
      * expansions (docs/performance.md). A blocked start gets no island check, so it stays
