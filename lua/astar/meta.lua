@@ -72,11 +72,11 @@
 ---@class astar.Interest
 ---@field x integer
 ---@field y integer
----@field value number > 0, finite: what collecting it is worth, in cost units ({x, y, value} works too)
+---@field value number in (0, 1048576] (2^20, so that scores stay exact): what collecting it is worth, in cost units ({x, y, value} works too)
 
 ---@class astar.GraphInterest
 ---@field id integer a node
----@field value number > 0, finite ({id, value} works too)
+---@field value number in (0, 1048576] (2^20) ({id, value} works too)
 ---@field path "points"|"flat"? the path's form (find, find_nearest): default "points"
 ---@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
