@@ -19,6 +19,9 @@ double astar_target_distance(const query_ctx *c, astar_heuristic h, int32_t x, i
 }
 
 double astar_custom_h(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
+    /* The memo is the cell's first-copy record's: a node of the second copy (interests) may ask
+     * before the first copy has touched the cell this query, when the slot is a stale value. */
+    astar_touch(c, cell);
     double *slot = &c->s->custom_h[cell];
     if (isnan(*slot)) {
         const astar_query *q = c->q;
