@@ -26,6 +26,10 @@
  * steps round (equal-cost routes can add up in a different order), hence a
  * relative tolerance there.
  *
+ * A quarter of the queries run again with interests (check_interests: values at the bound
+ * of 2^20 and beyond it, which must be refused), their score held to the oracle's best
+ * cost - value over the direct way and the ways through each interest.
+ *
  * Hex grids (odd-r) follow spec/support/dijkstra.lua's neighbour rule. With
  * turn_penalty or a claim_window a step's cost depends on the way in, and the
  * core keeps one way per node: the path's cost is still checked bit for bit
@@ -1391,23 +1395,29 @@ static find_out run_find(astar_search *s) {
     return o;
 }
 
-/* Walks a returned path through the model; returns its cost summed like the core does. */
-static double check_path(const find_out *o, int32_t goal /* -1: any end */) {
+/* Walks a returned path through the model; returns its cost summed like the core does. A path
+ * visits each node once, but with interests (`twice`), where it may come back the way it went
+ * to collect one: once in each of the search's two copies. */
+static double check_path(const find_out *o, int32_t goal /* -1: any end */, bool twice) {
     const astar_query *q = &M.q;
-    static uint32_t seen[MAX_CELLS];
+    static uint32_t seen[MAX_CELLS], seen_twice[MAX_CELLS];
     static uint32_t stamp;
     if (++stamp == 0) {
         memset(seen, 0, sizeof seen);
+        memset(seen_twice, 0, sizeof seen_twice);
         stamp = 1;
     }
-    fail_if(o->len < 1 || o->len != o->res.length || o->len > W.cells, "path length");
+    fail_if(o->len < 1 || o->len != o->res.length || o->len > (twice ? 2 : 1) * W.cells, "path length");
     fail_if(o->path[0] != q->sy * W.w + q->sx, "path does not start at the start");
     if (goal >= 0) fail_if(o->path[o->len - 1] != goal, "path does not end at the goal");
     double g = 0.0;
     for (int32_t i = 0; i < o->len; i++) {
         int32_t v = o->path[i];
         fail_if(v < 0 || v >= W.cells, "path node outside the grid");
-        fail_if(seen[v] == stamp, "path visits a node twice");
+        if (seen[v] == stamp) {
+            fail_if(!twice || seen_twice[v] == stamp, twice ? "path visits a node three times" : "path visits a node twice");
+            seen_twice[v] = stamp;
+        }
         seen[v] = stamp;
         if (i == 0) continue;
         double ng;
@@ -1532,6 +1542,109 @@ static double exact_to_goals(void) {
     return best;
 }
 
+/* An interest's value as the core counts it: rounded down to a multiple of 2^-32 (contract). */
+static double round_down(double v) {
+    return floor(v * 4294967296.0) / 4294967296.0;
+}
+
+/*
+ * The query again with interests (issue 25), drawn from its own bits rather than from input
+ * bytes, so that older inputs keep their meaning: one to three cells, each worth a value at or
+ * near the bound (ASTAR_MAX_INTEREST, 2^20), a small one, or now and then one beyond the bound
+ * or not a value. Beyond, or with partial: ASTAR_EINVAL, nothing allocated. Else the path is
+ * legal and costs what it reports (summed from its end, as under reopening: to the bit below
+ * 2^20), its score is that cost less the value collected (rounded down), on the path; and when
+ * the query is one the oracle answers (`optimal`) the score is its min(d(s, goal),
+ * min_i d(s, i) + d(i, goal) - value_i), to the bit below 2^20, whatever the largest value.
+ */
+static void check_interests(astar_search *s, const find_out *plain, bool optimal) {
+    static const double good[] = {ASTAR_MAX_INTEREST, ASTAR_MAX_INTEREST - 0x1p-32, ASTAR_MAX_INTEREST - 0.5,
+                                  0x1p19 + 0x1p-33, 999999.25, 10.0, 3.5, 0.5, 1e-12};
+    static const double bad[] = {ASTAR_MAX_INTEREST + 0x1p-32, ASTAR_MAX_INTEREST + 1, 1e9, 1e17, 1e100,
+                                 INFINITY, NAN, 0.0, -1.0};
+    astar_query *q = &M.q;
+    uint32_t h = CB.node_seed * 2654435761u ^ (uint32_t)(q->sx * 73 + q->sy * 31 + q->gx * 7 + q->gy) ^ 0x9E37u;
+#define NEXT() (h ^= h << 13, h ^= h >> 17, h ^= h << 5, h)
+    int32_t cells[3];
+    double values[3];
+    int32_t n = 1 + (int32_t)(NEXT() % 3);
+    bool refused = q->partial;
+    for (int32_t i = 0; i < n; i++) {
+        cells[i] = (int32_t)(NEXT() % (uint32_t)W.cells);
+        bool beyond = NEXT() % 8 == 0;
+        values[i] = beyond ? bad[NEXT() % 9] : good[NEXT() % 9];
+        refused |= beyond;
+    }
+#undef NEXT
+    q->interests = cells, q->interest_values = values, q->ninterests = n;
+    if (tracing())
+        for (int32_t i = 0; i < n; i++) fprintf(stderr, "  interest %d: cell %d value %.17g\n", (int)i, (int)cells[i], values[i]);
+    find_out o = run_find(s);
+    q->interests = NULL, q->interest_values = NULL, q->ninterests = 0;
+    const astar_result *res = &o.res;
+    if (tracing())
+        fprintf(stderr, "  with the interests => %s cost %.17g score %.17g interest %d\n", astar_status_name(o.st),
+                res->cost, res->score, (int)res->interest);
+    if (refused) {
+        fail_if(o.st != ASTAR_EINVAL, "astar_find took an interest value beyond the bound (or with partial)");
+        fail_if(o.oom, "astar_find allocated for refused interests");
+        return;
+    }
+    fail_if(o.st == ASTAR_EINVAL, "astar_find refused interests within the bound");
+    if (o.oom) return;
+    fail_if((o.st == ASTAR_EABORT) != CB.abort_signalled, "EABORT with interests and no callback asking for it");
+    if (o.st == ASTAR_EABORT) return;
+    fail_if(!res->scored, "a query with interests not scored");
+    if (optimal) fail_if((o.st == ASTAR_OK) != (plain->st == ASTAR_OK), "interests changed whether a path exists");
+    if (o.st != ASTAR_OK) {
+        fail_if(res->interest != -1, "an interest collected without a path");
+        return;
+    }
+    int32_t end = q->ntargets ? q->targets[res->target] : q->gy * W.w + q->gx;
+    double sum = check_path(&o, end, true);
+    double scale = fabs(res->cost) + ASTAR_MAX_INTEREST; /* what the search's sums hold */
+    bool exact = sum < 0x1p20 && res->cost < 0x1p20;
+    fail_if(exact ? sum != res->cost : fabs(sum - res->cost) > REL_TOL * scale,
+            "with interests, the reported cost differs from the returned path's steps");
+    if (res->interest < 0) {
+        fail_if(res->score != res->cost, "nothing collected, yet the score is not the cost");
+    } else {
+        fail_if(res->interest >= n, "the interest collected is none of the query's");
+        bool on = false;
+        for (int32_t i = 0; i < o.len; i++) on |= o.path[i] == cells[res->interest];
+        fail_if(!on, "the interest collected is not on the path");
+        fail_if(res->score != res->cost - round_down(values[res->interest]),
+                "the score is not the cost less the value collected");
+    }
+    if (!optimal) return;
+    if (plain->st == ASTAR_OK)
+        fail_if(res->score > plain->res.cost + (exact ? 0.0 : REL_TOL * scale), "interests made the answer worse");
+    /* The oracle: the goal (or the walkable targets) directly, or through one interest. */
+    static bool goal[MAX_CELLS], at[MAX_CELLS];
+    bool dummy = false;
+    for (int32_t i = 0; i < W.cells; i++) goal[i] = at[i] = false;
+    if (q->ntargets) {
+        for (int32_t i = 0; i < q->ntargets; i++)
+            goal[q->targets[i]] = model_walkable(q->targets[i] % W.w, q->targets[i] / W.w, &dummy);
+    } else {
+        goal[q->gy * W.w + q->gx] = true;
+    }
+    double best = dijkstra_to(q->sx, q->sy, goal), best_cost = best;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t x = cells[i] % W.w, y = cells[i] / W.w;
+        if (!model_walkable(x, y, &dummy)) continue;
+        at[cells[i]] = true;
+        double to = dijkstra_to(q->sx, q->sy, at);
+        at[cells[i]] = false;
+        double cost = to + dijkstra_to(x, y, goal);
+        if (cost - round_down(values[i]) < best) best = cost - round_down(values[i]), best_cost = cost;
+    }
+    if (tracing()) fprintf(stderr, "  oracle score %.17g (a path of %.17g)\n", best, best_cost);
+    exact = exact && best_cost < 0x1p20;
+    fail_if(exact ? res->score != best : fabs(res->score - best) > REL_TOL * scale,
+            "with interests, the score differs from the oracle's best");
+}
+
 static void op_find(reader *r) {
     astar_query *q = &M.q;
     astar_query_init(q);
@@ -1643,6 +1756,7 @@ static void op_find(reader *r) {
     bool may_abort = CB.node_kind == 3 || CB.node_kind == 4 || CB.edge_kind == 3 ||
                      CB.edge_kind == 4 || (custom && CB.h_kind == 3);
     bool limits = q->max_expansions != UINT64_MAX || q->max_cost != INFINITY;
+    bool optimal = q->weight == 1.0 && admissible && !approx && !limits && !may_abort;
 
     const astar_result *res = &o.res;
     fail_if(res->expansions > q->max_expansions, "more expansions than max_expansions");
@@ -1675,7 +1789,7 @@ static void op_find(reader *r) {
 
     if (o.st == ASTAR_OK || o.st == ASTAR_PARTIAL) {
         int32_t end = o.st != ASTAR_OK ? -1 : q->ntargets ? q->targets[res->target] : q->gy * W.w + q->gx;
-        double sum = check_path(&o, end);
+        double sum = check_path(&o, end, false);
         if (tracing()) {
             fprintf(stderr, "  path cost summed by the model %.17g; nodes", sum);
             for (int32_t i = 0; i < o.len; i++) fprintf(stderr, " %d", (int)o.path[i]);
@@ -1790,6 +1904,10 @@ static void op_find(reader *r) {
                         "a window wider than any path changed the cost");
         }
     }
+
+    /* A quarter of the queries again with interests (by bits of the callbacks' seed, which
+     * every query reads; bits 9 and 10 pick the slicing). */
+    if ((CB.node_seed >> 12) % 4 == 1) check_interests(s, &o, optimal);
 }
 
 /* ----------------------------------------------------------------- fields */

@@ -23,7 +23,8 @@
 -- (path, into, info: "forms") came after the seeds of seeds.txt: those lines disable them, and
 -- with forms off the fuzzer draws what it drew before, so they replay the calls they found.
 -- Issue 18's interests, check_path and repair ("walks") came later still: the seeds found
--- before them disable them too.
+-- before them disable them too; and so do the seeds found before issue 25's interest values
+-- near and beyond the bound, and the oracle's check of those answers ("bound").
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -1912,25 +1913,55 @@ function A.gc(st) st:call("collectgarbage", collectgarbage, st:chance(0.5) and "
 function A.foreign(st) st:foreign_abuse() end
 
 -- Interests (issue 18): a find with pick-ups, their entries now and then proxies or weird.
+-- Since issue 25 ("bound"; the seeds found before it disable it, so they draw what they drew
+-- then) values are drawn near and beyond the bound too (2^20: beyond is an error naming it),
+-- and an answer the oracle can follow is held to it to the bit: its score, and its cost as the
+-- path's steps summed (below 2^20, where costs are exact; near it above).
+local INTEREST_MAX = 2 ^ 20
+local GOOD_VALUES = { 1, 0.5, 20, 3.5, 999999.25, 2 ^ 19 + 2 ^ -33, INTEREST_MAX * 0.75, INTEREST_MAX - 2 ^ -32,
+  INTEREST_MAX }
+local BIG_VALUES = { INTEREST_MAX, INTEREST_MAX - 2 ^ -32, INTEREST_MAX - 0.5, 2 ^ 19 + 2 ^ -33, 999999.25, 3.5,
+  INTEREST_MAX + 2 ^ -32, INTEREST_MAX + 1, 1e9, 1e12, 1e15, 1e17, 2 ^ 60, 1e100 }
 function A.interests(st)
   local e, sx, sy, gx, gy, opts, uses, info = st:grid_query()
   if not e then return end
-  local list = {}
+  local list, values = {}, {}
+  local plain, beyond = true, nil -- every entry a table of ours; a value beyond the bound in one
+  -- 1: good values on cells of the grid (the oracle gets to check most answers), 2: near and
+  -- beyond the bound,
+  -- 3 (and without "bound"): the draws of issue 18
+  local mode = st:on("bound") and st:int(1, 3) or 3
   for i = 1, st:int(0, 4) do
-    if st:chance(0.05) then
+    if mode ~= 1 and st:chance(0.05) then
       list[i] = st:weird()
+      plain = false
     else
-      local v = st:choice({ 1, 0.5, 20, 0, -1, NAN, 1e101 })
-      local p = st:point(st:coord(e.w), st:coord(e.h), true)
+      local v = st:choice(mode == 1 and GOOD_VALUES or mode == 2 and BIG_VALUES or { 1, 0.5, 20, 0, -1, NAN, 1e101 })
+      local p = mode == 1 and st:point(st:int(1, e.w), st:int(1, e.h)) or st:point(st:coord(e.w), st:coord(e.h), true)
       if type(p) == "table" and getmetatable(p) == nil then
         if p.x then p.value = v else p[3] = v end
+        values[i] = v
+      else
+        plain = false
       end
       list[i] = p
     end
   end
+  -- (The binding reads entries 1..rawlen: a weird entry may be nil, and what follows unread.)
+  for i = 1, rawlen_of(list) do
+    local v = values[i]
+    if v and v > INTEREST_MAX and v < HUGE then beyond = beyond or v end
+  end
   if type(opts) == "table" then rawset(opts, "interests", list) else opts = { interests = list } end
   st:with_ctx(uses, function()
     local r = st:call("grid:find interests", e.obj.find, e.obj, sx, sy, gx, gy, opts)
+    if st:on("bound") then -- (these checks came with the draws above)
+      if r[1] and beyond then
+        st:failure(string.format("find interests: a value beyond 2^20 was taken: %.17g", beyond))
+      elseif not r[1] and tostring(r[2]):find("%.value must be") and not tostring(r[2]):find("(0, 1048576]", 1, true) then
+        st:failure("find interests: the error does not name the bound: " .. tostring(r[2]))
+      end
+    end
     -- (Points only: the options may ask for the flat form.)
     if r[1] and not e.closed and (r[2] == nil or type(r[2][1]) == "table") then
       -- (Fog of war may lead a path through a blocked cell it does not know.)
@@ -1940,6 +1971,47 @@ function A.interests(st)
       if r[2] and i.status == "found" and #list > 0 and (type(i.score) ~= "number" or i.score > i.cost + 1e-9) then
         st:failure("find interests: score " .. tostring(i.score) .. " above cost " .. tostring(i.cost))
       end
+      if plain and #list > 0 and st:on("bound") then st:check_interests(e, sx, sy, gx, gy, list, info, r[2], r[3]) end
+    end
+  end)
+end
+
+-- A find with interests (list: plain entries) held to the oracle when it can follow the query:
+-- the best score (oracle.interest_score), the path's steps summing to info.cost, the score that
+-- cost less the value collected. Exact below a cost of 2^20 (docs/contract.md, "Interests").
+function St:check_interests(e, sx, sy, gx, gy, list, qinfo, path, info)
+  local view = oracle_view(qinfo)
+  if not view or e.w * e.h > 100 or (path ~= nil and type(path[1]) ~= "table") then return end
+  for _, l in ipairs(view.layers) do
+    if type(l[1]) ~= "userdata" then return end
+  end
+  local g = e.obj
+  if qinfo.plan.heuristic == "manhattan" and (qinfo.plan.diagonal or g.diagonal) ~= "never" then return end
+  local interests = {}
+  for i, p in ipairs(list) do interests[i] = { x = p.x or p[1], y = p.y or p[2], value = p.value or p[3] } end
+  self:quietly(function()
+    local world = grid_world(g, view.layers, view.mask, view.diagonal)
+    local want = oracle.interest_score(world, sx, sy, { { x = gx, y = gy } }, interests)
+    local what = string.format("find interests (%d,%d)->(%d,%d) on %dx%d%s", sx, sy, gx, gy, e.w, e.h,
+      e.hex and " hex" or " " .. tostring(world.mode))
+    if want == nil or info.status ~= "found" then
+      if (want == nil) ~= (info.status ~= "found") then
+        self:failure(what .. ": status " .. tostring(info.status) .. ", oracle score " .. tostring(want))
+      end
+      return
+    end
+    local sum = 0
+    for i = 2, #path do
+      local s = oracle_step(world, path[i - 1].x, path[i - 1].y, path[i].x, path[i].y)
+      if not s then return self:failure(what .. ": illegal step " .. (i - 1) .. " in the path") end
+      sum = sum + s
+    end
+    local exact = info.cost < INTEREST_MAX
+    local function same(a, b) return a == b or (not exact and near(a, b)) end
+    local v = info.interest and interests[info.interest] and oracle.round_down(interests[info.interest].value) or 0
+    if not same(info.cost, sum) or not same(info.score, want) or not same(info.score, info.cost - v) then
+      self:failure(string.format("%s: cost %.17g (steps %.17g), score %.17g (oracle %.17g), interest %s\n%s", what,
+        info.cost, sum, info.score, want, tostring(info.interest), dump_world(world)))
     end
   end)
 end
