@@ -3,8 +3,9 @@
 -- (up to 2^20, docs/contract.md "Interests"); larger values are refused by name. Checked with
 -- == against the oracles (spec/support/dijkstra.lua, graph_oracle.lua: steps rounded up to
 -- quanta, values rounded down), on the issue's worlds, at the bound with path costs near 2^20
--- and max_cost, and on random worlds with values drawn over the whole range. Set ASTAR_SEED to
--- replay another sequence.
+-- and max_cost, under custom heuristics (closed nodes reopened, a memo the second copy reads),
+-- and on random worlds with values drawn over the whole range; an interest on another island
+-- costs no work. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
 local graph_oracle = require("spec.support.graph_oracle")

@@ -38,8 +38,9 @@ static inline bool astar_interest_ok(double v) {
 }
 
 /* An interest's value (astar_interest_ok) as a search counts it: rounded down to quanta (core.h),
- * as the negative cost it is. Exact: v * 2^32 <= 2^52 is a whole double's floor away. (Not
- * astar_cost_down: that leaves values from 2^19 up as they are, between quanta below 2^20.) */
+ * as the negative cost it is. Exact: v * 2^32 is at most 2^52, so the product, its floor and
+ * the quotient are. (Not astar_cost_down: it leaves values from 2^19 up as they are, which
+ * below 2^20 may fall between quanta.) */
 static inline double astar_interest_value(double v) {
     return floor(v * (1.0 / ASTAR_QUANTUM)) * ASTAR_QUANTUM;
 }
