@@ -110,8 +110,8 @@ astar_status astar_last_status(void);
  *     astar_hierarchy_build_cluster): the units of astar_build_step's budget (a Dijkstra's pop,
  *     8 cells of a pass);
  *   - bulk writes: one per cell written (astar_layer_stamp and astar_mask_reveal: per cell of
- *     the disc's box; astar_layer_spread: the layer's cells); a field's build one more per
- *     cell it writes; astar_grid_hierarchy_stats one per cluster and per table entry it reads;
+ *     the disc's box; astar_layer_spread: the layer's cells; astar_layer_max_abs, a read: per
+ *     cell read); a field's build one more per cell it writes;
  *   - constructors: one per cell of what they make (with its border, where it has one);
  *     astar_movingai_parse also one per cell it reads.
  * Work in proportion to what a call is given (a path, a list of targets or queries) is not
@@ -750,6 +750,8 @@ typedef struct astar_hierarchy_stats {
     size_t bytes;            /* the tables and the query scratch */
 } astar_hierarchy_stats;
 
+/* The figures, kept as clusters are built and marked dirty: reading them costs no pass over
+ * the tables (a script may call it in a loop). */
 astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_stats *st);
 
 /*

@@ -211,8 +211,7 @@ static int grid_landmarks(lua_State *L) {
 /* The hierarchy's figures as a table, or nil when there is none. */
 int push_hierarchy(lua_State *L, astar_grid *grid) {
     astar_hierarchy_stats hs;
-    astar_status st = astar_grid_hierarchy_stats(grid, &hs);
-    if (st != ASTAR_OK) return status_error(L, st);
+    astar_grid_hierarchy_stats(grid, &hs);
     if (!hs.cluster_size) return lua_pushnil(L), 1;
     lua_createtable(L, 0, 7);
     lua_pushinteger(L, hs.cluster_size);
