@@ -120,7 +120,7 @@ static astar_status run_round(astar_build *b, uint64_t budget, uint64_t *spent) 
     if (n == 0) return ASTAR_OK;
     for (int j = 0; j < n; j++) {
         b->space[j] = b->ops->bare ? NULL : astar_many_workspace(b->pool, b->part[j]);
-        if (!b->space[j] && !b->ops->bare) return ASTAR_ENOMEM;
+        if (!b->space[j] && !b->ops->bare) return astar_last_status(); /* ENOMEM or ESTOPPED */
         b->share[j] = budget / (uint64_t)n + ((uint64_t)j < budget % (uint64_t)n ? 1 : 0);
     }
     astar_many_run(n, round_worker, b);
@@ -151,16 +151,12 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
     astar_status st = ASTAR_RUNNING;
     /* The progress handler counts in the budget's units: each piece of work gets what both
      * allow (the units run no handler of their own: field.c, hierarchy.c), and a stop leaves
-     * the build where it stands, as a spent budget does. */
+     * the build where it stands, as a spent budget does. The handler is asked for more only
+     * when a piece could not go on without (what costs nothing, the install, needs none). */
     astar_progress *progress = astar_progress_get();
     bool stopped = false;
     while (used < budget) {
-        uint64_t allow = astar_progress_allow(progress), spent = 0;
-        if (allow == 0) {
-            stopped = true;
-            break;
-        }
-        if (allow > budget - used) allow = budget - used;
+        uint64_t allow = progress->left < budget - used ? progress->left : budget - used, spent = 0;
         bool was_between = b->between;
         if (b->between) {
             int32_t units = 0;
@@ -188,12 +184,21 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
         used += spent;
         astar_progress_spent(progress, spent);
         if (st != ASTAR_RUNNING) break;
-        if (spent == 0 && b->between == was_between) break; /* what is left buys nothing */
+        if (spent == 0 && b->between == was_between) {
+            if (allow > 0) break; /* what is left buys nothing */
+            if (astar_progress_ask(progress)) { /* the handler's units ran out: more, or stop */
+                stopped = true;
+                break;
+            }
+        }
     }
     if (used_out) *used_out = used;
-    /* An error (a stop inside the work too: the lazy tables the set-up makes): nothing
-     * half-done is kept. */
-    if (st != ASTAR_RUNNING && st != ASTAR_OK) {
+    /* A stop inside the work (the lazy tables the set-up makes, a worker's workspace) comes
+     * before it changes anything: the build stands where it stood. An error: nothing half-done
+     * is kept. */
+    if (st == ASTAR_ESTOPPED) {
+        stopped = true;
+    } else if (st != ASTAR_RUNNING && st != ASTAR_OK) {
         start_over(b);
         return st;
     }

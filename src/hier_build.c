@@ -62,6 +62,7 @@ static astar_status hb_between(void *self, uint64_t budget, uint64_t *used, int3
     hier_build *b = self;
     *units = 0;
     if (b->phase == SETUP) {
+        if (budget == 0) return ASTAR_RUNNING; /* it costs a unit */
         *used = 1;
         if (b->size == 0) return ASTAR_OK; /* drops the grid's at install */
         astar_status st = astar_hierarchy_make(b->g, b->size, &b->h);

@@ -295,6 +295,7 @@ static astar_status lm_between(void *self, uint64_t budget, uint64_t *used, int3
     *used = 0;
     *units = 0;
     if (b->phase == SETUP) {
+        if (budget == 0) return ASTAR_RUNNING; /* it costs a unit */
         astar_status st = setup(b);
         if (st != ASTAR_OK) return st;
         *used = 1;

@@ -262,7 +262,7 @@ astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *ba
         m->where_cap = n;
     }
     m->n = 0; /* until this call runs: astar_many_path finds no stale path */
-    if (!astar_many_workspace(m, threads - 1)) return ASTAR_ENOMEM;
+    if (!astar_many_workspace(m, threads - 1)) return astar_last_status(); /* ENOMEM or ESTOPPED */
     for (int32_t i = 0; i < n; i++) m->where[i].worker = -1;
     if (n == 0) return ASTAR_OK;
     astar_status st = astar_find_prepare(g, base);

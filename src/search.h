@@ -185,7 +185,8 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
  */
 int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud);
 /* Worker `index`'s workspace (made, with those before it, on first need: its allocations
- * go through m's mutex, so workers may grow them at once); NULL on ENOMEM. */
+ * go through m's mutex, so workers may grow them at once); NULL on ENOMEM or when the progress
+ * handler stopped astar_search_new (astar_last_status says which). */
 astar_search *astar_many_workspace(astar_many *m, int index);
 /* m's allocator behind its mutex: what workers allocate other memory with. */
 const astar_alloc *astar_many_locked(const astar_many *m);
