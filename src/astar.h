@@ -324,7 +324,9 @@ size_t astar_grid_landmark_bytes(const astar_grid *g);
  * landmarks installed or dropped by someone else), the step starts the build over from
  * nothing (astar_build_restarts counts it): tables measured on other terrain are never
  * installed. ASTAR_ENOMEM: the work so far is dropped, the grid keeps what it had, and
- * the next step starts over. Not while another thread queries or writes the grid (the
+ * the next step starts over. ASTAR_ESTOPPED (the progress handler, above; its units are the
+ * budget's): the build stops between two units and keeps what it did, as a spent budget
+ * does, and the next step goes on. Not while another thread queries or writes the grid (the
  * workers read it; the install writes it); between steps the grid may be used freely.
  * The grid must outlive the build, or the build be freed first.
  *
@@ -376,7 +378,8 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
 astar_status astar_layer_scale(astar_layer *l, double factor);
 /* l += weight * other (same size); EINVAL, nothing changed, if a sum would not be finite. */
 astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight);
-/* The largest absolute value (0 for an all-zero layer). */
+/* The largest absolute value (0 for an all-zero layer); NaN when the progress handler stopped
+ * the pass. */
 double astar_layer_max_abs(const astar_layer *l);
 /*
  * One step of influence propagation (the classic momentum/decay update): every
@@ -648,7 +651,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
  * host may change layers, claims and masks (a node's values are read when the
  * search first reaches it), and if the grid's terrain changes the next step
  * starts the search over (res->restarts counts it). An error (ENOMEM, EABORT)
- * ends the search; start it again to retry. One live search per workspace:
+ * ends the search; start it again to retry. ASTAR_ESTOPPED (the progress handler) does not:
+ * the step stopped between two expansions and the next goes on from there (a stopped
+ * astar_search_start started nothing; a stopped astar_find ends). One live search per workspace:
  * astar_find and astar_field_build on the same workspace end it.
  */
 astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
@@ -712,7 +717,8 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
  * hierarchical query rebuilds them. Memory: a few bytes per cell, see astar_grid_hierarchy_stats.
  *
  * astar_grid_hierarchy builds it in one call (cluster_size 2..ASTAR_HIER_MAX_SIZE; 0 drops it),
- * replacing any; on ASTAR_ENOMEM the grid has none. The same build in units, for a host that
+ * replacing any; on ASTAR_ENOMEM the grid has none, on ASTAR_ESTOPPED the one it had. The
+ * same build in units, for a host that
  * spreads them over frames or threads: astar_hierarchy_begin (allocates, every cluster dirty),
  * astar_hierarchy_build_cluster for each k below astar_hierarchy_clusters (each touches only
  * its own cluster's memory and reads the terrain, so distinct k may run on threads at once,
@@ -818,8 +824,9 @@ int astar_many_default_threads(void);
  * ASTAR_MANY_MAX_THREADS, a grid of another size than m; ASTAR_ENOMEM (nothing
  * run) when the workspaces cannot be made. Otherwise every query ran and the
  * return is ASTAR_OK, or the first error (by query index) among the results
- * (a bad query: ASTAR_EINVAL; ASTAR_ENOMEM; ASTAR_EABORT). Query i's path
- * is available from astar_many_path until the next call on m.
+ * (a bad query: ASTAR_EINVAL; ASTAR_ENOMEM; ASTAR_EABORT). ASTAR_ESTOPPED: the progress
+ * handler stopped a query (the workers take no more), some never ran, and there are no paths.
+ * Query i's path is available from astar_many_path until the next call on m.
  */
 astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *base,
                              const int32_t *endpoints, int32_t n, int threads,

@@ -181,7 +181,8 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
  * Calls fn(ud, i) once for every i in 0..threads-1, i > 0 each on a thread of its own
  * (pthreads) and 0 on the calling thread, and returns when all have returned. If a thread
  * cannot be started, the calling thread runs its index after its own. Returns how many
- * threads ran (the calling one included).
+ * threads ran (the calling one included). The calling thread's progress handler is shared:
+ * every thread's loops charge a lease of units taken from it under a lock (astar.h).
  */
 int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud);
 /* Worker `index`'s workspace (made, with those before it, on first need: its allocations
