@@ -103,6 +103,19 @@ describe("astar.set_work_limit", function()
     assert.is_table(grid:find(1, 1, 40, 30, { jump = false }))
   end)
 
+  it("raises at the caller's line, from queries (run under pcall inside) and writes alike", function()
+    local grid = grid_of(30, 20, 14)
+    grid:find(1, 1, 30, 20)
+    astar.set_work_limit(0)
+    -- (No tail calls: LuaJIT would drop the calling frame, and with it the line.)
+    for _, call in ipairs({ function() local p = grid:find(1, 1, 30, 20, { jump = false }) return p end,
+                            function() grid:fill(2) end, function() local g = astar.grid(10, 10) return g end }) do
+      local ok, err = pcall(call)
+      assert.is_false(ok)
+      assert.truthy(err:match("^spec/45_work_limit_spec%.lua:%d+: work limit reached$"), err)
+    end
+  end)
+
   it("refuses what is not an integer >= 0 (or nil), and keeps the limit it had", function()
     astar.set_work_limit(500)
     for _, bad in ipairs({ -1, 1.5, 0 / 0, math.huge, -math.huge, "10", {}, true, 2 ^ 60 }) do

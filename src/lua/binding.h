@@ -400,6 +400,8 @@ int l_work_left(lua_State *L);
 int work_limit_error(lua_State *L);
 /* The error of a core call that can only fail for want of memory or of work allowed. */
 int status_error(lua_State *L, astar_status st);
+/* The same from inside a protected runner (run_query): the position is its caller's caller's. */
+int runner_status_error(lua_State *L, astar_status st);
 
 /* load.c */
 int l_load_movingai(lua_State *L);

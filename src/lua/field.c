@@ -42,7 +42,7 @@ int field_run(lua_State *L) {
     astar_result res;
     astar_status st = astar_field_build(c->field, c->run.ws->search, c->grid->grid, &c->q, c->cells,
                                         c->ncells, c->kind, &res);
-    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return status_error(L, st);
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return runner_status_error(L, st);
     if (st != ASTAR_OK && st != ASTAR_LIMIT)
         return luaL_error(L, "field failed: %s", astar_status_name(st));
     lua_createtable(L, 0, 3);

@@ -58,8 +58,22 @@ int l_work_left(lua_State *L) {
     return 1;
 }
 
-int work_limit_error(lua_State *L) { return luaL_error(L, "work limit reached"); }
+/* "work limit reached" at the position of the Lua code `level` frames up (as luaL_error
+ * gives level 1's). */
+static int stopped_at(lua_State *L, int level) {
+    luaL_where(L, level);
+    lua_pushliteral(L, "work limit reached");
+    lua_concat(L, 2);
+    return lua_error(L);
+}
+
+int work_limit_error(lua_State *L) { return stopped_at(L, 1); }
 
 int status_error(lua_State *L, astar_status st) {
-    return st == ASTAR_ESTOPPED ? work_limit_error(L) : no_memory(L);
+    return st == ASTAR_ESTOPPED ? stopped_at(L, 1) : no_memory(L);
+}
+
+/* Inside a protected runner the binding function that called it is level 1, its caller 2. */
+int runner_status_error(lua_State *L, astar_status st) {
+    return st == ASTAR_ESTOPPED ? stopped_at(L, 2) : no_memory(L);
 }

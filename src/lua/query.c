@@ -764,6 +764,6 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
 
 /* find's errors: the statuses that are no answer. */
 void check_answer(lua_State *L, astar_status st, const char *fn) {
-    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) status_error(L, st);
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) runner_status_error(L, st);
     if (st == ASTAR_EINVAL || st == ASTAR_EABORT) luaL_error(L, "%s failed: %s", fn, astar_status_name(st));
 }
