@@ -121,13 +121,14 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 
 # ThreadSanitizer: the C tests, find_many's threads among them, must run without a report.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DASTAR_TSAN=ON -DASTAR_WERROR=ON -DASTAR_LUA=OFF >/dev/null
-cmake --build build-tsan -j "$jobs" --target test_core test_threads test_hierarchy astar_example >/dev/null
+cmake --build build-tsan -j "$jobs" --target test_core test_threads test_hierarchy test_progress astar_example >/dev/null
 export TSAN_OPTIONS=halt_on_error=1:exitcode=66
-run_ctest build-tsan tsan '^(core|threads|hierarchy|example)$'
+run_ctest build-tsan tsan '^(core|threads|hierarchy|progress|example)$'
 unset TSAN_OPTIONS
 
 # valgrind memcheck: the C tests, the failing-allocator host and the whole busted suite.
 tally "valgrind: test_core" memcheck build/test_core
+tally "valgrind: test_progress" memcheck build/test_progress
 tally "valgrind: test_lua_oom" memcheck build/test_lua_oom "$PWD"
 
 # The binding fuzzer: random calls whose options, points and callbacks close, collect and

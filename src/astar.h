@@ -39,11 +39,98 @@ typedef enum astar_status {
     ASTAR_EINVAL,          /* an argument is out of range or malformed */
     ASTAR_ENOMEM,          /* the allocator failed; nothing was changed */
     ASTAR_EABORT,          /* a callback asked to stop, or returned a bad value */
-    ASTAR_RUNNING          /* astar_search_step: not finished yet, step again */
+    ASTAR_RUNNING,         /* astar_search_step: not finished yet, step again */
+    ASTAR_ESTOPPED         /* the progress handler asked to stop; nothing was changed */
 } astar_status;
 
-/* Returns a static, human-readable name for a status ("found", "unreachable", ...). */
+/* Returns a static, human-readable name for a status ("found", "unreachable", ...,
+ * "stopped"). */
 const char *astar_status_name(astar_status s);
+
+/*
+ * How the last constructor called on this thread (an astar_*_new, astar_movingai_parse) ended:
+ * ASTAR_OK when it returned an object, else why it returned NULL: ASTAR_EINVAL (an argument;
+ * for the parser a malformed map), ASTAR_ENOMEM or ASTAR_ESTOPPED (the progress handler,
+ * below: those that make something of a grid's size count its cells first).
+ */
+astar_status astar_last_status(void);
+
+/* ----------------------------------------------------- progress handler */
+
+/*
+ * A bound on the core's work, after SQLite's sqlite3_progress_handler: a host running untrusted
+ * scripts (mods) gets control back from any call, however large the objects it works on.
+ *
+ * astar_set_progress_handler installs fn for the calls made on the calling thread (C11
+ * _Thread_local: each thread has its own; a new thread starts with none). Every loop of the
+ * core that can run long counts its work in units (what a unit is, per loop, below). When
+ * `every` units have been counted since fn was installed or last called, fn(ud) is called
+ * before the next one: 0 goes on (the next `every` units counted from there), non-zero stops
+ * the call. A stopped call returns ASTAR_ESTOPPED (a constructor NULL, with astar_last_status()
+ * ASTAR_ESTOPPED) and leaves every object as it was before the call:
+ *   - a query (astar_find, _find_many, _find_hierarchical, _graph_find, _field_build,
+ *     _path_costs, _repair) answers nothing and changes nothing (its workspace holds no path);
+ *   - a search in slices (astar_search_step) or a build (astar_build_step) stops between two
+ *     units, as when its budget runs out: stepping it again goes on (a stopped
+ *     astar_search_start started nothing);
+ *   - a lazy table a call makes for itself (island labels, dead ends, a JPS+ table, the cost
+ *     range, dirty hierarchy clusters) is simply not there and is built again by the next call
+ *     that needs it (hierarchy clusters rebuilt before the stop stay rebuilt, as they are
+ *     exact);
+ *   - a bulk write (astar_grid_fill, _set_all, the layer and mask operations) and a
+ *     constructor count all their units before they write or allocate anything: they stop
+ *     before any change, and once they go on they run to the end without asking again.
+ * Once fn has said stop it is asked again before the next unit of any call, until it says go
+ * on or is removed. Installing (again) starts the count at 0. fn NULL or every 0 removes the
+ * handler; without one the loops' counters never run out, so it costs nothing.
+ *
+ * fn runs inside the core: it must not call the core (but astar_set_progress_handler, which
+ * from inside fn changes the handler fn was installed as: a new every applies from there on),
+ * nor longjmp.
+ *
+ * Threads: astar_find_many and the builds' steps carry the caller's handler to the worker
+ * threads they start. A worker takes units from it ASTAR_PROGRESS_LEASE at a time (fewer when
+ * fn is due sooner), under a lock: fn is called on worker threads too, one call at a time,
+ * and must not care which thread calls it. When it says stop, every worker stops at its next
+ * lease, and the call returns ASTAR_ESTOPPED; units leased and not used are given back when
+ * the call returns (so a stop may come up to ASTAR_PROGRESS_LEASE units per worker early).
+ *
+ * What a unit is:
+ *   - searches (A*, jump point search, a field's Dijkstra, graph A*, the abstract search and
+ *     the corridor's A* of astar_find_hierarchical): one node expanded (taken off the open
+ *     list); online jump point search (ASTAR_JPS_ONLINE) also one per cell it steps along a
+ *     diagonal (or a 4-connected vertical line), each of which scans two lines;
+ *     astar_find_hierarchical one per cell of each cluster its insertions search and its
+ *     corridor covers;
+ *   - a search's set-up: one per claim cell a claims view or claim window reads;
+ *   - lazy tables: one per cell (of the grid with its one-cell border, or of each row) per
+ *     pass over the grid; dead ends also one per walkable cell their depth-first search visits;
+ *     a graph's packing one per node and arc; hierarchy clusters as a build counts them;
+ *   - builds (astar_build_step, astar_grid_landmarks, astar_grid_hierarchy,
+ *     astar_hierarchy_build_cluster): the units of astar_build_step's budget (a Dijkstra's pop,
+ *     8 cells of a pass);
+ *   - bulk writes: one per cell written (astar_layer_stamp and astar_mask_reveal: per cell of
+ *     the disc's box; astar_layer_spread: the layer's cells; astar_layer_max_abs, a read: per
+ *     cell read); a field's build one more per cell it writes;
+ *   - constructors: one per cell of what they make (with its border, where it has one);
+ *     astar_movingai_parse also one per cell it reads.
+ * Work in proportion to what a call is given (a path, a list of targets or queries) is not
+ * counted: the caller bounds it, as Lua's own table functions are bounded by their tables.
+ */
+typedef int (*astar_progress_fn)(void *ud);
+
+#define ASTAR_PROGRESS_LEASE 256
+
+void astar_set_progress_handler(uint32_t every, astar_progress_fn fn, void *ud);
+/* The units the calling thread may still do before fn is called next (0: fn is due, or said
+ * stop); UINT64_MAX without a handler. */
+uint64_t astar_progress_left(void);
+/*
+ * Counts n units of the caller's own work as the core counts its own, so that a host's loops
+ * share the bound (the Lua binding's grid:load): ASTAR_ESTOPPED when fn said stop at a `every`
+ * boundary they cross (then do none of that work), else ASTAR_OK.
+ */
+astar_status astar_progress_work(uint64_t n);
 
 /*
  * Allocator hook, shaped like lua_Alloc: fn(ud, ptr, old_size, new_size).
@@ -135,7 +222,8 @@ astar_status astar_grid_fill(astar_grid *g, double cost);
  * (same rule per cost). Checks all values first: on ASTAR_EINVAL nothing changed.
  */
 astar_status astar_grid_set_all(astar_grid *g, const double *costs);
-/* The smallest walkable terrain cost (INFINITY if no cell is walkable). */
+/* The smallest walkable terrain cost (INFINITY if no cell is walkable; NaN when the progress
+ * handler stopped the pass that recomputes it after writes). */
 double astar_grid_min_cost(astar_grid *g);
 /* Bumped on every terrain change (and when landmarks are built or dropped); lets caches
  * and suspended searches know they are stale. */
@@ -245,7 +333,9 @@ size_t astar_grid_landmark_bytes(const astar_grid *g);
  * landmarks installed or dropped by someone else), the step starts the build over from
  * nothing (astar_build_restarts counts it): tables measured on other terrain are never
  * installed. ASTAR_ENOMEM: the work so far is dropped, the grid keeps what it had, and
- * the next step starts over. Not while another thread queries or writes the grid (the
+ * the next step starts over. ASTAR_ESTOPPED (the progress handler, above; its units are the
+ * budget's): the build stops between two units and keeps what it did, as a spent budget
+ * does, and the next step goes on. Not while another thread queries or writes the grid (the
  * workers read it; the install writes it); between steps the grid may be used freely.
  * The grid must outlive the build, or the build be freed first.
  *
@@ -297,7 +387,8 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
 astar_status astar_layer_scale(astar_layer *l, double factor);
 /* l += weight * other (same size); EINVAL, nothing changed, if a sum would not be finite. */
 astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight);
-/* The largest absolute value (0 for an all-zero layer). */
+/* The largest absolute value (0 for an all-zero layer); NaN when the progress handler stopped
+ * the pass. */
 double astar_layer_max_abs(const astar_layer *l);
 /*
  * One step of influence propagation (the classic momentum/decay update): every
@@ -570,7 +661,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
  * host may change layers, claims and masks (a node's values are read when the
  * search first reaches it), and if the grid's terrain changes the next step
  * starts the search over (res->restarts counts it). An error (ENOMEM, EABORT)
- * ends the search; start it again to retry. One live search per workspace:
+ * ends the search; start it again to retry. ASTAR_ESTOPPED (the progress handler) does not:
+ * the step stopped between two expansions and the next goes on from there (a stopped
+ * astar_search_start started nothing; a stopped astar_find ends). One live search per workspace:
  * astar_find and astar_field_build on the same workspace end it.
  */
 astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
@@ -634,7 +727,8 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
  * hierarchical query rebuilds them. Memory: a few bytes per cell, see astar_grid_hierarchy_stats.
  *
  * astar_grid_hierarchy builds it in one call (cluster_size 2..ASTAR_HIER_MAX_SIZE; 0 drops it),
- * replacing any; on ASTAR_ENOMEM the grid has none. The same build in units, for a host that
+ * replacing any; on ASTAR_ENOMEM the grid has none, on ASTAR_ESTOPPED the one it had. The
+ * same build in units, for a host that
  * spreads them over frames or threads: astar_hierarchy_begin (allocates, every cluster dirty),
  * astar_hierarchy_build_cluster for each k below astar_hierarchy_clusters (each touches only
  * its own cluster's memory and reads the terrain, so distinct k may run on threads at once,
@@ -672,6 +766,8 @@ typedef struct astar_hierarchy_stats {
     size_t bytes;            /* the tables and the query scratch */
 } astar_hierarchy_stats;
 
+/* The figures, kept as clusters are built and marked dirty: reading them costs no pass over
+ * the tables (a script may call it in a loop). */
 astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_stats *st);
 
 /*
@@ -738,8 +834,9 @@ int astar_many_default_threads(void);
  * ASTAR_MANY_MAX_THREADS, a grid of another size than m; ASTAR_ENOMEM (nothing
  * run) when the workspaces cannot be made. Otherwise every query ran and the
  * return is ASTAR_OK, or the first error (by query index) among the results
- * (a bad query: ASTAR_EINVAL; ASTAR_ENOMEM; ASTAR_EABORT). Query i's path
- * is available from astar_many_path until the next call on m.
+ * (a bad query: ASTAR_EINVAL; ASTAR_ENOMEM; ASTAR_EABORT). ASTAR_ESTOPPED: the progress
+ * handler stopped a query (the workers take no more), some never ran, and there are no paths.
+ * Query i's path is available from astar_many_path until the next call on m.
  */
 astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *base,
                              const int32_t *endpoints, int32_t n, int threads,

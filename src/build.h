@@ -8,8 +8,9 @@
 
 typedef struct astar_build_ops {
     /* The work between stages (the first call sets up), on the calling thread, at most
-     * `budget` units (*used gets them): ASTAR_RUNNING for more, ASTAR_OK with *units the
-     * next stage's unit count (0: the result is complete), or an error. */
+     * `budget` units (*used gets them; budget 0: only what costs nothing): ASTAR_RUNNING for
+     * more, ASTAR_OK with *units the next stage's unit count (0: the result is complete), or an
+     * error. */
     astar_status (*between)(void *self, uint64_t budget, uint64_t *used, int32_t *units);
     /* Unit u of the current stage on workspace s, at most `budget` units of work: ASTAR_RUNNING
      * (more to do: it continues on the same workspace), ASTAR_OK (finished) or an error. Runs

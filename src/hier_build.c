@@ -62,6 +62,7 @@ static astar_status hb_between(void *self, uint64_t budget, uint64_t *used, int3
     hier_build *b = self;
     *units = 0;
     if (b->phase == SETUP) {
+        if (budget == 0) return ASTAR_RUNNING; /* it costs a unit */
         *used = 1;
         if (b->size == 0) return ASTAR_OK; /* drops the grid's at install */
         astar_status st = astar_hierarchy_make(b->g, b->size, &b->h);
@@ -171,6 +172,6 @@ astar_status astar_grid_hierarchy(astar_grid *g, int32_t cluster_size) {
         st = astar_build_step(b, UINT64_MAX, NULL);
         astar_build_free(b);
     }
-    if (st != ASTAR_OK && st != ASTAR_EINVAL) astar_hierarchy_free(g); /* as documented: none on ENOMEM */
+    if (st == ASTAR_ENOMEM) astar_hierarchy_free(g); /* as documented: none on ENOMEM; a stop keeps it */
     return st;
 }

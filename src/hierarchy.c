@@ -261,6 +261,20 @@ static size_t scratch_bytes(const struct astar_hierarchy *h) {
            (h->cand_head ? (size_t)h->cols * (size_t)h->rows * (sizeof *h->cand_head + sizeof *h->cand_stamp) : 0);
 }
 
+/* What a cluster of n entrances holds in its tables. */
+static int64_t cluster_bytes(int32_t n) {
+    return (int64_t)n * (int64_t)(sizeof(int32_t) + 1) + (int64_t)n * n * (int64_t)sizeof(double);
+}
+
+/* The abstract arcs of a cluster's tables: the pairs they connect, and the border crossings. */
+static int64_t cluster_edges(const double *dist, const uint8_t *sides, int32_t n) {
+    int64_t edges = 0;
+    for (int32_t i = 0; i < n * n; i++) edges += dist[i] != INFINITY && i % (n + 1);
+    for (int32_t i = 0; i < n; i++)
+        for (int d = 0; d < 4; d++) edges += (sides[i] >> d) & 1u;
+    return edges;
+}
+
 void astar_hierarchy_destroy(const astar_grid *g, struct astar_hierarchy *h) {
     if (!h) return;
     astar_alloc a = h->alloc;
@@ -316,6 +330,10 @@ astar_status astar_hierarchy_make(const astar_grid *g, int32_t cluster_size, str
     memset(h->clusters, 0, count * sizeof *h->clusters);
     for (size_t k = 0; k < count; k++) h->clusters[k].dirty = true;
     h->stale = true;
+    atomic_init(&h->entrances, 0);
+    atomic_init(&h->edges, 0);
+    atomic_init(&h->table_bytes, 0);
+    atomic_init(&h->dirty, (int_fast32_t)count);
     *out = h;
     return ASTAR_OK;
 }
@@ -436,8 +454,14 @@ astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, 
     }
     if (j->stage == JOB_SCAN || j->source < j->n) return ASTAR_RUNNING;
     astar_hier_cluster *c = &h->clusters[j->k];
+    int64_t edges = j->n ? cluster_edges(j->table, j->keep_side, j->n) : 0;
+    atomic_fetch_add_explicit(&h->entrances, j->n - c->n, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->edges, edges - c->edges, memory_order_relaxed);
+    atomic_fetch_add_explicit(&h->table_bytes, cluster_bytes(j->n) - cluster_bytes(c->n), memory_order_relaxed);
+    if (c->dirty) atomic_fetch_sub_explicit(&h->dirty, 1, memory_order_relaxed);
     free_cluster(a, c);
     c->cell = j->keep_cell, c->sides = j->keep_side, c->dist = j->table, c->n = j->n;
+    c->edges = edges;
     c->dirty = false;
     j->keep_cell = NULL, j->keep_side = NULL, j->table = NULL;
     astar_hier_job_drop(j, a);
@@ -452,8 +476,19 @@ astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k) {
     if (!h || k < 0 || k >= h->cols * h->rows) return ASTAR_EINVAL;
     astar_hier_job j;
     astar_hier_job_init(&j, k);
-    uint64_t used;
-    return astar_hier_job_run(g, h, &j, &h->alloc, UINT64_MAX, &used);
+    /* In budgets of what the progress handler allows: a stop drops the job, and the cluster
+     * stays as it was (dirty). */
+    astar_progress *p = astar_progress_get();
+    for (;;) {
+        uint64_t allow = astar_progress_allow(p), used;
+        if (allow == 0) {
+            astar_hier_job_drop(&j, &h->alloc);
+            return ASTAR_ESTOPPED;
+        }
+        astar_status st = astar_hier_job_run(g, h, &j, &h->alloc, allow, &used);
+        astar_progress_spent(p, used);
+        if (st != ASTAR_RUNNING) return st;
+    }
 }
 
 astar_status astar_hierarchy_finish(astar_grid *g) {
@@ -496,22 +531,17 @@ astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_sta
     out->diagonal = h->mode;
     size_t bytes = sizeof *h + (size_t)count * (sizeof *h->clusters + sizeof *h->base) + scratch_bytes(h);
     if (h->corridor) bytes += g->cells * sizeof *h->corridor;
-    for (int32_t k = 0; k < count; k++) {
-        const astar_hier_cluster *c = &h->clusters[k];
-        out->entrances += c->n;
-        out->dirty += c->dirty;
-        for (int32_t i = 0; i < c->n * c->n; i++) out->edges += c->dist[i] != INFINITY && i % (c->n + 1);
-        for (int32_t i = 0; i < c->n; i++)
-            for (int d = 0; d < 4; d++) out->edges += (c->sides[i] >> d) & 1u;
-        bytes += (size_t)c->n * (sizeof *c->cell + 1) + (size_t)c->n * (size_t)c->n * sizeof *c->dist;
-    }
-    out->bytes = bytes;
+    out->entrances = atomic_load(&h->entrances);
+    out->edges = atomic_load(&h->edges);
+    out->dirty = (int32_t)atomic_load(&h->dirty);
+    out->bytes = bytes + (size_t)atomic_load(&h->table_bytes);
     return ASTAR_OK;
 }
 
 /* ----------------------------------------------------------- kept in step */
 
 static void mark(struct astar_hierarchy *h, int32_t k) {
+    if (!h->clusters[k].dirty) atomic_fetch_add_explicit(&h->dirty, 1, memory_order_relaxed);
     h->clusters[k].dirty = true;
     h->stale = true;
 }
@@ -532,5 +562,6 @@ void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability)
 void astar_hierarchy_all_dirty(astar_grid *g) {
     struct astar_hierarchy *h = g->hierarchy;
     for (int32_t k = 0; k < h->cols * h->rows; k++) h->clusters[k].dirty = true;
+    atomic_store(&h->dirty, h->cols * h->rows);
     h->stale = true;
 }

@@ -9,6 +9,8 @@
 
 #include "grid.h"
 
+#include <stdatomic.h>
+
 /* One cluster: its entrance cells and the costs between them, within the cluster. */
 typedef struct astar_hier_cluster {
     int32_t *cell;      /* entrance cells (grid cells with the border), ascending */
@@ -16,6 +18,7 @@ typedef struct astar_hier_cluster {
     double *dist;       /* n * n: dist[i * n + j], the terrain cost i -> j inside the cluster,
                            INFINITY where the cluster does not connect them */
     int32_t n;
+    int64_t edges;      /* its abstract arcs: pairs its table connects, crossings of its border */
     bool dirty;         /* its terrain changed since it was built (or it never was) */
 } astar_hier_cluster;
 
@@ -34,6 +37,11 @@ struct astar_hierarchy {
     bool stale;                 /* a cluster is dirty, or numbering (base) is out of date */
     int32_t *base;              /* per cluster, its first node in the abstract graph's numbering */
     int32_t nodes;              /* entrances in all: the abstract graph's nodes */
+    /* The sums astar_grid_hierarchy_stats reports, kept as clusters are built and marked dirty
+     * (a call reads them, no pass over the tables: a script may call it in a loop); atomic, as
+     * distinct clusters may be built on threads at once. */
+    atomic_int_fast64_t entrances, edges, table_bytes;
+    atomic_int_fast32_t dirty;
     /* The query's scratch (hier_find.c), grown on need. */
     double *g;                  /* per abstract node (+ start and goal): cost so far */
     int32_t *parent;

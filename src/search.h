@@ -67,6 +67,7 @@ typedef struct query_ctx {
     /* Where the loop stands between the steps of a resumable search. */
     int32_t start;
     uint64_t expansions;
+    astar_meter meter;       /* the progress handler of the step running it (core.h) */
     int32_t best;            /* partial: the best node so far, its h and g */
     double best_h, best_g;
     bool pruned;             /* max_cost left something out */
@@ -180,11 +181,13 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
  * Calls fn(ud, i) once for every i in 0..threads-1, i > 0 each on a thread of its own
  * (pthreads) and 0 on the calling thread, and returns when all have returned. If a thread
  * cannot be started, the calling thread runs its index after its own. Returns how many
- * threads ran (the calling one included).
+ * threads ran (the calling one included). The calling thread's progress handler is shared:
+ * every thread's loops charge a lease of units taken from it under a lock (astar.h).
  */
 int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud);
 /* Worker `index`'s workspace (made, with those before it, on first need: its allocations
- * go through m's mutex, so workers may grow them at once); NULL on ENOMEM. */
+ * go through m's mutex, so workers may grow them at once); NULL on ENOMEM or when the progress
+ * handler stopped astar_search_new (astar_last_status says which). */
 astar_search *astar_many_workspace(astar_many *m, int index);
 /* m's allocator behind its mutex: what workers allocate other memory with. */
 const astar_alloc *astar_many_locked(const astar_many *m);

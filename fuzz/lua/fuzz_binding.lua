@@ -24,7 +24,10 @@
 -- with forms off the fuzzer draws what it drew before, so they replay the calls they found.
 -- Issue 18's interests, check_path and repair ("walks") came later still: the seeds found
 -- before them disable them too; and so do the seeds found before issue 25's interest values
--- near and beyond the bound, and the oracle's check of those answers ("bound").
+-- near and beyond the bound, and the oracle's check of those answers ("bound"), and all the
+-- seeds found before issue 25's work limit ("limits": a random astar.set_work_limit, after
+-- which any call may raise "work limit reached"; the invariants, checked with the limit
+-- lifted, see every object still work).
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -202,6 +205,11 @@ end
 
 function St:note_error(e)
   self.errors = self.errors + 1
+  -- Only a limit stops a call (bombs may lift it between the stop and here: not with them).
+  if type(e) == "string" and e:find("work limit reached", 1, true) and not astar.work_left() and
+      not self.cfg.bombs then
+    self:failure("a call raised \"work limit reached\" with no limit set: " .. e)
+  end
   if type(e) == "table" and not self.raised[e] then
     self:failure("an error value came back as a table we never raised: " .. tostring(e))
   elseif type(e) == "string" and e:find("fuzz-chaos#", 1, true) and not self.raised_msgs[e] then
@@ -1031,10 +1039,20 @@ function St:check_optimal(what, world, sx, sy, gx, gy, path, info)
 end
 
 -- Runs f with finalizers kept from striking: a check must see what it reads stay put.
+-- f with the work limit lifted: a check must see the objects as they are, whatever limit the
+-- run set; what was left of the limit is set again after.
+local function unlimited(f)
+  local left = astar.work_left()
+  if left then astar.set_work_limit(nil) end
+  local ok, err = pcall(f)
+  if left then astar.set_work_limit(left) end
+  if not ok then error(err, 0) end
+end
+
 function St:quietly(f)
   local checking, armed = self.checking, self.armed
   self.checking, self.armed = true, false
-  local ok, err = pcall(f)
+  local ok, err = pcall(unlimited, f)
   self.checking, self.armed = checking, armed
   if not ok then error(err, 0) end
 end
@@ -1288,13 +1306,15 @@ end
 function St:check_invariants()
   self.checking = true
   self.armed = false
-  for _, e in ipairs(self.pool) do
-    if e.closed then self:check_closed(e) else self:check_live(e) end
-  end
-  local grids = self:list("grid", function(x) return not x.closed and x.w * x.h <= 100 end)
-  for _ = 1, math.min(2, #grids) do self:grid_oracle_check(self:choice(grids), false) end
-  local graphs = self:list("graph", function(x) return not x.closed end)
-  if #graphs > 0 then self:graph_oracle_check(self:choice(graphs)) end
+  unlimited(function()
+    for _, e in ipairs(self.pool) do
+      if e.closed then self:check_closed(e) else self:check_live(e) end
+    end
+    local grids = self:list("grid", function(x) return not x.closed and x.w * x.h <= 100 end)
+    for _ = 1, math.min(2, #grids) do self:grid_oracle_check(self:choice(grids), false) end
+    local graphs = self:list("graph", function(x) return not x.closed end)
+    if #graphs > 0 then self:graph_oracle_check(self:choice(graphs)) end
+  end)
   self.checking = false
 end
 
@@ -2049,6 +2069,19 @@ function A.newindex(st)
   st:call("obj.field = v", function() e.obj[st:choice({ "width", "x", "find" })] = 1 end)
 end
 
+-- A work limit on this thread's C work (issue 25), or none: small ones stop the calls that
+-- follow anywhere in their work (lazy tables, searches, builds, writes), which must leave
+-- every object usable (the invariants); now and then a value set_work_limit refuses.
+local LIMITS = { 0, 1, 3, 10, 40, 200, 1000, 5000, 50000 }
+function A.work_limit(st)
+  local r = st:int(1, 10)
+  local n
+  if r <= 2 then n = nil
+  elseif r == 3 then n = st:weird()
+  else n = st:choice(LIMITS) end
+  st:call("astar.set_work_limit", astar.set_work_limit, n)
+end
+
 -- The weights of the top-level actions: queries and their options carry most of the chaos.
 local ACTIONS = {
   { "new_grid", 6 }, { "load_map", 2 }, { "load_scen", 1 }, { "new_influence", 4 }, { "new_mask", 3 },
@@ -2057,7 +2090,7 @@ local ACTIONS = {
   { "field_ops", 3 }, { "layer", 5 }, { "mask", 3 }, { "claims", 5 }, { "gclaims", 3 }, { "graph_write", 6 },
   { "graph_find", 8 }, { "sched_request", 4 }, { "sched_tick", 5 }, { "smooth", 2 }, { "debug", 2 },
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
-  { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" },
+  { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false }
 -- The weights of the actions a run draws from: a feature turned off takes its actions out.
@@ -2092,6 +2125,7 @@ end
 function M.run(seed, steps, cfg)
   cfg = cfg or {}
   cfg.disabled = cfg.disabled or {}
+  astar.set_work_limit(nil) -- a run starts without one, whatever the last left
   local st = new_state(seed, cfg)
   -- A busier collector makes finalizers run at more of the binding's allocations.
   local pause = collectgarbage("setpause", st:choice({ 200, 120, 60 }))
@@ -2117,6 +2151,7 @@ function M.run(seed, steps, cfg)
   -- Let the collector take this run's objects now, so their __gc runs under the sanitizers.
   local calls, errors = st.calls, st.errors
   st.armed = false
+  astar.set_work_limit(nil)
   st = nil -- luacheck: ignore 311
   collectgarbage("setpause", pause)
   collectgarbage("setstepmul", stepmul)

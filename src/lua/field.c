@@ -42,7 +42,7 @@ int field_run(lua_State *L) {
     astar_result res;
     astar_status st = astar_field_build(c->field, c->run.ws->search, c->grid->grid, &c->q, c->cells,
                                         c->ncells, c->kind, &res);
-    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return runner_status_error(L, st);
     if (st != ASTAR_OK && st != ASTAR_LIMIT)
         return luaL_error(L, "field failed: %s", astar_status_name(st));
     lua_createtable(L, 0, 3);
@@ -65,7 +65,7 @@ static void new_field(lua_State *L, find_ctx *c) {
     lfield *f = new_object(L, sizeof *f, FIELD_MT);
     astar_alloc a = lua_allocator(L);
     f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
-    if (!f->field) no_memory(L);
+    if (!f->field) status_error(L, astar_last_status());
     f->base.width = c->grid->base.width;
     f->base.height = c->grid->base.height;
     c->field = f->field;
@@ -119,6 +119,8 @@ static int compare_by_cost(const void *a, const void *b) {
 static void push_cells(lua_State *L, int idx) {
     lfield *f = check_field(L, idx);
     int32_t w = f->base.width, h = f->base.height, n = astar_field_reached(f->field);
+    /* A unit of the work limit per cell read, counted first: a read, nothing to undo. */
+    if (astar_progress_work((uint64_t)w * (uint64_t)h) != ASTAR_OK) work_limit_error(L);
     double *pairs = astar_newuserdata_plain(L, (size_t)(n > 0 ? n : 1) * 2 * sizeof *pairs);
     check_field(L, idx);
     int32_t k = 0;
@@ -200,6 +202,8 @@ static int field_path(lua_State *L) {
     /* The way into scratch first: the tables made below may run a finalizer that closes f. */
     int32_t n = 1, nx, ny;
     for (int32_t cx = x, cy = y; astar_field_next(f->field, cx, cy, &nx, &ny) == 1; cx = nx, cy = ny) n++;
+    /* A unit of the work limit per cell of the way (the tables it takes): a read. */
+    if (astar_progress_work((uint64_t)n) != ASTAR_OK) return work_limit_error(L);
     int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
     check_field(L, 1);
     bool back = astar_field_get_kind(f->field) == ASTAR_FIELD_FROM; /* walked back: reverse */
