@@ -375,7 +375,8 @@ describe("astar.debug, whatever it is given", function()
     fails("option 'explored': attempt to use a freed astar.Field", d.ascii, g, { explored = freed_field })
     fails("option 'explored': a field of another size than 4x4", d.png, g,
       { explored = astar.grid(5, 4):distance_field({ { x = 1, y = 1 } }) })
-    fails("option 'influence' must be an astar.Influence of 4x4", d.ascii, g, { influence = freed_layer })
+    fails("option 'influence' is a freed astar.Influence", d.ascii, g, { influence = freed_layer }) -- as the binding says
+    fails("option 'influence' must be an astar.Influence of 4x4", d.ascii, g, { influence = astar.influence(4, 5) })
     fails("option 'claims' must be the astar.Claims of a 4x4 grid", d.ascii, g, { claims = astar.claims(astar.graph()) })
     fails("^bad argument #2 to 'explore' %(.*got 0%)$", d.explore, g, 0, 1, 2, 2)
     fails("^bad argument #6 to 'explore' %(option 'node_cost' must be a function, got number%)$", d.explore, g,
