@@ -1,5 +1,5 @@
--- Argument checks the Lua front's modules share (astar.smooth, astar.scheduler). Internal:
--- not part of the API.
+-- Argument checks the Lua front's modules share (astar.smooth, astar.scheduler, astar.debug).
+-- Internal: not part of the API.
 local core = require("astar.core")
 
 local M = {}
@@ -30,6 +30,18 @@ M.check_grid_type = check_grid_type
 function M.check_grid(grid, fn, arg, level)
   check_grid_type(grid, fn, arg, level + 1)
   if not pcall(grid.get_cost, grid, 1, 1) then arg_error(fn, arg, "attempt to use a freed astar.Grid", level + 1) end
+end
+
+-- How far a reader of list t goes: #t, but never past its first nil (then the last entry read,
+-- reported as a bad one). #t may be any border of the table, far beyond what it holds (2^52
+-- on Lua 5.4 for a few dozen keys {[2^k] = ..., [2^k + 1] = ...}): reading a list costs the
+-- entries present, as the binding's readers do (list_length in src/lua/args.c).
+function M.list_length(t)
+  local n = #t
+  for i = 1, n do
+    if t[i] == nil then return i end
+  end
+  return n
 end
 
 -- A build (grid:build_landmarks), or an argument error as check_grid gives.

@@ -2,6 +2,7 @@
 -- or a test's message, png() for a file (the encoder is astar.core.png_encode: stored
 -- deflate, so the files are big and need no library). Runs on every Lua (no integer ops).
 local core = require("astar.core")
+local list_length = require("astar.args").list_length
 
 local M = {}
 
@@ -64,17 +65,6 @@ end
 local function is_point(p, w, h)
   return type(p) == "table" and type(p.x) == "number" and type(p.y) == "number" and p.x % 1 == 0
     and p.y % 1 == 0 and p.x >= 1 and p.y >= 1 and p.x <= w and p.y <= h
-end
-
--- The entries of list t a reader goes through: #t may be any border of the table (2^52 for a
--- few dozen keys), so the count stops at the first nil (which is then the last entry read, and
--- reported as no point).
-local function list_length(t)
-  local n = #t
-  for i = 1, n do
-    if t[i] == nil then return i end
-  end
-  return n
 end
 
 -- Node id -> "start", "goal" or "path" for opts.path (one path or a list of them); nil and

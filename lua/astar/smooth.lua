@@ -1,7 +1,7 @@
 -- astar.smooth: line-of-sight string pulling over a grid's terrain (square grids here,
 -- hex grids through astar.hex).
 local args = require("astar.args")
-local check_grid, check_grid_type = args.check_grid, args.check_grid_type
+local check_grid, check_grid_type, list_length = args.check_grid, args.check_grid_type, args.list_length
 local hex_trace = require("astar.hex").trace
 
 local M = {}
@@ -58,9 +58,7 @@ function M.smooth(grid, path, opts)
     if k ~= "diagonal" then error("bad argument #3 to 'smooth' (unknown option '" .. tostring(k) .. "')", 2) end
   end
   local diagonal = opts.diagonal
-  -- #path may be any border of the table (2^52 for a few dozen keys): the points are read up
-  -- to it but never past the first nil, which is reported.
-  local xs, ys, n = {}, {}, #path
+  local xs, ys, n = {}, {}, list_length(path) -- a nil within is reported as a bad point
   for i = 1, n do
     local p = path[i]
     if type(p) ~= "table" then
