@@ -710,9 +710,9 @@ end
 function St:close_scheduled(e)
   local s = e.obj
   local r = self:int(1, 4)
-  if r == 1 then
+  if r == 1 then -- mostly a request finished beside this one, to be told after it
     local jobs = {}
-    for _, name in ipairs({ "running", "untold", "waiting" }) do
+    for _, name in ipairs(self:chance(0.6) and { "untold" } or { "running", "untold", "waiting" }) do
       local list = rawget(s, name)
       if type(list) == "table" then
         for _, entry in ipairs(list) do
@@ -724,8 +724,9 @@ function St:close_scheduled(e)
       local j = self:choice(jobs)
       self:call("close a scheduled job", getmetatable(j).__gc, j)
     end
-  elseif r == 2 then
-    local b = self:pick("build", function(x) return not x.closed end)
+  elseif r == 2 then -- mostly a build this scheduler runs: it may have finished beside this one
+    local b = self:pick("build", function(x) return not x.closed and x.sched == e end)
+    if not b or self:chance(0.3) then b = self:pick("build", function(x) return not x.closed end) end
     if b then self:close_entry(b) end
   elseif r == 3 then
     local g = self:pick("grid", function(x) return not x.closed end)
@@ -1391,7 +1392,7 @@ function St:check_live(e)
     if r[2] == 0 and e.told then
       -- Nothing pending: every request it took was told exactly once, unless cancelled.
       for _, t in ipairs(e.tickets) do
-        if not e.cancelled[t] and e.told[t] ~= 1 then
+        if e.counted[t] and not e.cancelled[t] and e.told[t] ~= 1 then
           return self:failure(string.format("scheduler#%d: ticket %s told %d times, nothing pending", e.id, tostring(t),
             e.told[t] or 0))
         end
@@ -1589,7 +1590,7 @@ function A.new_sched(st)
   -- Its own clock or options that shifted under it: no promise left to check.
   local sane = style == "plain" and plan.clock == nil
   if res[1] and type(res[2]) == "table" then
-    st:add("sched", res[2], { tickets = {}, sane = sane, told = {}, cancelled = {} })
+    st:add("sched", res[2], { tickets = {}, sane = sane, told = {}, cancelled = {}, counted = {} })
   end
 end
 
@@ -1957,13 +1958,17 @@ function A.sched_request(st)
       st:check_answer("scheduler callback", ge, nil, nil, nil, path, info, true)
     end
   end))
-  if st:chance(0.05) then cb = st:weird() end
+  local counted = cb
+  if st:chance(0.05) then cb = st:weird() end -- (which may be a function that counts nothing)
   local prio = st:chance(0.9) and st:int(-3, 3) or st:weird()
   uses[#uses + 1] = e
   st:with_ctx(uses, function()
     local r = st:call("sched:request", s.request, s, ge.obj, st:coord(ge.w), st:coord(ge.h), st:coord(ge.w),
       st:coord(ge.h), opts, cb, prio)
-    if r[1] then e.tickets[#e.tickets + 1], box.ticket = r[2], r[2] end
+    if r[1] then
+      e.tickets[#e.tickets + 1], box.ticket = r[2], r[2]
+      if e.counted then e.counted[r[2]] = rawequal(cb, counted) end
+    end
   end)
 end
 
@@ -2065,7 +2070,51 @@ function A.sched_build(st)
   end))
   st:with_ctx({ e, be }, function()
     local r = st:call("sched:build", s.build, s, be.obj, cb, st:int(-2, 2))
-    if r[1] then e.tickets[#e.tickets + 1], box.ticket = r[2], r[2] end
+    if r[1] then
+      e.tickets[#e.tickets + 1], box.ticket = r[2], r[2]
+      if e.counted then e.counted[r[2]] = true end
+      be.sched = e
+    end
+  end)
+end
+
+-- Several requests and builds on one scheduler, ticked until they are told: many finish in
+-- the same tick, and each callback may close what the ones told after it use (issue 25,
+-- defect 6: the second build's callback was never called).
+function A.sched_burst(st)
+  local e = st:pick("sched")
+  local ge = st:pick("grid")
+  if not e or not ge or e.closed then return end
+  local s = e.obj
+  for _ = 1, st:int(2, 4) do
+    local box = {}
+    local cb = st:hook(st:counted(e, box, function()
+      if st.rng.next() < 0.5 then st:close_scheduled(e) end
+      if st.rng.next() < 0.1 then error(st:our_error(), 0) end
+    end))
+    local r
+    if st:chance(0.3) then
+      local g = ge.obj
+      local b = st:call("grid:build_landmarks", g.build_landmarks, g, st:int(0, 2))
+      if b[1] and type(b[2]) == "userdata" then
+        st:add("build", b[2], { grid = ge, w = ge.w, h = ge.h, sched = e })
+        r = st:call("sched:build", s.build, s, b[2], cb)
+      end
+    else
+      r = st:call("sched:request", s.request, s, ge.obj, st:coord(ge.w), st:coord(ge.h), st:coord(ge.w),
+        st:coord(ge.h), nil, cb)
+    end
+    if r and r[1] then
+      e.tickets[#e.tickets + 1], box.ticket = r[2], r[2]
+      if e.counted then e.counted[r[2]] = true end
+    end
+  end
+  st:with_ctx({ e, ge }, function()
+    for _ = 1, 20 do
+      local p = st:call("sched:pending", s.pending, s)
+      if not p[1] or p[2] == 0 then break end
+      st:call("sched:tick", s.tick, s, st:choice({ 100, 10000 }))
+    end
   end)
 end
 
@@ -2222,9 +2271,10 @@ local ACTIONS = {
   { "graph_find", 8 }, { "sched_request", 4 }, { "sched_tick", 5 }, { "smooth", 2 }, { "debug", 2 },
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" },
-  { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" },
+  { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
 }
-local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false }
+local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
+  sched_burst = false }
 -- The weights of the actions a run draws from: a feature turned off takes its actions out.
 local function total_of(st)
   local total = 0
