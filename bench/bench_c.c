@@ -371,7 +371,7 @@ static int run_jump_table(const char *map, const char *base) {
     if (!with || !without) return 1;
     int32_t w = astar_grid_width(with), h = astar_grid_height(with);
     double t0 = now();
-    if (!astar_jumps_get(with, 0)) return 1;
+    if (astar_grid_prepare_jumps(with, ASTAR_DIAG_NO_CORNER_CUT) != ASTAR_OK) return 1;
     double first = now() - t0;
     double *costs = malloc((size_t)w * (size_t)h * sizeof *costs), rebuild[3];
     for (int32_t y = 0; y < h; y++)
@@ -379,7 +379,7 @@ static int run_jump_table(const char *map, const char *base) {
     for (int k = 0; k < 3; k++) {
         astar_grid_set_all(with, costs); /* a bulk write: the table goes stale */
         t0 = now();
-        astar_jumps_get(with, 0);
+        astar_grid_prepare_jumps(with, ASTAR_DIAG_NO_CORNER_CUT);
         rebuild[k] = now() - t0;
     }
     free(costs);

@@ -59,6 +59,7 @@ build = {
             "src/lua/graph.c",
             "src/lua/load.c",
             "src/lua/png.c",
+            "src/lua/limit.c",
          },
          incdirs = { "src" },
          libraries = { "m", "pthread" }, -- find_many's threads

@@ -39,11 +39,98 @@ typedef enum astar_status {
     ASTAR_EINVAL,          /* an argument is out of range or malformed */
     ASTAR_ENOMEM,          /* the allocator failed; nothing was changed */
     ASTAR_EABORT,          /* a callback asked to stop, or returned a bad value */
-    ASTAR_RUNNING          /* astar_search_step: not finished yet, step again */
+    ASTAR_RUNNING,         /* astar_search_step: not finished yet, step again */
+    ASTAR_ESTOPPED         /* the progress handler asked to stop; nothing was changed */
 } astar_status;
 
-/* Returns a static, human-readable name for a status ("found", "unreachable", ...). */
+/* Returns a static, human-readable name for a status ("found", "unreachable", ...,
+ * "stopped"). */
 const char *astar_status_name(astar_status s);
+
+/*
+ * How the last constructor called on this thread (an astar_*_new, astar_movingai_parse) ended:
+ * ASTAR_OK when it returned an object, else why it returned NULL: ASTAR_EINVAL (an argument;
+ * for the parser a malformed map), ASTAR_ENOMEM or ASTAR_ESTOPPED (the progress handler,
+ * below: those that make something of a grid's size count its cells first).
+ */
+astar_status astar_last_status(void);
+
+/* ----------------------------------------------------- progress handler */
+
+/*
+ * A bound on the core's work, after SQLite's sqlite3_progress_handler: a host running untrusted
+ * scripts (mods) gets control back from any call, however large the objects it works on.
+ *
+ * astar_set_progress_handler installs fn for the calls made on the calling thread (C11
+ * _Thread_local: each thread has its own; a new thread starts with none). Every loop of the
+ * core that can run long counts its work in units (what a unit is, per loop, below). When
+ * `every` units have been counted since fn was installed or last called, fn(ud) is called
+ * before the next one: 0 goes on (the next `every` units counted from there), non-zero stops
+ * the call. A stopped call returns ASTAR_ESTOPPED (a constructor NULL, with astar_last_status()
+ * ASTAR_ESTOPPED) and leaves every object as it was before the call:
+ *   - a query (astar_find, _find_many, _find_hierarchical, _graph_find, _field_build,
+ *     _path_costs, _repair) answers nothing and changes nothing (its workspace holds no path);
+ *   - a search in slices (astar_search_step) or a build (astar_build_step) stops between two
+ *     units, as when its budget runs out: stepping it again goes on (a stopped
+ *     astar_search_start started nothing);
+ *   - a lazy table a call makes for itself (island labels, dead ends, a JPS+ table, the cost
+ *     range, dirty hierarchy clusters) is simply not there and is built again by the next call
+ *     that needs it (hierarchy clusters rebuilt before the stop stay rebuilt, as they are
+ *     exact);
+ *   - a bulk write (astar_grid_fill, _set_all, the layer and mask operations) and a
+ *     constructor count all their units before they write or allocate anything: they stop
+ *     before any change, and once they go on they run to the end without asking again.
+ * Once fn has said stop it is asked again before the next unit of any call, until it says go
+ * on or is removed. Installing (again) starts the count at 0. fn NULL or every 0 removes the
+ * handler; without one the loops' counters never run out, so it costs nothing.
+ *
+ * fn runs inside the core: it must not call the core (but astar_set_progress_handler, which
+ * from inside fn changes the handler fn was installed as: a new every applies from there on),
+ * nor longjmp.
+ *
+ * Threads: astar_find_many and the builds' steps carry the caller's handler to the worker
+ * threads they start. A worker takes units from it ASTAR_PROGRESS_LEASE at a time (fewer when
+ * fn is due sooner), under a lock: fn is called on worker threads too, one call at a time,
+ * and must not care which thread calls it. When it says stop, every worker stops at its next
+ * lease, and the call returns ASTAR_ESTOPPED; units leased and not used are given back when
+ * the call returns (so a stop may come up to ASTAR_PROGRESS_LEASE units per worker early).
+ *
+ * What a unit is:
+ *   - searches (A*, jump point search, a field's Dijkstra, graph A*, the abstract search and
+ *     the corridor's A* of astar_find_hierarchical): one node expanded (taken off the open
+ *     list); online jump point search (ASTAR_JPS_ONLINE) also one per cell it steps along a
+ *     diagonal (or a 4-connected vertical line), each of which scans two lines;
+ *     astar_find_hierarchical one per cell of each cluster its insertions search and its
+ *     corridor covers;
+ *   - a search's set-up: one per claim cell a claims view or claim window reads;
+ *   - lazy tables: one per cell (of the grid with its one-cell border, or of each row) per
+ *     pass over the grid; dead ends also one per walkable cell their depth-first search visits;
+ *     a graph's packing one per node and arc; hierarchy clusters as a build counts them;
+ *   - builds (astar_build_step, astar_grid_landmarks, astar_grid_hierarchy,
+ *     astar_hierarchy_build_cluster): the units of astar_build_step's budget (a Dijkstra's pop,
+ *     8 cells of a pass);
+ *   - bulk writes: one per cell written (astar_layer_stamp and astar_mask_reveal: per cell of
+ *     the disc's box; astar_layer_spread: the layer's cells); a field's build one more per
+ *     cell it writes; astar_grid_hierarchy_stats one per cluster and per table entry it reads;
+ *   - constructors: one per cell of what they make (with its border, where it has one);
+ *     astar_movingai_parse also one per cell it reads.
+ * Work in proportion to what a call is given (a path, a list of targets or queries) is not
+ * counted: the caller bounds it, as Lua's own table functions are bounded by their tables.
+ */
+typedef int (*astar_progress_fn)(void *ud);
+
+#define ASTAR_PROGRESS_LEASE 256
+
+void astar_set_progress_handler(uint32_t every, astar_progress_fn fn, void *ud);
+/* The units the calling thread may still do before fn is called next (0: fn is due, or said
+ * stop); UINT64_MAX without a handler. */
+uint64_t astar_progress_left(void);
+/*
+ * Counts n units of the caller's own work as the core counts its own, so that a host's loops
+ * share the bound (the Lua binding's grid:load): ASTAR_ESTOPPED when fn said stop at a `every`
+ * boundary they cross (then do none of that work), else ASTAR_OK.
+ */
+astar_status astar_progress_work(uint64_t n);
 
 /*
  * Allocator hook, shaped like lua_Alloc: fn(ud, ptr, old_size, new_size).
@@ -126,7 +213,8 @@ astar_status astar_grid_fill(astar_grid *g, double cost);
  * (same rule per cost). Checks all values first: on ASTAR_EINVAL nothing changed.
  */
 astar_status astar_grid_set_all(astar_grid *g, const double *costs);
-/* The smallest walkable terrain cost (INFINITY if no cell is walkable). */
+/* The smallest walkable terrain cost (INFINITY if no cell is walkable; NaN when the progress
+ * handler stopped the pass that recomputes it after writes). */
 double astar_grid_min_cost(astar_grid *g);
 /* Bumped on every terrain change (and when landmarks are built or dropped); lets caches
  * and suspended searches know they are stale. */

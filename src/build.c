@@ -149,14 +149,25 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
     }
     uint64_t used = 0;
     astar_status st = ASTAR_RUNNING;
+    /* The progress handler counts in the budget's units: each piece of work gets what both
+     * allow (the units run no handler of their own: field.c, hierarchy.c), and a stop leaves
+     * the build where it stands, as a spent budget does. */
+    astar_progress *progress = astar_progress_get();
+    bool stopped = false;
     while (used < budget) {
-        uint64_t spent = 0;
+        uint64_t allow = astar_progress_allow(progress), spent = 0;
+        if (allow == 0) {
+            stopped = true;
+            break;
+        }
+        if (allow > budget - used) allow = budget - used;
         bool was_between = b->between;
         if (b->between) {
             int32_t units = 0;
-            st = b->ops->between(b->self, budget - used, &spent, &units);
+            st = b->ops->between(b->self, allow, &spent, &units);
             if (st == ASTAR_OK && units == 0) {
                 used += spent;
+                astar_progress_spent(progress, spent);
                 b->ops->install(b->self);
                 b->complete = true;
                 break;
@@ -168,18 +179,21 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
                 st = ASTAR_RUNNING;
             }
         } else {
-            st = run_round(b, budget - used, &spent);
+            st = run_round(b, allow, &spent);
             if (st == ASTAR_OK) {
                 b->between = true;
                 st = ASTAR_RUNNING;
             }
         }
         used += spent;
+        astar_progress_spent(progress, spent);
         if (st != ASTAR_RUNNING) break;
         if (spent == 0 && b->between == was_between) break; /* what is left buys nothing */
     }
     if (used_out) *used_out = used;
-    if (st != ASTAR_RUNNING && st != ASTAR_OK) { /* an error: nothing half-done is kept */
+    /* An error (a stop inside the work too: the lazy tables the set-up makes): nothing
+     * half-done is kept. */
+    if (st != ASTAR_RUNNING && st != ASTAR_OK) {
         start_over(b);
         return st;
     }
@@ -192,7 +206,7 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
         if (p > 0.999) p = 0.999; /* 1 means installed */
         if (p > b->shown) b->shown = p;
     }
-    return b->complete ? ASTAR_OK : ASTAR_RUNNING;
+    return b->complete ? ASTAR_OK : stopped ? ASTAR_ESTOPPED : ASTAR_RUNNING;
 }
 
 double astar_build_progress(const astar_build *b) { return b->shown; }

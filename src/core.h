@@ -23,6 +23,99 @@ astar_alloc astar_pick_alloc(const astar_alloc *alloc);
  * *picked for the object to keep); NULL on OOM. */
 void *astar_new_zeroed(const astar_alloc *alloc, size_t size, astar_alloc *picked);
 
+/* obj, noting for astar_last_status why it is NULL (why) or that it is not: what the
+ * constructors that can be stopped return through. */
+void *astar_made(void *obj, astar_status why);
+
+/*
+ * The progress handler (astar_set_progress_handler) as the loops meet it. Each thread has
+ * one (core.c); a call takes it once (astar_progress_get) and charges its units against
+ * `left`, the units it may still do before fn is asked again. Without fn, left is all but
+ * endless (asking then only sets it so again).
+ */
+typedef struct astar_progress {
+    astar_progress_fn fn;
+    void *ud;
+    uint32_t every;
+    uint64_t left;
+} astar_progress;
+
+/* The handler the calling thread's loops charge (on a worker thread, its lease: many.c). */
+astar_progress *astar_progress_get(void);
+/* While the calling thread works for a call that shares a handler among threads (many.c):
+ * its loops charge `active` and fn's calls of astar_set_progress_handler change `home`
+ * (NULL, NULL: its own again); what they were goes to *was_active and *was_home. */
+void astar_progress_redirect(astar_progress *active, astar_progress *home, astar_progress **was_active,
+                             astar_progress **was_home);
+/* A handler that never stops, for work another meter counts (a build's Dijkstras). */
+astar_progress *astar_progress_none(void);
+/* left is 0 and another unit is wanted: asks fn. true: stop (left stays 0, so that the next
+ * unit asks again); else left = every (as it is after fn: fn may have changed it). */
+bool astar_progress_ask(astar_progress *p);
+bool astar_progress_charge_slow(astar_progress *p, uint64_t n);
+
+/* Charges n units about to be done, asking fn at the boundaries they cross. true: stop, and
+ * do none of them. */
+static inline bool astar_progress_charge(astar_progress *p, uint64_t n) {
+    if (n <= p->left) {
+        p->left -= n;
+        return false;
+    }
+    return astar_progress_charge_slow(p, n);
+}
+
+/* The units of a constructor or a bulk write, counted on the calling thread's handler before
+ * it makes or changes anything (so that a stop changes nothing): true when it must stop. */
+static inline bool astar_stopped_before(uint64_t units) {
+    return astar_progress_charge(astar_progress_get(), units);
+}
+
+/* What a piece of work that takes a budget (a build, a hierarchy job) may do now: left, after
+ * asking fn if none is; 0: stop. astar_progress_spent then charges what it did. */
+static inline uint64_t astar_progress_allow(astar_progress *p) {
+    return p->left > 0 || !astar_progress_ask(p) ? p->left : 0;
+}
+static inline void astar_progress_spent(astar_progress *p, uint64_t n) {
+    p->left = n < p->left ? p->left - n : 0;
+}
+
+/*
+ * The searches count their expansions anyway: they charge them after the fact, at no cost per
+ * expansion. A meter is such a loop's handler and its count when last charged (base);
+ * astar_meter_stop gives the count at which the loop must stop and call astar_meter_check (at
+ * most `limit`, where it stops anyway, base <= limit), astar_meter_sync charges what it
+ * counted when it returns. A loop whose callbacks may run other queries or longjmp charges
+ * ahead instead, one expansion at a time (astar_meter_ahead), so that nothing it did is
+ * uncounted when a callback runs.
+ */
+typedef struct astar_meter {
+    astar_progress *p;
+    uint64_t base;
+} astar_meter;
+
+static inline astar_meter astar_meter_begin(astar_progress *p, uint64_t count) {
+    astar_meter m = {p, count};
+    return m;
+}
+static inline uint64_t astar_meter_stop(const astar_meter *m, uint64_t limit) {
+    return m->p->left < limit - m->base ? m->base + m->p->left : limit;
+}
+static inline void astar_meter_sync(astar_meter *m, uint64_t count) {
+    astar_progress_spent(m->p, count - m->base);
+    m->base = count;
+}
+/* At astar_meter_stop's count (below the limit): charges it and asks fn; true: stop. */
+static inline bool astar_meter_check(astar_meter *m, uint64_t count) {
+    astar_meter_sync(m, count);
+    return m->p->left == 0 && astar_progress_ask(m->p);
+}
+/* Charges the expansion after `count` before it is made; true: stop (nothing charged). */
+static inline bool astar_meter_ahead(astar_meter *m, uint64_t count) {
+    if (astar_progress_charge(m->p, 1)) return true;
+    m->base = count + 1;
+    return false;
+}
+
 /* |v| <= ASTAR_MAX_VALUE (false for NaN and the infinities). */
 static inline bool astar_value_ok(double v) {
     return v >= -ASTAR_MAX_VALUE && v <= ASTAR_MAX_VALUE;

@@ -59,11 +59,13 @@ static inline int32_t astar_claim_view_count(const astar_claim_view *v, int32_t 
  * `base`, those at or past `limit` left out. With a radius (near not NULL),
  * only the claims of other units that stand where near(ud, index) says count;
  * otherwise every unit's but the query's own unit's. claimed and claim_gen
- * are the workspace's per-index arrays, gen its stamp.
+ * are the workspace's per-index arrays, gen its stamp. With a radius it reads every unit's
+ * claim, a unit of p's per cell: false when p said stop (v is then unusable).
  */
-void astar_claim_view_init(astar_claim_view *v, const astar_claims *cl, int32_t base, int32_t limit,
+bool astar_claim_view_init(astar_claim_view *v, const astar_claims *cl, int32_t base, int32_t limit,
                            int32_t unit, bool (*near)(const void *ud, int32_t index), const void *ud,
-                           int32_t *claimed, uint16_t *claim_gen, uint16_t gen, double penalty);
+                           int32_t *claimed, uint16_t *claim_gen, uint16_t gen, double penalty,
+                           astar_progress *p);
 
 /* The checks of the numbers every query sums (grids and graphs alike). */
 bool astar_costs_ok(double weight, double max_cost, double noise, double claim_penalty);

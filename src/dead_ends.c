@@ -91,10 +91,13 @@ static void reroot(int32_t *owner, int32_t *top, int32_t root) {
     }
 }
 
+/* What island_blocks returns when it could not finish. */
+enum { BLOCKS_ENOMEM = -1, BLOCKS_STOPPED = -2 };
+
 /* The blocks of one island from cell r: owner[] and top[] as reroot() reads them; the new
- * count of blocks, or -1 on OOM. */
+ * count of blocks, or BLOCKS_ENOMEM, or BLOCKS_STOPPED (p said stop: a unit per cell reached). */
 static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offset, scratch *w,
-                             int32_t *owner, int32_t r, int32_t *t, int32_t nblocks) {
+                             int32_t *owner, int32_t r, int32_t *t, int32_t nblocks, astar_progress *progress) {
     int32_t vsp = 0, v = r;
     w->disc[r] = w->low[r] = ++*t;
     w->left[r] = (uint8_t)(joined(kind, r / g->stride - 1) & g->open[r]);
@@ -105,6 +108,7 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
             w->left[v] &= (uint8_t)(w->left[v] - 1);
             int32_t n = v + offset[d];
             if (w->disc[n] == 0) {
+                if (astar_progress_charge(progress, 1)) return BLOCKS_STOPPED;
                 w->disc[n] = w->low[n] = ++*t;
                 w->left[n] = (uint8_t)(joined(kind, n / g->stride - 1) & g->open[n]);
                 w->up[n] = (uint8_t)d;
@@ -121,7 +125,7 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
         int32_t p = v - offset[w->up[v]];
         if (w->low[v] < w->low[p]) w->low[p] = w->low[v];
         if (w->low[v] >= w->disc[p]) { /* p cuts off v's subtree: a block with p on top */
-            if (!scratch_block(&g->alloc, w, nblocks)) return -1;
+            if (!scratch_block(&g->alloc, w, nblocks)) return BLOCKS_ENOMEM;
             int32_t block = nblocks++, count = 1, x;
             do {
                 x = w->vstack[--vsp];
@@ -145,10 +149,14 @@ static void free_areas(const astar_alloc *a, astar_dead_ends *de) {
     de->nareas = 0;
 }
 
-static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
+/* Two passes over the cells (the first, and the numbering with the copy of the neighbour
+ * bits) a unit per cell each, and a unit per walkable cell the search reaches. ASTAR_ENOMEM
+ * or ASTAR_ESTOPPED leave de half built (and not fresh). */
+static astar_status build(astar_grid *g, int kind, astar_dead_ends *de, astar_progress *p) {
     const astar_alloc *a = &g->alloc;
+    if (astar_progress_charge(p, g->cells)) return ASTAR_ESTOPPED;
     scratch w;
-    if (!scratch_new(a, &w, g->cells)) return false;
+    if (!scratch_new(a, &w, g->cells)) return ASTAR_ENOMEM;
     int32_t offset[8];
     for (int d = 0; d < 8; d++) offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
     int32_t *owner = de->area; /* the parent block of each cell, then its area */
@@ -160,10 +168,10 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
     for (size_t i = 0; i < g->cells; i++) {
         if (g->cost[i] == INFINITY || w.disc[i] != 0) continue;
         int32_t first = nblocks;
-        nblocks = island_blocks(g, kind, offset, &w, owner, (int32_t)i, &t, nblocks);
+        nblocks = island_blocks(g, kind, offset, &w, owner, (int32_t)i, &t, nblocks, p);
         if (nblocks < 0) {
             scratch_free(a, &w, g->cells);
-            return false;
+            return nblocks == BLOCKS_STOPPED ? ASTAR_ESTOPPED : ASTAR_ENOMEM;
         }
         if (nblocks == first) continue; /* a lone cell */
         int32_t root = first;
@@ -173,6 +181,10 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
         w.size[root] = -1; /* no area: the island's main part */
     }
     /* Areas numbered in the order blocks were closed; `low` now maps a block to its area. */
+    if (astar_progress_charge(p, g->cells)) {
+        scratch_free(a, &w, g->cells);
+        return ASTAR_ESTOPPED;
+    }
     int32_t *area_of = w.low, nareas = 0;
     for (int32_t b = 0; b < nblocks; b++) area_of[b] = w.size[b] < 0 ? -1 : nareas++;
     free_areas(a, de);
@@ -186,7 +198,7 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
             astar_mem(a, de->parent, de->parent ? bytes : 0, 0);
             de->gateway = de->parent = NULL;
             scratch_free(a, &w, g->cells);
-            return false;
+            return ASTAR_ENOMEM;
         }
     }
     de->nareas = nareas;
@@ -208,28 +220,32 @@ static bool build(astar_grid *g, int kind, astar_dead_ends *de) {
     }
     scratch_free(a, &w, g->cells);
     de->serial = atomic_fetch_add(&builds, 1) + 1;
-    return true;
+    return ASTAR_OK;
 }
 
 void astar_dead_ends_stale(astar_grid *g) {
     for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) g->dead_ends[k].fresh = false;
 }
 
-astar_dead_ends *astar_dead_ends_get(astar_grid *g, int kind) {
+astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out) {
     astar_dead_ends *de = &g->dead_ends[kind];
-    if (de->fresh) return de;
-    if (!de->area) {
-        size_t bytes = astar_array_size(g->cells, sizeof(int32_t));
-        de->area = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
-        if (!de->area) return NULL;
+    *out = NULL;
+    if (!de->fresh) {
+        if (!de->area) {
+            size_t bytes = astar_array_size(g->cells, sizeof(int32_t));
+            de->area = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
+            if (!de->area) return ASTAR_ENOMEM;
+        }
+        if (!de->open) {
+            de->open = astar_mem(&g->alloc, NULL, 0, g->cells);
+            if (!de->open) return ASTAR_ENOMEM;
+        }
+        astar_status st = build(g, kind, de, astar_progress_get());
+        if (st != ASTAR_OK) return st;
+        de->fresh = true;
     }
-    if (!de->open) {
-        de->open = astar_mem(&g->alloc, NULL, 0, g->cells);
-        if (!de->open) return NULL;
-    }
-    if (!build(g, kind, de)) return NULL;
-    de->fresh = true;
-    return de;
+    *out = de;
+    return ASTAR_OK;
 }
 
 void astar_dead_ends_free(astar_grid *g) {
@@ -303,8 +319,9 @@ astar_status astar_grid_dead_end(astar_grid *g, int32_t x, int32_t y, int32_t *a
     *area = *gateway = -1;
     int32_t cell = astar_cell(g->stride, x, y);
     if (g->cost[cell] == INFINITY) return ASTAR_OK;
-    astar_dead_ends *de = astar_dead_ends_get(g, astar_dead_end_kind(g->diagonal));
-    if (!de) return ASTAR_ENOMEM;
+    astar_dead_ends *de;
+    astar_status st = astar_dead_ends_get(g, astar_dead_end_kind(g->diagonal), &de);
+    if (st != ASTAR_OK) return st;
     int32_t k = de->area[cell];
     if (k < 0) return ASTAR_OK;
     int32_t gate = de->gateway[k];

@@ -40,8 +40,9 @@ typedef struct astar_dead_ends {
 
 /* The terrain's walkability changed: rebuild on next use. */
 void astar_dead_ends_stale(astar_grid *g);
-/* A kind's areas, built if missing or stale; NULL on OOM. */
-astar_dead_ends *astar_dead_ends_get(astar_grid *g, int kind);
+/* A kind's areas into *out, built if missing or stale; ASTAR_ENOMEM, or ASTAR_ESTOPPED (the
+ * progress handler stopped the build: not fresh, built again next time). */
+astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out);
 void astar_dead_ends_free(astar_grid *g);
 
 /*

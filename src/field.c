@@ -14,10 +14,11 @@ struct astar_field {
 };
 
 astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height)) return NULL;
+    if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
+    if (astar_stopped_before((uint64_t)width * (uint64_t)height)) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_field *f = astar_new_zeroed(alloc, sizeof *f, &a);
-    if (!f) return NULL;
+    if (!f) return astar_made(NULL, ASTAR_ENOMEM);
     f->alloc = a;
     f->width = width;
     f->height = height;
@@ -26,10 +27,10 @@ astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *a
     f->next = f->dist ? astar_mem(&a, NULL, 0, n) : NULL;
     if (!f->next) {
         astar_field_free(f);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
     for (size_t i = 0; i < n; i++) f->dist[i] = INFINITY, f->next[i] = -1;
-    return f;
+    return astar_made(f, ASTAR_OK);
 }
 
 void astar_field_free(astar_field *f) {
@@ -55,15 +56,27 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
     astar_node *nodes = pool->nodes;
     uint64_t expansions = c->expansions; /* where an earlier slice left off */
     const uint64_t limit = c->q->max_expansions;
-    const uint64_t stop = budget < limit - expansions ? expansions + budget : limit;
+    const uint64_t end = budget < limit - expansions ? expansions + budget : limit;
     /* Terrain alone decides the moves and adds nothing: the grid's tables answer. */
     const bool terrain_only = !c->q->node_cost && !c->q->known;
     const bool extras = c->penalties || c->q->edge_cost;
+    /* Callbacks (node_cost, edge_cost) may run other queries or longjmp: charged ahead then
+     * (search.c's loop says why). */
+    const bool ahead = c->q->node_cost || c->q->edge_cost;
+    uint64_t stop = ahead ? end : astar_meter_stop(&c->meter, end);
     while (pool->heap.len > 0) {
         if (expansions >= stop) {
             if (expansions >= limit) return astar_done(res, expansions, ASTAR_LIMIT);
+            bool stopped = expansions < end && astar_meter_check(&c->meter, expansions);
+            if (stopped || expansions >= end) {
+                c->expansions = expansions;
+                return astar_done(res, expansions, stopped ? ASTAR_ESTOPPED : ASTAR_RUNNING);
+            }
+            stop = astar_meter_stop(&c->meter, end);
+        }
+        if (ahead && astar_meter_ahead(&c->meter, expansions)) {
             c->expansions = expansions;
-            return astar_done(res, expansions, ASTAR_RUNNING);
+            return astar_done(res, expansions, ASTAR_ESTOPPED);
         }
         int32_t b = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
@@ -130,10 +143,13 @@ static astar_status field_setup(query_ctx *c, astar_search *s, astar_grid *g, co
     return ASTAR_OK;
 }
 
-/* Runs a set-up field for up to `budget` expansions: ASTAR_RUNNING, ASTAR_OK (nothing left
- * open), ASTAR_LIMIT (max_cost or max_expansions left some open), or an error. */
-static astar_status field_run(query_ctx *c, astar_field_kind kind, uint64_t budget, astar_result *res) {
+/* Runs a set-up field for up to `budget` expansions, charged to p: ASTAR_RUNNING, ASTAR_OK
+ * (nothing left open), ASTAR_LIMIT (max_cost or max_expansions left some open), or an error. */
+static astar_status field_run(query_ctx *c, astar_field_kind kind, uint64_t budget, astar_progress *p,
+                              astar_result *res) {
+    c->meter = astar_meter_begin(p, c->expansions);
     astar_status st = kind == ASTAR_FIELD_TO ? run_toward(c, budget, res) : astar_run_general(c, budget, res);
+    astar_meter_sync(&c->meter, res->expansions);
     if (st == ASTAR_RUNNING) return st;
     if (st != ASTAR_OK && st != ASTAR_UNREACHABLE && st != ASTAR_LIMIT) return st;
     /* Done when nothing is left open; max_cost only leaves dearer nodes out. */
@@ -152,7 +168,8 @@ astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64
     uint64_t before = c->expansions;
     astar_result res;
     astar_result_init(&res);
-    astar_status st = field_run(c, kind, budget, &res);
+    /* A build's Dijkstra: its budget counts it (build.c charges the progress handler). */
+    astar_status st = field_run(c, kind, budget, astar_progress_none(), &res);
     *expanded = res.expansions - before;
     c->expansions = res.expansions;
     return st;
@@ -173,8 +190,11 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     query_ctx c;
     astar_status st = field_setup(&c, s, g, &fq, cells, ncells, kind);
     if (st != ASTAR_OK) return astar_finish(res, st);
-    st = field_run(&c, kind, UINT64_MAX, res);
+    astar_progress *p = astar_progress_get();
+    st = field_run(&c, kind, UINT64_MAX, p, res);
     if (st != ASTAR_OK && st != ASTAR_LIMIT) return astar_finish(res, st);
+    /* Writing f: a unit per cell, counted before f changes. */
+    if (astar_progress_charge(p, (uint64_t)g->width * (uint64_t)g->height)) return astar_finish(res, ASTAR_ESTOPPED);
 
     /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
      * that only took offers (TO: one a unit may only leave, never queued) dearer than the

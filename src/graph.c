@@ -10,11 +10,11 @@
 astar_graph *astar_graph_new(const astar_alloc *alloc) {
     astar_alloc a;
     astar_graph *g = astar_new_zeroed(alloc, sizeof *g, &a);
-    if (!g) return NULL;
+    if (!g) return astar_made(NULL, ASTAR_ENOMEM);
     g->alloc = a;
     g->free_slot = -1;
     g->stale = true;
-    return g;
+    return astar_made(g, ASTAR_OK);
 }
 
 void astar_graph_free(astar_graph *g) {
@@ -243,10 +243,13 @@ astar_status astar_graph_prepare(astar_graph *g) {
     }
     double scale = INFINITY;
     int32_t at = 0;
+    astar_progress *progress = astar_progress_get();
     for (int32_t a = 0; a < g->nodes; a++) {
         g->start[a] = at;
         int32_t degree = 0;
         for (int32_t k = g->first[a]; k >= 0; k = g->slot[k].next) degree++;
+        /* A unit per node and arc: a stop leaves it stale (it packs again next time). */
+        if (astar_progress_charge(progress, 1 + (uint64_t)degree)) return ASTAR_ESTOPPED;
         int32_t i = at + degree; /* newest first in the list, oldest first in the pack */
         for (int32_t k = g->first[a]; k >= 0; k = g->slot[k].next) {
             const graph_slot *s = &g->slot[k];
@@ -270,12 +273,14 @@ astar_status astar_graph_prepare(astar_graph *g) {
 /* ---------------------------------------------------------------- claims */
 
 astar_claims *astar_graph_claims_new(const astar_graph *g, const astar_alloc *alloc) {
+    /* A unit per node (with the border), before anything is made. */
+    if (astar_stopped_before((uint64_t)g->nodes + 6)) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_claims *c = astar_claims_new(1, 1, alloc);
     if (c && astar_graph_claims_fit(c, g) != ASTAR_OK) {
         astar_claims_free(c);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
-    return c;
+    return c; /* astar_claims_new noted why when NULL */
 }
 
 /*

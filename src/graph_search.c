@@ -22,9 +22,9 @@ struct astar_graph_search {
 astar_graph_search *astar_graph_search_new(const astar_alloc *alloc) {
     astar_alloc a;
     astar_graph_search *s = astar_new_zeroed(alloc, sizeof *s, &a);
-    if (!s) return NULL;
+    if (!s) return astar_made(NULL, ASTAR_ENOMEM);
     s->alloc = a;
-    return s;
+    return astar_made(s, ASTAR_OK);
 }
 
 static void free_node_arrays(astar_graph_search *s) {
@@ -280,7 +280,7 @@ static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id
  * adds penalties, callbacks, a custom heuristic and interests.
  */
 static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_open,
-                                      astar_result *res, const bool general) {
+                                      astar_result *res, astar_meter *meter, const bool general) {
     astar_graph_search *s = c->s;
     const astar_graph_query *q = c->q;
     const astar_graph *g = c->g;
@@ -299,12 +299,20 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     double best_h = INFINITY, best_g = 0.0;
     astar_status outcome = ASTAR_UNREACHABLE;
     uint64_t expansions = 0;
+    /* The progress handler, as the grid's loop meets it (search.c): after the fact in the plain
+     * loop, ahead in the general one, whose callbacks may run other queries or longjmp. */
+    uint64_t stop = general ? q->max_expansions : astar_meter_stop(meter, q->max_expansions);
 
     while (pool->heap.len > 0) {
-        if (expansions >= q->max_expansions) {
-            outcome = ASTAR_LIMIT;
-            break;
+        if (expansions >= stop) {
+            if (expansions >= q->max_expansions) {
+                outcome = ASTAR_LIMIT;
+                break;
+            }
+            if (astar_meter_check(meter, expansions)) return astar_done(res, expansions, ASTAR_ESTOPPED);
+            stop = astar_meter_stop(meter, q->max_expansions);
         }
+        if (general && astar_meter_ahead(meter, expansions)) return astar_done(res, expansions, ASTAR_ESTOPPED);
         int32_t a_id = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         double ga = nodes[a_id].g;
@@ -369,12 +377,14 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
     return astar_done(res, expansions, outcome);
 }
 
-static astar_status run_plain(graph_ctx *c, int32_t start, bool goal_open, astar_result *res) {
-    return run(c, start, goal_open, res, false);
+static astar_status run_plain(graph_ctx *c, int32_t start, bool goal_open, astar_result *res,
+                              astar_meter *meter) {
+    return run(c, start, goal_open, res, meter, false);
 }
 
-static astar_status run_general(graph_ctx *c, int32_t start, bool goal_open, astar_result *res) {
-    return run(c, start, goal_open, res, true);
+static astar_status run_general(graph_ctx *c, int32_t start, bool goal_open, astar_result *res,
+                                astar_meter *meter) {
+    return run(c, start, goal_open, res, meter, true);
 }
 
 /* claim_radius: whether another unit standing on node id is within it of the start. */
@@ -473,9 +483,10 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
         const astar_claims *cl = q->claims;
         c.claims = true;
         c.claim_width = cl->width < g->nodes ? cl->width : g->nodes;
-        astar_claim_view_init(&c.claim, cl, cl->stride + 1, c.claim_width, q->unit,
-                              q->claim_radius < 0 ? NULL : near_start, &c, s->claimed, s->claim_gen,
-                              s->pool.gen, q->claim_penalty);
+        if (!astar_claim_view_init(&c.claim, cl, cl->stride + 1, c.claim_width, q->unit,
+                                   q->claim_radius < 0 ? NULL : near_start, &c, s->claimed, s->claim_gen,
+                                   s->pool.gen, q->claim_penalty, astar_progress_get()))
+            return astar_finish(res, ASTAR_ESTOPPED);
     }
 
     bool goal_open = !g->blocked[q->goal] && (!q->node_cost || node_penalty(&c, q->goal) != INFINITY);
@@ -502,6 +513,9 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
         if (!astar_pool_open(&s->pool, &s->alloc, sn, id, g0 + q->weight * h0, h0))
             return astar_finish(res, ASTAR_ENOMEM);
     }
-    st = general ? run_general(&c, q->start, goal_open, res) : run_plain(&c, q->start, goal_open, res);
+    astar_meter meter = astar_meter_begin(astar_progress_get(), 0);
+    st = general ? run_general(&c, q->start, goal_open, res, &meter)
+                 : run_plain(&c, q->start, goal_open, res, &meter);
+    astar_meter_sync(&meter, res->expansions);
     return astar_finish(res, st);
 }

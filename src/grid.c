@@ -15,13 +15,27 @@ static size_t line_bytes(const astar_grid *g, bool rows) {
                 : (size_t)g->stride * g->col_words * sizeof(uint64_t);
 }
 
+/* Sets every cell (cost checked) and what follows from it. */
+static void fill_cells(astar_grid *g, double cost) {
+    for (int32_t y = 0; y < g->height; y++) {
+        double *row = &g->cost[astar_cell(g->stride, 0, y)];
+        for (int32_t x = 0; x < g->width; x++) row[x] = cost;
+    }
+    astar_grid_terrain_reset(g);
+    g->min_cost = cost;
+    g->max_cost = cost == INFINITY ? -INFINITY : cost;
+    g->range_dirty = false;
+}
+
 astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagonal,
                            const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height)) return NULL;
-    if (diagonal < ASTAR_DIAG_NEVER || diagonal > ASTAR_DIAG_HEX) return NULL;
+    if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
+    if (diagonal < ASTAR_DIAG_NEVER || diagonal > ASTAR_DIAG_HEX) return astar_made(NULL, ASTAR_EINVAL);
+    /* A unit per cell (with the border), before anything is allocated. */
+    if (astar_stopped_before((uint64_t)(width + 2) * (uint64_t)(height + 2))) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_grid *g = astar_new_zeroed(alloc, sizeof *g, &a);
-    if (!g) return NULL;
+    if (!g) return astar_made(NULL, ASTAR_ENOMEM);
     g->alloc = a;
     g->width = width;
     g->height = height;
@@ -46,11 +60,11 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
         astar_mem(&a, g->open, g->open ? g->cells : 0, 0);
         astar_mem(&a, g->cost, bytes, 0);
         astar_mem(&a, g, sizeof *g, 0);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
     for (size_t i = 0; i < g->cells; i++) g->cost[i] = INFINITY;
-    astar_grid_fill(g, 1.0);
-    return g;
+    fill_cells(g, 1.0);
+    return astar_made(g, ASTAR_OK);
 }
 
 void astar_grid_free(astar_grid *g) {
@@ -115,21 +129,19 @@ double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y) {
     return g->cost[astar_cell(g->stride, x, y)];
 }
 
+/* A bulk write's units: a cell each. */
+static uint64_t cells_of(const astar_grid *g) { return (uint64_t)g->width * (uint64_t)g->height; }
+
 astar_status astar_grid_fill(astar_grid *g, double cost) {
     if (!valid_cost(cost)) return ASTAR_EINVAL;
-    for (int32_t y = 0; y < g->height; y++) {
-        double *row = &g->cost[astar_cell(g->stride, 0, y)];
-        for (int32_t x = 0; x < g->width; x++) row[x] = cost;
-    }
-    astar_grid_terrain_reset(g);
-    g->min_cost = cost;
-    g->max_cost = cost == INFINITY ? -INFINITY : cost;
-    g->range_dirty = false;
+    if (astar_stopped_before(cells_of(g))) return ASTAR_ESTOPPED;
+    fill_cells(g, cost);
     return ASTAR_OK;
 }
 
 astar_status astar_grid_set_all(astar_grid *g, const double *costs) {
     size_t n = (size_t)g->width * (size_t)g->height;
+    if (astar_stopped_before(cells_of(g))) return ASTAR_ESTOPPED;
     for (size_t i = 0; i < n; i++)
         if (!valid_cost(costs[i])) return ASTAR_EINVAL;
     for (int32_t y = 0; y < g->height; y++) {
@@ -164,8 +176,10 @@ void astar_grid_terrain_reset(astar_grid *g) {
     g->version++;
 }
 
-void astar_grid_cost_range(astar_grid *g, double *min, double *max) {
+astar_status astar_grid_cost_range(astar_grid *g, double *min, double *max) {
     if (g->range_dirty) {
+        /* A pass over the cells, a unit each: a lazy table of two numbers. */
+        if (astar_progress_charge(astar_progress_get(), g->cells)) return ASTAR_ESTOPPED;
         double lo = INFINITY, hi = -INFINITY;
         for (size_t i = 0; i < g->cells; i++) {
             double c = g->cost[i];
@@ -179,12 +193,12 @@ void astar_grid_cost_range(astar_grid *g, double *min, double *max) {
     }
     *min = g->min_cost;
     *max = g->max_cost;
+    return ASTAR_OK;
 }
 
 double astar_grid_min_cost(astar_grid *g) {
     double lo, hi;
-    astar_grid_cost_range(g, &lo, &hi);
-    return lo;
+    return astar_grid_cost_range(g, &lo, &hi) == ASTAR_OK ? lo : NAN;
 }
 
 uint32_t astar_grid_version(const astar_grid *g) { return g->version; }

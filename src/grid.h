@@ -99,7 +99,8 @@ static inline void astar_grid_line_bits(astar_grid *g, int32_t cell, bool walkab
 
 /* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
 void astar_grid_terrain_reset(astar_grid *g);
-/* The smallest and largest walkable cost (INFINITY and -INFINITY when none is walkable). */
-void astar_grid_cost_range(astar_grid *g, double *min, double *max);
+/* The smallest and largest walkable cost (INFINITY and -INFINITY when none is walkable);
+ * ASTAR_ESTOPPED when the progress handler stopped the pass that recomputes them. */
+astar_status astar_grid_cost_range(astar_grid *g, double *min, double *max);
 
 #endif

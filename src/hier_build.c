@@ -171,6 +171,6 @@ astar_status astar_grid_hierarchy(astar_grid *g, int32_t cluster_size) {
         st = astar_build_step(b, UINT64_MAX, NULL);
         astar_build_free(b);
     }
-    if (st != ASTAR_OK && st != ASTAR_EINVAL) astar_hierarchy_free(g); /* as documented: none on ENOMEM */
+    if (st == ASTAR_ENOMEM) astar_hierarchy_free(g); /* as documented: none on ENOMEM; a stop keeps it */
     return st;
 }

@@ -89,11 +89,26 @@ static void next_stamp(struct astar_hierarchy *h) {
     h->stamp = 1;
 }
 
-/* The costs from the start (to the goal) of cluster k's entrances, inside it; -1 on OOM. */
+/* What the insertions return when they could not finish. */
+enum { INSERT_ENOMEM = -1, INSERT_STOPPED = -2 };
+
+/* astar_hier_dijkstra in cluster k, its cells charged to the progress handler first: the cells
+ * settled, INSERT_ENOMEM or INSERT_STOPPED. */
+static int64_t cluster_dijkstra(astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
+                                bool backward) {
+    int32_t x0, y0, w, hh;
+    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
+    if (astar_stopped_before((uint64_t)w * (uint64_t)hh)) return INSERT_STOPPED;
+    int64_t settled = astar_hier_dijkstra(g, h, k, from, backward, h->local, &h->heap);
+    return settled < 0 ? INSERT_ENOMEM : settled;
+}
+
+/* The costs from the start (to the goal) of cluster k's entrances, inside it; the cells settled,
+ * or what cluster_dijkstra says went wrong. */
 static int64_t insert(astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t cell, bool backward,
                       double *out) {
-    int64_t settled = astar_hier_dijkstra(g, h, k, cell, backward, h->local, &h->heap);
-    if (settled < 0) return -1;
+    int64_t settled = cluster_dijkstra(g, h, k, cell, backward);
+    if (settled < 0) return settled;
     int32_t x0, y0, w, hh;
     astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
     const astar_hier_cluster *c = &h->clusters[k];
@@ -127,8 +142,8 @@ static int64_t insert_blocked_start(astar_grid *g, struct astar_hierarchy *h, in
             for (int32_t j = 0; j < c->n; j++) out[j] = INFINITY;
         }
         int32_t n = astar_cell(g->stride, nx, ny);
-        int64_t got = astar_hier_dijkstra(g, h, kn, n, false, h->local, &h->heap);
-        if (got < 0) return -1;
+        int64_t got = cluster_dijkstra(g, h, kn, n, false);
+        if (got < 0) return got;
         settled += got;
         int32_t x0, y0, w, hh;
         astar_hier_bounds(h, g, kn, &x0, &y0, &w, &hh);
@@ -187,17 +202,22 @@ static int32_t node_cell(const struct astar_hierarchy *h, const abstract_query *
     return h->clusters[*k].cell[*i];
 }
 
-/* A* over the entrances; true when the goal was reached (parent[] then holds the way), or
- * *oom on OOM. */
+/* A* over the entrances, an expansion a unit of the progress handler; true when the goal was
+ * reached (parent[] then holds the way); *err gets ASTAR_ENOMEM or ASTAR_ESTOPPED, else
+ * ASTAR_OK. */
 static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_query *aq, uint64_t budget,
-                            bool *oom) {
-    *oom = false;
+                            astar_status *err) {
+    *err = ASTAR_OK;
     next_stamp(h);
     h->heap.len = 0;
     h->seen[aq->S] = h->stamp;
     h->g[aq->S] = 0.0;
     h->parent[aq->S] = -1;
-    if (!astar_hier_heap_push(&h->heap, &h->alloc, 0.0, aq->S)) return !(*oom = true);
+    if (!astar_hier_heap_push(&h->heap, &h->alloc, 0.0, aq->S)) {
+        *err = ASTAR_ENOMEM;
+        return false;
+    }
+    astar_progress *progress = astar_progress_get();
     const int32_t stride = g->stride;
     const int32_t offset[4] = {-stride, 1, stride, -1};
     double key;
@@ -206,6 +226,10 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
         int32_t k, i, cell = node_cell(h, aq, u, &k, &i);
         if (key > h->g[u] + bound(g, h, aq->unit, cell, aq->goal)) continue; /* stale */
         if (aq->expansions == budget) return false;
+        if (astar_progress_charge(progress, 1)) {
+            *err = ASTAR_ESTOPPED;
+            return false;
+        }
         aq->expansions++;
         if (u == aq->G) return true;
         double gu = h->g[u];
@@ -233,13 +257,17 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
             if (k == aq->kg && ok && h->to_goal[i] != INFINITY)
                 ok = relax(h, g, aq, aq->G, aq->goal, u, gu + h->to_goal[i]);
         }
-        if (!ok) return !(*oom = true);
+        if (!ok) {
+            *err = ASTAR_ENOMEM;
+            return false;
+        }
     }
     return false;
 }
 
-/* Stamps cluster k's cells (and those of its ring) into the corridor. */
-static void stamp_cluster(astar_grid *g, struct astar_hierarchy *h, int32_t k) {
+/* Stamps cluster k's cells (and those of its ring) into the corridor, a unit of the progress
+ * handler per cell: false when it said stop. */
+static bool stamp_cluster(astar_grid *g, struct astar_hierarchy *h, int32_t k) {
     int32_t kx = k % h->cols, ky = k / h->cols;
     for (int32_t cy = ky - CORRIDOR_RING; cy <= ky + CORRIDOR_RING; cy++) {
         for (int32_t cx = kx - CORRIDOR_RING; cx <= kx + CORRIDOR_RING; cx++) {
@@ -248,21 +276,27 @@ static void stamp_cluster(astar_grid *g, struct astar_hierarchy *h, int32_t k) {
             astar_hier_bounds(h, g, cy * h->cols + cx, &x0, &y0, &w, &hh);
             uint16_t *first = &h->corridor[astar_cell(g->stride, x0, y0)];
             if (*first == h->corridor_gen) continue; /* whole clusters only: done already */
+            if (astar_stopped_before((uint64_t)w * (uint64_t)hh)) return false;
             for (int32_t y = 0; y < hh; y++)
                 for (int32_t x = 0; x < w; x++) first[y * g->stride + x] = h->corridor_gen;
         }
     }
+    return true;
 }
 
-static void mark_corridor(astar_grid *g, struct astar_hierarchy *h, int32_t len) {
+/* The corridor of the guide's clusters under a new stamp; false when the progress handler said
+ * stop (the query's scratch only is half written). */
+static bool mark_corridor(astar_grid *g, struct astar_hierarchy *h, int32_t len) {
     if (++h->corridor_gen == 0) {
         memset(h->corridor, 0, g->cells * sizeof *h->corridor);
         h->corridor_gen = 1;
     }
     for (int32_t i = 0; i < len; i++) {
         int32_t cell = h->guide_cell[i];
-        stamp_cluster(g, h, astar_hier_cluster_of(h, cell % g->stride - 1, cell / g->stride - 1));
+        if (!stamp_cluster(g, h, astar_hier_cluster_of(h, cell % g->stride - 1, cell / g->stride - 1)))
+            return false;
     }
+    return true;
 }
 
 /* Two arrays of *cap entries each grown together to hold want: both or neither. */
@@ -380,23 +414,23 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     st = astar_hierarchy_refresh(g);
     if (st != ASTAR_OK) return astar_finish(res, st);
     if (!scratch(g, h)) return astar_finish(res, ASTAR_ENOMEM);
+    double lo, hi;
+    if ((st = astar_grid_cost_range(g, &lo, &hi)) != ASTAR_OK) return astar_finish(res, st);
 
     abstract_query aq = {start, goal, astar_hier_cluster_of(h, q->sx, q->sy),
-                         astar_hier_cluster_of(h, q->gx, q->gy), h->nodes, h->nodes + 1,
-                         astar_grid_min_cost(g), 0};
+                         astar_hier_cluster_of(h, q->gx, q->gy), h->nodes, h->nodes + 1, lo, 0};
     h->start_clusters = 1;
     h->start_cluster[0] = aq.ks;
     int64_t in = insert(g, h, aq.ks, start, false, h->from_start);
     if (in >= 0 && g->cost[start] == INFINITY) {
         int64_t more = insert_blocked_start(g, h, start, aq.ks);
-        in = more < 0 ? -1 : in + more;
+        in = more < 0 ? more : in + more;
     }
-    int64_t out = in < 0 ? -1 : insert(g, h, aq.kg, goal, true, h->to_goal);
-    if (out < 0) return astar_finish(res, ASTAR_ENOMEM);
-    bool oom;
+    int64_t out = in < 0 ? in : insert(g, h, aq.kg, goal, true, h->to_goal);
+    if (out < 0) return astar_finish(res, out == INSERT_STOPPED ? ASTAR_ESTOPPED : ASTAR_ENOMEM);
     uint64_t inserted = (uint64_t)in + (uint64_t)out;
-    bool found = abstract_search(g, h, &aq, left_of(q->max_expansions, inserted), &oom);
-    if (oom) return astar_finish(res, ASTAR_ENOMEM);
+    bool found = abstract_search(g, h, &aq, left_of(q->max_expansions, inserted), &st);
+    if (st != ASTAR_OK) return astar_finish(res, st);
     uint64_t used = inserted + aq.expansions;
     if (q->max_expansions != UINT64_MAX && used >= q->max_expansions) {
         astar_query bq = *q; /* the budget is spent: what find says of a search cut at once */
@@ -410,7 +444,7 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     if (found && len == 0) return astar_finish(res, ASTAR_ENOMEM);
     guide gd = {g, h, aq.unit};
     if (found) {
-        mark_corridor(g, h, len);
+        if (!mark_corridor(g, h, len)) return astar_finish(res, ASTAR_ESTOPPED);
         astar_query rq = *q;
         if (rq.heuristic != ASTAR_H_CUSTOM) {
             rq.heuristic = ASTAR_H_CUSTOM;

@@ -452,8 +452,19 @@ astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k) {
     if (!h || k < 0 || k >= h->cols * h->rows) return ASTAR_EINVAL;
     astar_hier_job j;
     astar_hier_job_init(&j, k);
-    uint64_t used;
-    return astar_hier_job_run(g, h, &j, &h->alloc, UINT64_MAX, &used);
+    /* In budgets of what the progress handler allows: a stop drops the job, and the cluster
+     * stays as it was (dirty). */
+    astar_progress *p = astar_progress_get();
+    for (;;) {
+        uint64_t allow = astar_progress_allow(p), used;
+        if (allow == 0) {
+            astar_hier_job_drop(&j, &h->alloc);
+            return ASTAR_ESTOPPED;
+        }
+        astar_status st = astar_hier_job_run(g, h, &j, &h->alloc, allow, &used);
+        astar_progress_spent(p, used);
+        if (st != ASTAR_RUNNING) return st;
+    }
 }
 
 astar_status astar_hierarchy_finish(astar_grid *g) {
@@ -491,6 +502,10 @@ astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_sta
     const struct astar_hierarchy *h = g->hierarchy;
     if (!h) return ASTAR_OK;
     int32_t count = h->cols * h->rows;
+    /* A unit per cluster and per entry of its table read, counted first (out stays zero). */
+    uint64_t units = (uint64_t)count;
+    for (int32_t k = 0; k < count; k++) units += (uint64_t)h->clusters[k].n * (uint64_t)h->clusters[k].n;
+    if (astar_stopped_before(units)) return ASTAR_ESTOPPED;
     out->cluster_size = h->size;
     out->clusters = count;
     out->diagonal = h->mode;

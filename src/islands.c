@@ -54,11 +54,15 @@ static unsigned joined(int kind, int32_t y) {
     return kind == 0 ? 0x0Fu : kind == 1 ? 0xFFu : astar_hex_moves(0xFFu, y);
 }
 
-static void build(const astar_grid *g, int kind, int32_t *link) {
+/* Three passes over the cells, a unit per cell each (the middle one charged row by row);
+ * false when the progress handler said stop (link is then garbage). */
+static bool build(const astar_grid *g, int kind, int32_t *link, astar_progress *p) {
+    if (astar_progress_charge(p, g->cells)) return false;
     for (size_t i = 0; i < g->cells; i++) link[i] = g->cost[i] == INFINITY ? ASTAR_ISLAND_NONE : -1;
     /* Joining each cell to the neighbours scanned before it (W, N, NE, NW where the kind
      * joins them) joins every adjacent pair once. */
     for (int32_t y = 0; y < g->height; y++) {
+        if (astar_progress_charge(p, (uint64_t)g->stride)) return false;
         unsigned back = joined(kind, y) & ((1u << 3) | (1u << 0) | (1u << 4) | (1u << 7));
         int32_t row = astar_cell(g->stride, 0, y);
         for (int32_t at = row; at < row + g->width; at++) {
@@ -69,8 +73,10 @@ static void build(const astar_grid *g, int kind, int32_t *link) {
             }
         }
     }
+    if (astar_progress_charge(p, g->cells)) return false;
     for (size_t i = 0; i < g->cells; i++) /* flat: every cell one step from its root */
         if (link[i] >= 0) link[i] = find_halving(link, (int32_t)i);
+    return true;
 }
 
 void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
@@ -91,22 +97,27 @@ void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
     }
 }
 
-astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact) {
+astar_status astar_islands_get(astar_grid *g, int kind, bool exact, astar_islands **out) {
     astar_islands *is = &g->islands[kind];
+    *out = NULL;
     if (!is->link) {
         size_t bytes = astar_array_size(g->cells, sizeof *is->link);
         is->link = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
-        if (!is->link) return NULL;
+        if (!is->link) return ASTAR_ENOMEM;
         is->state = ASTAR_ISLANDS_STALE;
     }
     bool rebuild = is->state == ASTAR_ISLANDS_STALE ||
                    (is->state == ASTAR_ISLANDS_OVER && (exact || is->wasted > g->cells / 8));
     if (rebuild) {
-        build(g, kind, is->link);
+        if (!build(g, kind, is->link, astar_progress_get())) {
+            is->state = ASTAR_ISLANDS_STALE; /* half built: none until the next build */
+            return ASTAR_ESTOPPED;
+        }
         is->state = ASTAR_ISLANDS_FRESH;
         is->wasted = 0;
     }
-    return is;
+    *out = is;
+    return ASTAR_OK;
 }
 
 int32_t astar_islands_root(const astar_islands *is, int32_t cell) { return find(is->link, cell); }
@@ -129,8 +140,9 @@ astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *
         *id = -1;
         return ASTAR_OK;
     }
-    astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
-    if (!is) return ASTAR_ENOMEM;
+    astar_islands *is;
+    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), true, &is);
+    if (st != ASTAR_OK) return st;
     int32_t root = astar_islands_root(is, cell);
     /* The root's public node id: the same for the whole island. */
     *id = (root / g->stride - 1) * g->width + (root % g->stride - 1);
@@ -143,8 +155,9 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
     *yes = 0;
     int32_t start = astar_cell(g->stride, sx, sy), goal = astar_cell(g->stride, gx, gy);
     if (g->cost[goal] == INFINITY) return ASTAR_OK;
-    astar_islands *is = astar_islands_get(g, astar_island_kind(g->diagonal), true);
-    if (!is) return ASTAR_ENOMEM;
+    astar_islands *is;
+    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), true, &is);
+    if (st != ASTAR_OK) return st;
     int32_t target = astar_islands_root(is, goal);
     if (g->cost[start] != INFINITY) {
         *yes = astar_islands_root(is, start) == target;

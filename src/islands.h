@@ -30,9 +30,10 @@ static inline int astar_island_kind(astar_diagonal mode) {
 
 /* Keeps the island labels in step with one cell's change of walkability. */
 void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable);
-/* The labels for a kind of connectivity, built or rebuilt if `exact` asks for it or they are
- * stale; NULL on OOM. With exact false, OVER labels are returned as they are. */
-astar_islands *astar_islands_get(astar_grid *g, int kind, bool exact);
+/* The labels for a kind of connectivity into *out, built or rebuilt if `exact` asks for it or
+ * they are stale; ASTAR_ENOMEM, or ASTAR_ESTOPPED (the progress handler stopped the build: the
+ * labels are stale). With exact false, OVER labels are returned as they are. */
+astar_status astar_islands_get(astar_grid *g, int kind, bool exact, astar_islands **out);
 /* The set a walkable cell belongs to. Reads only, so concurrent queries may share it. */
 int32_t astar_islands_root(const astar_islands *is, int32_t cell);
 void astar_islands_free(astar_grid *g);

@@ -36,6 +36,8 @@ typedef struct jps_ctx {
     size_t dirs;
     bool exact;               /* g counted in quanta (astar_node.quanta), as A*'s integer loop */
     int64_t step_quanta[8];   /* then the rounded steps in quanta */
+    uint64_t *scanned;        /* online: cells stepped along diagonals and 4-connected vertical
+                                 lines, each scanning two lines (units of the progress handler) */
 } jps_ctx;
 
 /* The two straight directions across straight direction d. */
@@ -133,6 +135,7 @@ static int32_t jump_straight(const jps_ctx *j, int32_t a, int32_t x, int32_t y, 
     const int32_t off = j->offset[d], dy = ASTAR_DY[d];
     unsigned prev = open[a];
     for (int32_t k = 1; prev >> d & 1u; k++) {
+        ++*j->scanned;
         a += off;
         y += dy;
         unsigned here = open[a];
@@ -153,6 +156,7 @@ static int32_t jump_diagonal(const jps_ctx *j, int32_t a, int32_t x, int32_t y, 
     const int i = dir - 4;
     const int32_t off = j->offset[dir], goal = j->goal, dx = ASTAR_DX[dir], dy = ASTAR_DY[dir];
     for (int32_t k = 1; j->legal[j->open[a]] >> dir & 1u; k++) {
+        ++*j->scanned;
         a += off;
         x += dx;
         y += dy;
@@ -346,8 +350,10 @@ static double stored_path_cost(const astar_search *s, const double *step) {
 static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, astar_diagonal mode,
                                           int32_t start, int32_t goal, double unit,
                                           const astar_jumps *table, astar_result *res, const bool plus,
-                                          const bool exact, int tie_bits) {
+                                          const bool exact, int tie_bits, astar_meter *meter,
+                                          uint64_t *scanned) {
     jps_ctx j;
+    j.scanned = scanned;
     j.dist = plus ? table->dist : NULL;
     j.dirs = (size_t)astar_jump_dirs(astar_jump_kind(mode));
     j.open = g->open;
@@ -387,7 +393,13 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
         if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
     }
     uint64_t expansions = 0;
+    /* The progress handler's units (expansions and scanned cells), charged after the fact. */
+    uint64_t stop = astar_meter_stop(meter, UINT64_MAX);
     while (pool->heap.len > 0) {
+        if (expansions + *scanned >= stop) {
+            if (astar_meter_check(meter, expansions + *scanned)) return astar_done(res, expansions, ASTAR_ESTOPPED);
+            stop = astar_meter_stop(meter, UINT64_MAX);
+        }
         int32_t n = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
 #if defined(__GNUC__)
@@ -453,9 +465,15 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
                             int32_t start, int32_t goal, double unit, const astar_jumps *table,
                             astar_result *res) {
     int tie_bits;
+    astar_meter m = astar_meter_begin(astar_progress_get(), 0);
+    uint64_t scanned = 0;
+    astar_status st;
     if (astar_exact_keys(g, astar_step_cost(unit, 4), &tie_bits))
-        return table ? run_jps(s, g, mode, start, goal, unit, table, res, true, true, tie_bits)
-                     : run_jps(s, g, mode, start, goal, unit, NULL, res, false, true, tie_bits);
-    return table ? run_jps(s, g, mode, start, goal, unit, table, res, true, false, 0)
-                 : run_jps(s, g, mode, start, goal, unit, NULL, res, false, false, 0);
+        st = table ? run_jps(s, g, mode, start, goal, unit, table, res, true, true, tie_bits, &m, &scanned)
+                   : run_jps(s, g, mode, start, goal, unit, NULL, res, false, true, tie_bits, &m, &scanned);
+    else
+        st = table ? run_jps(s, g, mode, start, goal, unit, table, res, true, false, 0, &m, &scanned)
+                   : run_jps(s, g, mode, start, goal, unit, NULL, res, false, false, 0, &m, &scanned);
+    astar_meter_sync(&m, res->expansions + scanned);
+    return st;
 }

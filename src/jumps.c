@@ -67,23 +67,29 @@ static int16_t entry_of(const astar_grid *g, const int16_t *dist, int kind, int3
 /* The directions in the order a build fills them: what a direction reads comes first. */
 static const int ORDER[ASTAR_JUMP_KINDS][8] = {{0, 1, 2, 3, 4, 5, 6, 7}, {1, 3, 0, 2}};
 
-static void build(const astar_grid *g, int kind, int16_t *dist) {
+/* A pass per direction, a unit per cell (charged row by row); false when the progress
+ * handler said stop (the table is then half built). */
+static bool build(const astar_grid *g, int kind, int16_t *dist, astar_progress *pr) {
     const int n = astar_jump_dirs(kind);
     memset(dist, 0, g->cells * (size_t)n * sizeof *dist); /* the border: no jumps */
     for (int k = 0; k < n; k++) {
         int d = ORDER[kind][k];
         int32_t off = offset_of(g, d);
         /* p + off before p: down the cell indices when off > 0, up otherwise. */
-        if (off > 0) {
-            for (int32_t y = g->height; y >= 1; y--)
+        for (int32_t r = 0; r < g->height; r++) {
+            if (astar_progress_charge(pr, (uint64_t)g->width)) return false;
+            if (off > 0) {
+                int32_t y = g->height - r;
                 for (int32_t p = y * g->stride + g->width; p > y * g->stride; p--)
                     dist[(size_t)p * (size_t)n + (size_t)d] = entry_of(g, dist, kind, p, d, off);
-        } else {
-            for (int32_t y = 1; y <= g->height; y++)
+            } else {
+                int32_t y = r + 1;
                 for (int32_t p = y * g->stride + 1; p <= y * g->stride + g->width; p++)
                     dist[(size_t)p * (size_t)n + (size_t)d] = entry_of(g, dist, kind, p, d, off);
+            }
         }
     }
+    return true;
 }
 
 static void settle(const astar_grid *g, int16_t *dist, int kind, int32_t p, int d);
@@ -138,26 +144,29 @@ static size_t table_bytes(const astar_grid *g, int kind) {
     return astar_array_size(g->cells, (size_t)astar_jump_dirs(kind) * sizeof(int16_t));
 }
 
-astar_jumps *astar_jumps_get(astar_grid *g, int kind) {
+astar_status astar_jumps_get(astar_grid *g, int kind, astar_jumps **out) {
     astar_jumps *t = &g->jumps[kind];
+    *out = NULL;
     if (!t->dist) {
         size_t bytes = table_bytes(g, kind);
         t->dist = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
-        if (!t->dist) return NULL;
+        if (!t->dist) return ASTAR_ENOMEM;
         t->fresh = false;
     }
     if (!t->fresh) {
-        build(g, kind, t->dist);
+        if (!build(g, kind, t->dist, astar_progress_get())) return ASTAR_ESTOPPED;
         t->fresh = true;
     }
-    return t;
+    *out = t;
+    return ASTAR_OK;
 }
 
 astar_status astar_grid_prepare_jumps(astar_grid *g, astar_diagonal mode) {
     if (!g) return ASTAR_EINVAL;
     if (mode == ASTAR_DIAG_DEFAULT) mode = g->diagonal;
     if (mode != ASTAR_DIAG_NO_CORNER_CUT && mode != ASTAR_DIAG_NEVER) return ASTAR_EINVAL;
-    return astar_jumps_get(g, astar_jump_kind(mode)) ? ASTAR_OK : ASTAR_ENOMEM;
+    astar_jumps *t;
+    return astar_jumps_get(g, astar_jump_kind(mode), &t);
 }
 
 size_t astar_grid_jump_bytes(const astar_grid *g) { return g ? astar_jumps_bytes(g) : 0; }
@@ -175,7 +184,7 @@ int64_t astar_jumps_mismatches(astar_grid *g, int kind) {
     size_t bytes = table_bytes(g, kind);
     int16_t *fresh = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
     if (!fresh) return -1;
-    build(g, kind, fresh);
+    build(g, kind, fresh, astar_progress_none());
     int64_t differ = 0;
     for (size_t i = 0; i < bytes / sizeof *fresh; i++) differ += fresh[i] != t->dist[i];
     astar_mem(&g->alloc, fresh, bytes, 0);

@@ -35,8 +35,9 @@ static inline int astar_jump_dirs(int kind) { return kind ? 4 : 8; }
  * neighbour bytes). Recomputes the entries that read the cell and, along each of their lines,
  * those behind them for as long as they change. */
 void astar_jumps_cell_changed(astar_grid *g, int32_t cell);
-/* A kind's table, allocated and built if it is missing or stale; NULL on OOM. */
-astar_jumps *astar_jumps_get(astar_grid *g, int kind);
+/* A kind's table into *out, allocated and built if it is missing or stale; ASTAR_ENOMEM, or
+ * ASTAR_ESTOPPED (the progress handler stopped the build: stale, built again next time). */
+astar_status astar_jumps_get(astar_grid *g, int kind, astar_jumps **out);
 void astar_jumps_free(astar_grid *g);
 
 /* ---- for tests and benchmarks, not part of the API */

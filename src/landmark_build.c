@@ -115,11 +115,13 @@ static astar_status setup(lm_build *b) {
     if (b->k == 0) return ASTAR_OK;
     /* The island labels the seed is chosen by: exact, so they stay as they are until a write
      * (which starts the build over). */
-    if (!astar_islands_get(g, astar_island_kind(g->diagonal), true)) return ASTAR_ENOMEM;
+    astar_islands *is;
+    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), true, &is);
+    if (st != ASTAR_OK) return st;
     /* Where every walkable cell costs the same, a way back costs what the way there does:
      * one direction serves both terms and halves the memory. */
     double lo, hi;
-    astar_grid_cost_range(g, &lo, &hi);
+    if ((st = astar_grid_cost_range(g, &lo, &hi)) != ASTAR_OK) return st;
     b->lo = lo;
     b->dirs = lo == hi ? 1 : 2;
     b->stride = (size_t)b->dirs * (size_t)b->k;
@@ -128,7 +130,7 @@ static astar_status setup(lm_build *b) {
     astar_query_init(&q);
     q.heuristic = ASTAR_H_ZERO;
     q.dead_ends = 0; /* the measures are distance fields, which skip none: no areas to make */
-    if (astar_find_prepare(g, &q) != ASTAR_OK) return ASTAR_ENOMEM;
+    if ((st = astar_find_prepare(g, &q)) != ASTAR_OK) return st;
     /* 64 bytes more, to start the cells on a cache line. */
     size_t bytes = astar_array_size(g->cells, b->stride * sizeof(float));
     bytes = bytes && bytes <= SIZE_MAX - 64 ? bytes + 64 : 0;

@@ -9,12 +9,26 @@
 /* spread's two rows: the new values of the row being computed, the old values of the row above. */
 static size_t scratch_size(const astar_layer *l) { return 2 * (size_t)l->stride; }
 
+/* A cell with the border each: what a constructor counts. */
+static uint64_t bordered(int32_t width, int32_t height) {
+    return (uint64_t)(width + 2) * (uint64_t)(height + 2);
+}
+
+/* Every cell (not the border) to v. */
+static void fill_rows(astar_layer *l, double v) {
+    for (int32_t y = 0; y < l->height; y++) {
+        double *row = &l->value[astar_cell(l->stride, 0, y)];
+        for (int32_t x = 0; x < l->width; x++) row[x] = v;
+    }
+}
+
 astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
                              const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height) || !astar_value_ok(initial)) return NULL;
+    if (!astar_size_ok(width, height) || !astar_value_ok(initial)) return astar_made(NULL, ASTAR_EINVAL);
+    if (astar_stopped_before(bordered(width, height))) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_layer *l = astar_new_zeroed(alloc, sizeof *l, &a);
-    if (!l) return NULL;
+    if (!l) return astar_made(NULL, ASTAR_ENOMEM);
     l->alloc = a;
     l->width = width;
     l->height = height;
@@ -24,11 +38,11 @@ astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
     l->value = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     if (!l->value) {
         astar_mem(&a, l, sizeof *l, 0);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
     for (size_t i = 0; i < l->cells; i++) l->value[i] = 0.0;
-    astar_layer_fill(l, initial);
-    return l;
+    fill_rows(l, initial);
+    return astar_made(l, ASTAR_OK);
 }
 
 void astar_layer_free(astar_layer *l) {
@@ -65,12 +79,13 @@ double astar_layer_get(const astar_layer *l, int32_t x, int32_t y) {
     return l->value[astar_cell(l->stride, x, y)];
 }
 
+/* A cell of the layer each (no border): what a bulk write over it counts. */
+static uint64_t layer_cells(const astar_layer *l) { return (uint64_t)l->width * (uint64_t)l->height; }
+
 astar_status astar_layer_fill(astar_layer *l, double v) {
     if (!astar_value_ok(v)) return ASTAR_EINVAL;
-    for (int32_t y = 0; y < l->height; y++) {
-        double *row = &l->value[astar_cell(l->stride, 0, y)];
-        for (int32_t x = 0; x < l->width; x++) row[x] = v;
-    }
+    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
+    fill_rows(l, v);
     return ASTAR_OK;
 }
 
@@ -113,6 +128,7 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
         falloff < ASTAR_FALLOFF_LINEAR || falloff > ASTAR_FALLOFF_CONSTANT)
         return ASTAR_EINVAL;
     disc_box b = disc_bounds(l->width, l->height, x, y, radius);
+    if (astar_stopped_before((uint64_t)(b.x1 - b.x0 + 1) * (uint64_t)(b.y1 - b.y0 + 1))) return ASTAR_ESTOPPED;
     /* Two passes, so that a sum that would overflow changes nothing. */
     for (int pass = 0; pass < 2; pass++)
         for (int32_t cy = b.y0; cy <= b.y1; cy++)
@@ -128,7 +144,7 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
     return ASTAR_OK;
 }
 
-double astar_layer_max_abs(const astar_layer *l) {
+static double max_abs(const astar_layer *l) {
     double m = 0.0;
     for (size_t i = 0; i < l->cells; i++) { /* the border is 0 */
         double a = fabs(l->value[i]);
@@ -137,9 +153,14 @@ double astar_layer_max_abs(const astar_layer *l) {
     return m;
 }
 
+double astar_layer_max_abs(const astar_layer *l) {
+    return astar_stopped_before(layer_cells(l)) ? NAN : max_abs(l);
+}
+
 astar_status astar_layer_scale(astar_layer *l, double factor) {
     if (!(factor >= 0) || !astar_value_ok(factor)) return ASTAR_EINVAL;
-    if (!astar_value_ok(astar_layer_max_abs(l) * factor)) return ASTAR_EINVAL;
+    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
+    if (!astar_value_ok(max_abs(l) * factor)) return ASTAR_EINVAL;
     for (size_t i = 0; i < l->cells; i++) l->value[i] *= factor;
     return ASTAR_OK;
 }
@@ -147,6 +168,7 @@ astar_status astar_layer_scale(astar_layer *l, double factor) {
 astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight) {
     if (!other || other->width != l->width || other->height != l->height || !astar_value_ok(weight))
         return ASTAR_EINVAL;
+    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
     for (size_t i = 0; i < l->cells; i++)
         if (!astar_value_ok(l->value[i] + astar_rounded(weight * other->value[i]))) return ASTAR_EINVAL;
     for (size_t i = 0; i < l->cells; i++) l->value[i] += astar_rounded(weight * other->value[i]);
@@ -157,6 +179,7 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
                                 const astar_grid *walk) {
     if (!(decay >= 0) || !isfinite(decay) || !(momentum >= 0 && momentum <= 1)) return ASTAR_EINVAL;
     if (walk && (walk->width != l->width || walk->height != l->height)) return ASTAR_EINVAL;
+    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
     if (!l->scratch && !(l->scratch = astar_mem(&l->alloc, NULL, 0, scratch_size(l) * sizeof(double))))
         return ASTAR_ENOMEM;
     /* Over a hex grid, influence flows to the six hex neighbours, each one step away. */
@@ -196,10 +219,11 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
 /* ----------------------------------------------------------- fog of war */
 
 astar_mask *astar_mask_new(int32_t width, int32_t height, const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height)) return NULL;
+    if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
+    if (astar_stopped_before(bordered(width, height))) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_mask *m = astar_new_zeroed(alloc, sizeof *m, &a);
-    if (!m) return NULL;
+    if (!m) return astar_made(NULL, ASTAR_ENOMEM);
     m->alloc = a;
     m->width = width;
     m->height = height;
@@ -208,11 +232,11 @@ astar_mask *astar_mask_new(int32_t width, int32_t height, const astar_alloc *all
     m->known = astar_mem(&a, NULL, 0, m->cells);
     if (!m->known) {
         astar_mem(&a, m, sizeof *m, 0);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
     memset(m->known, 1, m->cells); /* the border: known, so queries never step onto it */
     for (int32_t y = 0; y < height; y++) memset(&m->known[astar_cell(m->stride, 0, y)], 0, (size_t)width);
-    return m;
+    return astar_made(m, ASTAR_OK);
 }
 
 void astar_mask_free(astar_mask *m) {
@@ -228,6 +252,7 @@ int32_t astar_mask_height(const astar_mask *m) { return m->height; }
 astar_status astar_mask_reveal(astar_mask *m, int32_t x, int32_t y, double radius) {
     if (x < 0 || y < 0 || x >= m->width || y >= m->height || !(radius >= 0)) return ASTAR_EINVAL;
     disc_box b = disc_bounds(m->width, m->height, x, y, radius);
+    if (astar_stopped_before((uint64_t)(b.x1 - b.x0 + 1) * (uint64_t)(b.y1 - b.y0 + 1))) return ASTAR_ESTOPPED;
     for (int32_t cy = b.y0; cy <= b.y1; cy++)
         for (int32_t cx = b.x0; cx <= b.x1; cx++) {
             double dx = cx - x, dy = cy - y;
@@ -244,10 +269,11 @@ int astar_mask_is_known(const astar_mask *m, int32_t x, int32_t y) {
 /* ---------------------------------------------------------------- claims */
 
 astar_claims *astar_claims_new(int32_t width, int32_t height, const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height)) return NULL;
+    if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
+    if (astar_stopped_before(bordered(width, height))) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_claims *c = astar_new_zeroed(alloc, sizeof *c, &a);
-    if (!c) return NULL;
+    if (!c) return astar_made(NULL, ASTAR_ENOMEM);
     c->alloc = a;
     c->width = width;
     c->height = height;
@@ -259,11 +285,11 @@ astar_claims *astar_claims_new(int32_t width, int32_t height, const astar_alloc 
     c->mark = mark_bytes ? astar_mem(&a, NULL, 0, mark_bytes) : NULL;
     if (!c->count || !c->mark) {
         astar_claims_free(c);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
     memset(c->count, 0, count_bytes);
     memset(c->mark, 0, mark_bytes);
-    return c;
+    return astar_made(c, ASTAR_OK);
 }
 
 static void free_unit_buffers(astar_claims *c, astar_unit_claim *u) {

@@ -38,6 +38,7 @@ struct astar_many {
     int32_t n;
     astar_result *results;
     atomic_int next;
+    atomic_bool stopped;     /* a query was stopped by the progress handler: take no more */
 };
 
 /* Workers grow their workspaces and path buffers while others do: the caller's allocator
@@ -51,13 +52,13 @@ static void *locked_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
 }
 
 astar_many *astar_many_new(int32_t width, int32_t height, const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height)) return NULL;
+    if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
     astar_alloc a;
     astar_many *m = astar_new_zeroed(alloc, sizeof *m, &a);
-    if (!m) return NULL;
+    if (!m) return astar_made(NULL, ASTAR_ENOMEM);
     if (pthread_mutex_init(&m->lock, NULL) != 0) {
         astar_mem(&a, m, sizeof *m, 0);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
     m->width = width;
     m->height = height;
@@ -68,7 +69,7 @@ astar_many *astar_many_new(int32_t width, int32_t height, const astar_alloc *all
         m->workers[k].m = m;
         m->workers[k].index = k;
     }
-    return m;
+    return astar_made(m, ASTAR_OK);
 }
 
 void astar_many_free(astar_many *m) {
@@ -116,7 +117,8 @@ static void answer_queries(astar_many *m, int index) {
     worker *w = &m->workers[index];
     /* Relaxed: the index is all a worker takes from the counter; what it reads (the grid,
      * the query) was published by pthread_create. */
-    for (int32_t i; (i = atomic_fetch_add_explicit(&m->next, 1, memory_order_relaxed)) < m->n;) {
+    for (int32_t i; !atomic_load_explicit(&m->stopped, memory_order_relaxed) &&
+                    (i = atomic_fetch_add_explicit(&m->next, 1, memory_order_relaxed)) < m->n;) {
         astar_query q = *m->base;
         q.sx = m->endpoints[4 * (size_t)i];
         q.sy = m->endpoints[4 * (size_t)i + 1];
@@ -128,6 +130,7 @@ static void answer_queries(astar_many *m, int index) {
         at->length = 0;
         at->offset = 0;
         astar_status st = astar_find(w->search, m->g, &q, res);
+        if (st == ASTAR_ESTOPPED) atomic_store_explicit(&m->stopped, true, memory_order_relaxed);
         if ((st == ASTAR_OK || st == ASTAR_PARTIAL) && !keep_path(w, at)) {
             astar_result_init(res);
             res->status = ASTAR_ENOMEM;
@@ -135,15 +138,50 @@ static void answer_queries(astar_many *m, int index) {
     }
 }
 
-/* A worker thread of astar_many_run: its index and the work it shares with the others. */
+/*
+ * The caller's progress handler, shared by the threads of one astar_many_run (astar.h): each
+ * thread's loops charge a lease of their own, which asks the caller's handler (`target`) for
+ * more units under the lock, ASTAR_PROGRESS_LEASE at a time or fewer when fn is due sooner,
+ * so that fn is called one thread at a time. What the leases hold at the end goes back.
+ */
+typedef struct share share;
+typedef struct lease {
+    astar_progress p;        /* what the thread's loops charge; p.ud is the lease */
+    share *share;
+} lease;
+struct share {
+    pthread_mutex_t lock;
+    astar_progress *target;
+    bool stopped;            /* fn said stop: every lease says so from then on */
+    lease leases[ASTAR_MANY_MAX_THREADS];
+};
+
+/* A lease ran out: more units from the target, or stop. */
+static int renew_lease(void *ud) {
+    lease *l = ud;
+    share *s = l->share;
+    pthread_mutex_lock(&s->lock);
+    astar_progress *t = s->target;
+    uint64_t n = t->left > 0 && t->left < ASTAR_PROGRESS_LEASE ? t->left : ASTAR_PROGRESS_LEASE;
+    if (!s->stopped) s->stopped = astar_progress_charge(t, n);
+    if (!s->stopped) l->p.every = (uint32_t)n; /* what astar_progress_ask sets left to */
+    bool stop = s->stopped;
+    pthread_mutex_unlock(&s->lock);
+    return stop;
+}
+
+/* A worker thread of astar_many_run: its index, the work it shares with the others, and the
+ * lease it charges (NULL: no handler to share). */
 typedef struct thread_arg {
     int index;
     void (*fn)(void *ud, int index);
     void *ud;
+    lease *lease;
 } thread_arg;
 
 static void *thread_main(void *arg) {
     thread_arg *t = arg;
+    if (t->lease) astar_progress_redirect(&t->lease->p, t->lease->share->target, NULL, NULL);
     t->fn(t->ud, t->index);
     return NULL;
 }
@@ -151,19 +189,44 @@ static void *thread_main(void *arg) {
 int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
     if (threads < 1) threads = 1;
     if (threads > ASTAR_MANY_MAX_THREADS) threads = ASTAR_MANY_MAX_THREADS;
+    share sh; /* its leases are a worker's each, and the calling thread's (0) */
+    sh.target = astar_progress_get();
+    bool shared = threads > 1 && sh.target->fn;
+    if (threads == 1 || (shared && pthread_mutex_init(&sh.lock, NULL) != 0)) {
+        /* The calling thread alone, on its own handler (with no lock for it to be shared). */
+        for (int k = 0; k < threads; k++) fn(ud, k); /* may longjmp out with one thread (Lua
+                                                        callbacks): nothing to undo */
+        return 1;
+    }
+    astar_progress *was_active = NULL, *was_home = NULL;
+    if (shared) {
+        sh.stopped = false;
+        for (int k = 0; k < threads; k++)
+            sh.leases[k] = (lease){{renew_lease, &sh.leases[k], ASTAR_PROGRESS_LEASE, 0}, &sh};
+        astar_progress_redirect(&sh.leases[0].p, sh.target, &was_active, &was_home);
+    }
     pthread_t tid[ASTAR_MANY_MAX_THREADS];
     thread_arg args[ASTAR_MANY_MAX_THREADS];
     int started = 0;
     for (int k = 1; k < threads; k++) {
-        args[k] = (thread_arg){k, fn, ud};
+        args[k] = (thread_arg){k, fn, ud, shared ? &sh.leases[k] : NULL};
         if (pthread_create(&tid[started], NULL, thread_main, &args[k]) != 0) break;
         started++;
     }
     /* Indices 1..started run on threads; the calling thread takes 0 and, if a thread could
      * not be started, the indices it would have taken, so every index runs once. */
-    fn(ud, 0); /* may longjmp out with one thread (Lua callbacks): nothing to undo */
+    fn(ud, 0);
     for (int k = started + 1; k < threads; k++) fn(ud, k);
     for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    if (shared) {
+        astar_progress_redirect(was_active, was_home, NULL, NULL);
+        if (!sh.stopped) /* the units leased and not used */
+            for (int k = 0; k < threads; k++) {
+                uint64_t back = sh.leases[k].p.left;
+                sh.target->left = back < UINT64_MAX - sh.target->left ? sh.target->left + back : UINT64_MAX;
+            }
+        pthread_mutex_destroy(&sh.lock);
+    }
     return started + 1;
 }
 
@@ -202,7 +265,8 @@ astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *ba
     if (!astar_many_workspace(m, threads - 1)) return ASTAR_ENOMEM;
     for (int32_t i = 0; i < n; i++) m->where[i].worker = -1;
     if (n == 0) return ASTAR_OK;
-    if (astar_find_prepare(g, base) != ASTAR_OK) return ASTAR_ENOMEM;
+    astar_status st = astar_find_prepare(g, base);
+    if (st != ASTAR_OK) return st;
 
     m->g = g;
     m->base = base;
@@ -210,10 +274,15 @@ astar_status astar_find_many(astar_many *m, astar_grid *g, const astar_query *ba
     m->n = n;
     m->results = results;
     atomic_store(&m->next, 0);
+    atomic_store(&m->stopped, false);
     astar_many_run(threads, answer_share, m);
+    if (atomic_load(&m->stopped)) { /* some queries never ran: no answers, no paths */
+        m->n = 0;
+        return ASTAR_ESTOPPED;
+    }
 
     for (int32_t i = 0; i < n; i++) {
-        astar_status st = results[i].status;
+        st = results[i].status;
         if (st == ASTAR_EINVAL || st == ASTAR_ENOMEM || st == ASTAR_EABORT) return st;
     }
     return ASTAR_OK;

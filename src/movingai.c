@@ -74,6 +74,7 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
     int32_t width = -1, height = -1;
     bool typed = false, in_map = false;
     int h;
+    astar_made(NULL, ASTAR_EINVAL); /* why a NULL below is, unless said otherwise */
     while (!in_map && next_line(&ls, &line, &n)) {
         if (line_is(line, n, "type octile")) {
             typed = true;
@@ -106,12 +107,19 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
         return NULL;
     }
     astar_grid *g = astar_grid_new(width, height, ASTAR_DIAG_NO_CORNER_CUT, alloc);
-    if (!g) {
-        fail(err, errlen, 0, "not enough memory for a %dx%d map", (int)width, (int)height);
+    if (!g) { /* astar_grid_new noted why */
+        if (astar_last_status() == ASTAR_ESTOPPED) fail(err, errlen, 0, "stopped by the progress handler");
+        else fail(err, errlen, 0, "not enough memory for a %dx%d map", (int)width, (int)height);
         return NULL;
     }
     int32_t y = 0;
+    astar_progress *progress = astar_progress_get();
     while (y < height && next_line(&ls, &line, &n)) {
+        if (astar_progress_charge(progress, (uint64_t)width)) { /* a unit per cell read */
+            fail(err, errlen, ls.number, "stopped by the progress handler");
+            astar_grid_free(g);
+            return astar_made(NULL, ASTAR_ESTOPPED);
+        }
         if (n != (size_t)width) {
             fail(err, errlen, ls.number, "row %d has %zu characters, expected %d", (int)y + 1, n, (int)width);
             astar_grid_free(g);
@@ -148,7 +156,7 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
         }
     }
     astar_grid_terrain_reset(g);
-    return g;
+    return astar_made(g, ASTAR_OK);
 }
 
 /* ------------------------------------------------------------------ scen */

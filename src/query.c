@@ -4,10 +4,12 @@
 #include <string.h>
 
 astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc) {
-    if (!astar_size_ok(width, height)) return NULL;
+    if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
+    /* A unit per node record (a cell with the border), before anything is allocated. */
+    if (astar_stopped_before((uint64_t)(width + 2) * (uint64_t)(height + 2))) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_search *s = astar_new_zeroed(alloc, sizeof *s, &a);
-    if (!s) return NULL;
+    if (!s) return astar_made(NULL, ASTAR_ENOMEM);
     s->alloc = a;
     s->width = width;
     s->height = height;
@@ -15,9 +17,9 @@ astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc 
     s->cells = (size_t)(width + 2) * (size_t)(height + 2);
     if (!astar_pool_init(&s->pool, &a, s->cells)) {
         astar_mem(&a, s, sizeof *s, 0);
-        return NULL;
+        return astar_made(NULL, ASTAR_ENOMEM);
     }
-    return s;
+    return astar_made(s, ASTAR_OK);
 }
 
 /* Every per-node array: made again on need, for the pool's count of records. */
@@ -136,8 +138,9 @@ static bool near_start(const void *ud, int32_t cell) {
     return dx <= q->claim_radius && dy <= q->claim_radius;
 }
 
-/* Chains, per cell, the claims this query sees with their times (claim_window). */
-static bool prepare_window(query_ctx *c) {
+/* Chains, per cell, the claims this query sees with their times (claim_window), a unit of the
+ * progress handler per claim cell read: ASTAR_ENOMEM, ASTAR_ESTOPPED or ASTAR_OK. */
+static astar_status prepare_window(query_ctx *c) {
     const astar_query *q = c->q;
     const astar_claims *cl = q->claims;
     astar_search *s = c->s;
@@ -146,14 +149,15 @@ static bool prepare_window(query_ctx *c) {
         const astar_unit_claim *u = &cl->units[k];
         if (k == q->unit || u->pos < 0) continue;
         if (q->claim_radius >= 0 && !near_start(c, u->cells[u->pos])) continue;
+        if (astar_progress_charge(astar_progress_get(), (uint64_t)(u->n - u->pos))) return ASTAR_ESTOPPED;
         if (u->n - u->pos > s->window_cap - s->window_len) {
             int64_t cap = (int64_t)s->window_cap * 2;
             if (cap < (int64_t)s->window_len + (u->n - u->pos)) cap = (int64_t)s->window_len + (u->n - u->pos);
             if (cap < 64) cap = 64;
-            if (cap > INT32_MAX) return false;
+            if (cap > INT32_MAX) return ASTAR_ENOMEM;
             window_claim *w = astar_mem(&s->alloc, s->window, (size_t)s->window_cap * sizeof *w,
                                         (size_t)cap * sizeof *w);
-            if (!w) return false;
+            if (!w) return ASTAR_ENOMEM;
             s->window = w;
             s->window_cap = (int32_t)cap;
         }
@@ -172,7 +176,7 @@ static bool prepare_window(query_ctx *c) {
             s->window_head[cell] = s->window_len++;
         }
     }
-    return true;
+    return ASTAR_OK;
 }
 
 /*
@@ -214,7 +218,8 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
                       : c->diagonal == ASTAR_DIAG_NEVER ? ASTAR_H_MANHATTAN
                                                        : ASTAR_H_OCTILE;
     double min_cost, max_cost;
-    astar_grid_cost_range(g, &min_cost, &max_cost);
+    st = astar_grid_cost_range(g, &min_cost, &max_cost);
+    if (st != ASTAR_OK) return st;
     c->h_scale = isfinite(min_cost) ? min_cost : 0.0;
     if (q->known) c->h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
     /* A hex step has length 1: its cost on the cheapest terrain is h_card too. */
@@ -272,12 +277,13 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
         c->pv.weight0 = c->layer_weight[0];
     }
     if (c->windowed) {
-        if (!prepare_window(c)) return ASTAR_ENOMEM;
+        if ((st = prepare_window(c)) != ASTAR_OK) return st;
     } else if (q->claims) {
         c->pv.claims = true;
-        astar_claim_view_init(&c->pv.claim, q->claims, 0, (int32_t)s->cells, q->unit,
-                              q->claim_radius < 0 ? NULL : near_start, c, s->claimed, s->claim_gen,
-                              s->pool.gen, q->claim_penalty);
+        if (!astar_claim_view_init(&c->pv.claim, q->claims, 0, (int32_t)s->cells, q->unit,
+                                   q->claim_radius < 0 ? NULL : near_start, c, s->claimed, s->claim_gen,
+                                   s->pool.gen, q->claim_penalty, astar_progress_get()))
+            return ASTAR_ESTOPPED;
     }
     *callbacks_out = callbacks;
     return ASTAR_OK;

@@ -147,6 +147,17 @@ static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, in
 /* The sink's node: a corner of the blocked border, which no search steps onto. */
 #define SINK 0
 
+/* A step's end before the search's: where the loop stands is kept for the next step. */
+static astar_status pause_search(query_ctx *c, astar_result *res, astar_status st, uint64_t expansions,
+                                 bool pruned, int32_t best, double best_h, double best_g) {
+    c->expansions = expansions;
+    c->pruned = pruned;
+    c->best = best;
+    c->best_h = best_h;
+    c->best_g = best_g;
+    return astar_done(res, expansions, st);
+}
+
 /*
  * The search loop. Its flags are constants at every call site, so the compiler
  * makes a loop of each combination used: plain terrain and a built-in
@@ -207,8 +218,12 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     double best_h = c->best_h, best_g = c->best_g;
     astar_status outcome = ASTAR_UNREACHABLE;
     uint64_t expansions = c->expansions; /* a local: res could alias what the loop stores */
-    /* One test per expansion serves both the query's limit and this step's budget. */
-    const uint64_t stop = budget < q->max_expansions - expansions ? expansions + budget : q->max_expansions;
+    /* One test per expansion serves the query's limit, this step's budget and, but in the
+     * general loop (whose callbacks may run other queries), the progress handler: the meter
+     * charges expansions when the loop stops (core.h), the general loop one at a time ahead. */
+    const uint64_t limit = budget < q->max_expansions - expansions ? expansions + budget : q->max_expansions;
+    astar_meter *const meter = &c->meter;
+    uint64_t stop = general ? limit : astar_meter_stop(meter, limit);
 
     while (pool->heap.len > 0) {
         if (expansions >= stop) {
@@ -216,13 +231,14 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 outcome = ASTAR_LIMIT;
                 break;
             }
-            c->expansions = expansions;
-            c->pruned = pruned;
-            c->best = best;
-            c->best_h = best_h;
-            c->best_g = best_g;
-            return astar_done(res, expansions, ASTAR_RUNNING);
+            bool stopped = expansions < limit && astar_meter_check(meter, expansions);
+            if (stopped || expansions >= limit)
+                return pause_search(c, res, stopped ? ASTAR_ESTOPPED : ASTAR_RUNNING, expansions, pruned, best,
+                                    best_h, best_g);
+            stop = astar_meter_stop(meter, limit);
         }
+        if (general && astar_meter_ahead(meter, expansions))
+            return pause_search(c, res, ASTAR_ESTOPPED, expansions, pruned, best, best_h, best_g);
         int32_t a = astar_heap_pop(&pool->heap, nodes).cell;
         expansions++;
         const int64_t ga_quanta = exact ? nodes[a].quanta : 0;
@@ -462,8 +478,9 @@ static astar_status skip_dead_ends(query_ctx *c, int32_t start) {
     astar_grid *g = c->g;
     const astar_query *q = c->q;
     if (!dead_ends_apply(q)) return ASTAR_OK;
-    const astar_dead_ends *de = astar_dead_ends_get(g, astar_dead_end_kind(c->diagonal));
-    if (!de) return ASTAR_ENOMEM;
+    astar_dead_ends *de;
+    astar_status st = astar_dead_ends_get(g, astar_dead_end_kind(c->diagonal), &de);
+    if (st != ASTAR_OK) return st;
     if (de->nareas == 0) return ASTAR_OK;
     astar_dead_end_view *v = &s->dead_ends;
     if (!astar_dead_end_view_begin(v, de, &s->alloc, s->cells)) return ASTAR_ENOMEM;
@@ -544,8 +561,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
      * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c->goal)) {
-        c->islands = astar_islands_get(g, astar_island_kind(c->diagonal), false);
-        if (!c->islands) return ASTAR_ENOMEM;
+        st = astar_islands_get(g, astar_island_kind(c->diagonal), false, &c->islands);
+        if (st != ASTAR_OK) return st;
         bool same = false;
         int32_t home = astar_islands_root(c->islands, start);
         if (q->ntargets) {
@@ -564,10 +581,10 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
      * with A*; so do searches in slices (a jump has no budget to stop at). */
     if (jps_ok && !callbacks && !c->layered && g->cost[start] != INFINITY &&
         jps_applies(q, c->diagonal, c->heuristic, c->uniform_cost > 0)) {
-        const astar_jumps *table = NULL; /* ASTAR_JPS_ONLINE: scan the lines */
+        astar_jumps *table = NULL; /* ASTAR_JPS_ONLINE: scan the lines */
         if (q->jps == ASTAR_JPS_AUTO) {
-            table = astar_jumps_get(g, astar_jump_kind(c->diagonal)); /* JPS+; built on first need */
-            if (!table) return ASTAR_ENOMEM;
+            st = astar_jumps_get(g, astar_jump_kind(c->diagonal), &table); /* JPS+; built on first need */
+            if (st != ASTAR_OK) return st;
         }
         st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, table, res);
         if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
@@ -600,23 +617,27 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     return ASTAR_RUNNING;
 }
 
-/* Runs the live search of s for up to `budget` expansions. */
+/* Runs the live search of s for up to `budget` expansions, charged to the calling thread's
+ * progress handler. */
 static astar_status continue_search(astar_search *s, uint64_t budget, astar_result *res) {
     query_ctx *c = &s->job;
+    c->meter = astar_meter_begin(astar_progress_get(), c->expansions);
     astar_status st = c->callbacks ? astar_run_general(c, budget, res)
                       : c->layered ? run_layered(c, budget, res)
                                    : run_plain(c, budget, res);
+    astar_meter_sync(&c->meter, res->expansions);
     if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
         c->islands->wasted += res->expansions; /* a fresh build might have spared this search */
     return st;
 }
 
-/* Records a step's outcome: a final one ends the search and is kept for later steps. */
+/* Records a step's outcome: a final one ends the search and is kept for later steps. A stop
+ * (ASTAR_ESTOPPED) is final only for a search that never started. */
 static astar_status settle(astar_search *s, astar_result *res, astar_status st) {
     res->status = st;
     if (res->interest < 0) res->score = res->cost;
     res->restarts = s->job_restarts;
-    if (st != ASTAR_RUNNING) {
+    if (st != ASTAR_RUNNING && (st != ASTAR_ESTOPPED || !s->job_live)) {
         s->job_live = false;
         s->job_result = *res;
     }
@@ -648,42 +669,54 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     astar_result_init(res);
     res->scored = c->q->ninterests > 0;
     if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
-        uint32_t restarts = s->job_restarts + 1;
         astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
-        s->job_restarts = restarts;
+        if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
+        s->job_restarts++;
         s->job_version = c->g->version;
         if (st != ASTAR_RUNNING) return settle(s, res, st);
     }
     return settle(s, res, continue_search(s, n, res));
 }
 
-astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
-    astar_status st = begin_search(s, g, q, true, NULL, 0, res);
+/* A whole search: begun, then stepped to its end (a stop ends it too: q may be gone after). */
+static astar_status whole_search(astar_search *s, astar_grid *g, const astar_query *q, bool jps_ok,
+                                 const uint16_t *corridor, uint16_t gen, astar_result *res) {
+    astar_status st = begin_search(s, g, q, jps_ok, corridor, gen, res);
     if (st != ASTAR_RUNNING) return st;
-    return astar_search_step(s, UINT64_MAX, res);
+    st = astar_search_step(s, UINT64_MAX, res);
+    if (st == ASTAR_ESTOPPED) {
+        s->job_live = false;
+        s->job_result = *res;
+    }
+    return st;
+}
+
+astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q, astar_result *res) {
+    return whole_search(s, g, q, true, NULL, 0, res);
 }
 
 astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query *q,
                                const uint16_t *corridor, uint16_t gen, astar_result *res) {
-    astar_status st = begin_search(s, g, q, false, corridor, gen, res);
-    if (st != ASTAR_RUNNING) return st;
-    return astar_search_step(s, UINT64_MAX, res);
+    return whole_search(s, g, q, false, corridor, gen, res);
 }
 
 astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     double lo, hi;
-    astar_grid_cost_range(g, &lo, &hi);
-    if (q->partial || q->known) return ASTAR_OK; /* astar_find leaves the labels alone then */
+    astar_status st = astar_grid_cost_range(g, &lo, &hi);
+    if (st != ASTAR_OK || q->partial || q->known) return st; /* astar_find leaves the labels alone then */
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     /* Exact: labels left over-joined would count the wasted searches in them (a write). */
-    if (!astar_islands_get(g, astar_island_kind(mode), true)) return ASTAR_ENOMEM;
-    if (dead_ends_apply(q) && !astar_dead_ends_get(g, astar_dead_end_kind(mode))) return ASTAR_ENOMEM;
+    astar_islands *is;
+    if ((st = astar_islands_get(g, astar_island_kind(mode), true, &is)) != ASTAR_OK) return st;
+    astar_dead_ends *de;
+    if (dead_ends_apply(q) && (st = astar_dead_ends_get(g, astar_dead_end_kind(mode), &de)) != ASTAR_OK)
+        return st;
     astar_heuristic h = q->heuristic != ASTAR_H_DEFAULT ? q->heuristic
                         : mode == ASTAR_DIAG_NEVER    ? ASTAR_H_MANHATTAN
                                                       : ASTAR_H_OCTILE; /* as astar_query_begin */
-    if (q->jps == ASTAR_JPS_AUTO && jps_applies(q, mode, h, lo == hi && isfinite(lo)) &&
-        !astar_jumps_get(g, astar_jump_kind(mode)))
-        return ASTAR_ENOMEM;
+    astar_jumps *table;
+    if (q->jps == ASTAR_JPS_AUTO && jps_applies(q, mode, h, lo == hi && isfinite(lo)))
+        return astar_jumps_get(g, astar_jump_kind(mode), &table);
     return ASTAR_OK;
 }
 

@@ -67,6 +67,7 @@ typedef struct query_ctx {
     /* Where the loop stands between the steps of a resumable search. */
     int32_t start;
     uint64_t expansions;
+    astar_meter meter;       /* the progress handler of the step running it (core.h) */
     int32_t best;            /* partial: the best node so far, its h and g */
     double best_h, best_g;
     bool pruned;             /* max_cost left something out */

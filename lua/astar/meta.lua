@@ -192,6 +192,19 @@ function astar.load_scen(path) end
 ---@return astar.Scenario[]
 function astar.load_scen_string(text, name) end
 
+---Bounds the C work of the astar calls made on this thread from now on (shared by every Lua
+---state on the thread): at most n more units in all (a unit: a node a search expands, a cell
+---a pass over a grid reads or writes; docs/manual.md, "Bounding a mod's work"). A call that
+---would exceed it raises "work limit reached" and changes nothing: its objects stay usable, a
+---search or build can be stepped again; every later call that does work raises the same at
+---once, until the limit is set again. nil removes the limit.
+---@param n integer? >= 0, or nil for none
+function astar.set_work_limit(n) end
+
+---The units of work the limit still allows on this thread, or nil when there is no limit.
+---@return integer?
+function astar.work_left() end
+
 ---@class astar.Grid
 ---@field width integer
 ---@field height integer

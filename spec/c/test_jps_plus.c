@@ -147,7 +147,8 @@ static void test_random_grids(void) {
                             astar_grid_set_cost(g, k % 2 ? x0 : x0 + i, k % 2 ? y0 + i : y0, INFINITY);
                 }
             random_queries(s, g, 60, unit, &before); /* builds the tables where a query got to JPS */
-            CHECK(astar_jumps_get(g, 0) && astar_jumps_get(g, 1)); /* the others, for the updates */
+            CHECK(astar_grid_prepare_jumps(g, ASTAR_DIAG_NO_CORNER_CUT) == ASTAR_OK && /* the others, */
+                  astar_grid_prepare_jumps(g, ASTAR_DIAG_NEVER) == ASTAR_OK);          /* for the updates */
             CHECK(astar_jumps_bytes(g) == (size_t)(w + 2) * (size_t)(h + 2) * (8 + 4) * sizeof(int16_t));
             CHECK(tables_exact(g, true, true));
             long warm = cnt.allocs;
@@ -177,7 +178,8 @@ static void test_random_grids(void) {
             astar_grid_fill(g, unit);
             for (int32_t y = 0; y < h; y += 2) astar_grid_set_cost(g, (y * 7) % w, y, INFINITY);
             random_queries(s, g, 10, unit, &after);
-            CHECK(astar_jumps_get(g, 0) && astar_jumps_get(g, 1));
+            CHECK(astar_grid_prepare_jumps(g, ASTAR_DIAG_NO_CORNER_CUT) == ASTAR_OK &&
+                  astar_grid_prepare_jumps(g, ASTAR_DIAG_NEVER) == ASTAR_OK);
             CHECK(tables_exact(g, true, true));
             astar_search_free(s);
             astar_grid_free(g);

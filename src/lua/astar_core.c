@@ -42,6 +42,7 @@
  *   claims.c      astar.Claims, astar.GraphClaims
  *   graph.c       astar.Graph and graph:find
  *   load.c        Moving AI maps and scenarios
+ *   limit.c       the work limit (astar.set_work_limit), the core's progress handler
  *   png.c         the PNG writer of astar.debug
  */
 #include "binding.h"
@@ -70,6 +71,8 @@ static const luaL_Reg FUNCTIONS[] = {
     {"load_scen", l_load_scen},
     {"load_scen_string", l_load_scen_string},
     {"png_encode", astar_lua_png_encode},
+    {"set_work_limit", l_set_work_limit},
+    {"work_left", l_work_left},
     {NULL, NULL}};
 
 ASTAR_EXPORT int luaopen_astar_core(lua_State *L);

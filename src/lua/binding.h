@@ -393,6 +393,14 @@ lgraph *check_graph(lua_State *L, int arg);
 int32_t check_node(lua_State *L, int arg, const lgraph *g);
 int l_graph(lua_State *L);
 
+/* limit.c: the work limit, and the errors of the calls it stops */
+int l_set_work_limit(lua_State *L);
+int l_work_left(lua_State *L);
+/* "work limit reached": a call the core stopped (ASTAR_ESTOPPED); it changed nothing. */
+int work_limit_error(lua_State *L);
+/* The error of a core call that can only fail for want of memory or of work allowed. */
+int status_error(lua_State *L, astar_status st);
+
 /* load.c */
 int l_load_movingai(lua_State *L);
 int l_load_movingai_string(lua_State *L);

@@ -111,7 +111,8 @@ static int build_step(lua_State *L) {
     check_writable(L, &b->grid->base, "grid");
     uint64_t used = 0;
     astar_status st = astar_build_step(b->build, n == most ? UINT64_MAX : (uint64_t)n, &used);
-    if (st == ASTAR_ENOMEM) return no_memory(L); /* the work is dropped; the next step starts over */
+    /* ENOMEM: the work is dropped, the next step starts over; ESTOPPED: it goes on from here */
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return status_error(L, st);
     if (st != ASTAR_OK && st != ASTAR_RUNNING) return luaL_error(L, "build failed: %s", astar_status_name(st));
     lua_pushstring(L, st == ASTAR_OK ? "done" : "running");
     lua_pushinteger(L, (lua_Integer)used);
@@ -125,7 +126,7 @@ static int build_finish(lua_State *L) {
     lbuild *b = check_build(L);
     check_writable(L, &b->grid->base, "grid");
     astar_status st = astar_build_step(b->build, UINT64_MAX, NULL);
-    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return status_error(L, st);
     if (st != ASTAR_OK) return luaL_error(L, "build failed: %s", astar_status_name(st));
     if (b->hierarchy) return push_hierarchy(L, b->grid->grid);
     lua_pushinteger(L, astar_grid_landmark_count(b->grid->grid));

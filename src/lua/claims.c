@@ -197,7 +197,7 @@ static int l_graph_claims(lua_State *L) {
     c->graph = check_graph(L, 1); /* again: making the tables may have run a finalizer */
     astar_alloc a = lua_allocator(L);
     c->claims = astar_graph_claims_new(g->graph, &a);
-    if (!c->claims) return no_memory(L);
+    if (!c->claims) return status_error(L, astar_last_status());
     return 1;
 }
 
@@ -284,7 +284,7 @@ int l_claims(lua_State *L) {
     astar_setuservalue(L, -2);
     astar_alloc a = lua_allocator(L);
     c->claims = astar_claims_new(g->base.width, g->base.height, &a);
-    if (!c->claims) return no_memory(L);
+    if (!c->claims) return status_error(L, astar_last_status());
     c->base.width = g->base.width;
     c->base.height = g->base.height;
     return 1;

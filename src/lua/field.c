@@ -42,7 +42,7 @@ int field_run(lua_State *L) {
     astar_result res;
     astar_status st = astar_field_build(c->field, c->run.ws->search, c->grid->grid, &c->q, c->cells,
                                         c->ncells, c->kind, &res);
-    if (st == ASTAR_ENOMEM) return no_memory(L);
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return status_error(L, st);
     if (st != ASTAR_OK && st != ASTAR_LIMIT)
         return luaL_error(L, "field failed: %s", astar_status_name(st));
     lua_createtable(L, 0, 3);
@@ -65,7 +65,7 @@ static void new_field(lua_State *L, find_ctx *c) {
     lfield *f = new_object(L, sizeof *f, FIELD_MT);
     astar_alloc a = lua_allocator(L);
     f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
-    if (!f->field) no_memory(L);
+    if (!f->field) status_error(L, astar_last_status());
     f->base.width = c->grid->base.width;
     f->base.height = c->grid->base.height;
     c->field = f->field;

@@ -116,7 +116,8 @@ void start_query(lua_State *L, find_ctx *c) {
 static void resolve_hierarchical(lua_State *L, find_ctx *c) {
     astar_grid *grid = c->grid->grid;
     astar_hierarchy_stats hs;
-    astar_grid_hierarchy_stats(grid, &hs);
+    astar_status st = astar_grid_hierarchy_stats(grid, &hs);
+    if (st != ASTAR_OK) status_error(L, st);
     astar_diagonal built = hs.cluster_size ? hs.diagonal : astar_grid_diagonal(grid);
     astar_diagonal mode = c->q.diagonal == ASTAR_DIAG_DEFAULT ? astar_grid_diagonal(grid) : c->q.diagonal;
     if (built == ASTAR_DIAG_ALWAYS || built == ASTAR_DIAG_HEX)
@@ -146,8 +147,8 @@ int find_run(lua_State *L) {
     bool nested = c->grid->base.readers > 1;
     if (c->hierarchical && !nested) {
         astar_hierarchy_stats hs;
-        astar_grid_hierarchy_stats(c->grid->grid, &hs);
-        st = hs.cluster_size ? ASTAR_OK : astar_grid_hierarchy(c->grid->grid, HIERARCHY_DEFAULT_SIZE);
+        st = astar_grid_hierarchy_stats(c->grid->grid, &hs);
+        if (st == ASTAR_OK && !hs.cluster_size) st = astar_grid_hierarchy(c->grid->grid, HIERARCHY_DEFAULT_SIZE);
         if (st == ASTAR_OK) st = astar_find_hierarchical(c->run.ws->search, c->grid->grid, &c->q, &res);
     } else if (c->hierarchical) {
         st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);

@@ -93,10 +93,13 @@ int l_grid(lua_State *L) {
     lgrid *g = new_grid(L);
     astar_alloc a = lua_allocator(L);
     g->grid = astar_grid_new(w, h, diag, &a);
-    if (!g->grid) return no_memory(L);
-    if (cost != 1.0) astar_grid_fill(g->grid, cost);
+    if (!g->grid) return status_error(L, astar_last_status());
     g->base.width = w;
     g->base.height = h;
+    if (cost != 1.0) {
+        astar_status st = astar_grid_fill(g->grid, cost);
+        if (st != ASTAR_OK) return status_error(L, st); /* the new grid is collected */
+    }
     return 1;
 }
 
@@ -140,7 +143,8 @@ static int grid_component(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
     int32_t id;
-    if (astar_grid_component(g->grid, x, y, &id) != ASTAR_OK) return no_memory(L);
+    astar_status st = astar_grid_component(g->grid, x, y, &id);
+    if (st != ASTAR_OK) return status_error(L, st);
     if (id < 0)
         lua_pushboolean(L, 0);
     else
@@ -154,7 +158,8 @@ static int grid_dead_end(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
     int32_t area, gateway;
-    if (astar_grid_dead_end(g->grid, x, y, &area, &gateway) != ASTAR_OK) return no_memory(L);
+    astar_status st = astar_grid_dead_end(g->grid, x, y, &area, &gateway);
+    if (st != ASTAR_OK) return status_error(L, st);
     if (area < 0) {
         lua_pushboolean(L, 0);
         return 1;
@@ -170,7 +175,8 @@ static int grid_reachable(lua_State *L) {
     int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
     int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
     int yes;
-    if (astar_grid_reachable(g->grid, sx, sy, gx, gy, &yes) != ASTAR_OK) return no_memory(L);
+    astar_status st = astar_grid_reachable(g->grid, sx, sy, gx, gy, &yes);
+    if (st != ASTAR_OK) return status_error(L, st);
     lua_pushboolean(L, yes);
     return 1;
 }
@@ -195,7 +201,7 @@ static int grid_landmarks(lua_State *L) {
             st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
             astar_build_free(b);
         }
-        if (st != ASTAR_OK) return no_memory(L);
+        if (st != ASTAR_OK) return status_error(L, st);
     }
     lua_pushinteger(L, astar_grid_landmark_count(g->grid));
     lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(g->grid));
@@ -205,7 +211,8 @@ static int grid_landmarks(lua_State *L) {
 /* The hierarchy's figures as a table, or nil when there is none. */
 int push_hierarchy(lua_State *L, astar_grid *grid) {
     astar_hierarchy_stats hs;
-    astar_grid_hierarchy_stats(grid, &hs);
+    astar_status st = astar_grid_hierarchy_stats(grid, &hs);
+    if (st != ASTAR_OK) return status_error(L, st);
     if (!hs.cluster_size) return lua_pushnil(L), 1;
     lua_createtable(L, 0, 7);
     lua_pushinteger(L, hs.cluster_size);
@@ -246,7 +253,7 @@ static int grid_hierarchy(lua_State *L) {
             st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
             astar_build_free(b);
         }
-        if (st != ASTAR_OK) return no_memory(L);
+        if (st != ASTAR_OK) return status_error(L, st);
     }
     return push_hierarchy(L, g->grid);
 }
@@ -281,7 +288,7 @@ static int grid_prepare_jumps(lua_State *L) {
         return luaL_error(L, "prepare_jumps: jump point search does not run on a %s grid "
                              "(name \"no_corner_cut\" or \"never\")",
                           MODE_NAMES[astar_grid_diagonal(g->grid)]);
-    if (st != ASTAR_OK) return no_memory(L);
+    if (st != ASTAR_OK) return status_error(L, st);
     lua_pushinteger(L, (lua_Integer)astar_grid_jump_bytes(g->grid));
     return 1;
 }
@@ -290,7 +297,8 @@ static int grid_fill(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     double c = check_cost(L, 2);
     check_writable(L, &g->base, "grid");
-    astar_grid_fill(g->grid, c);
+    astar_status st = astar_grid_fill(g->grid, c);
+    if (st != ASTAR_OK) return status_error(L, st);
     return 0;
 }
 
@@ -342,6 +350,8 @@ static int grid_load(lua_State *L) {
         lua_pop(L, 1);
     }
     check_writable(L, &g->base, "grid");
+    /* A unit per cell, counted before any changes (as astar_grid_set_all counts them). */
+    if (astar_progress_work((uint64_t)w * (uint64_t)h) != ASTAR_OK) return work_limit_error(L);
     for (int32_t y = 0; y < h; y++) {
         lua_rawgeti(L, 2, y + 1);
         const char *row = lua_tostring(L, -1);

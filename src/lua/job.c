@@ -21,6 +21,7 @@ typedef struct ljob {
     bool finished;
     bool started;        /* astar_search_start ran (false again after an error) */
     bool stepping;       /* a step is running: a callback may not step or close this job */
+    bool stopped;        /* the work limit stopped the step: it raises once the runner is out */
     astar_status status;
     uint64_t expansions; /* so far, since the last (re)start */
     uint32_t restarts;
@@ -60,7 +61,7 @@ static int job_run(lua_State *L) {
     astar_status st;
     if (!j->started) {
         st = astar_search_start(c->run.ws->search, c->grid->grid, &c->q, &res);
-        j->started = true;
+        j->started = st != ASTAR_ESTOPPED; /* a stopped start started nothing */
         j->expansions = 0;
         j->restarts = 0;
         if (st == ASTAR_RUNNING) st = astar_search_step(c->run.ws->search, (uint64_t)n, &res);
@@ -70,6 +71,10 @@ static int job_run(lua_State *L) {
     if (st == ASTAR_ENOMEM) return no_memory(L);
     if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
         return luaL_error(L, "search failed: %s", astar_status_name(st));
+    /* Stopped by the work limit: a step cut short, the search kept on its workspace to go on
+     * from there; job_step raises (an error here would make the next step start over). */
+    j->stopped = st == ASTAR_ESTOPPED;
+    if (j->stopped) st = ASTAR_RUNNING;
     j->status = st;
     /* A restart counts from zero again: what this step did is all it has. */
     bool restarted = res.restarts != j->restarts || res.expansions < j->expansions;
@@ -186,6 +191,10 @@ static int job_step(lua_State *L) {
         j->started = false;
         job_release(j);
         return lua_error(L);
+    }
+    if (j->stopped) {
+        j->stopped = false;
+        return work_limit_error(L);
     }
     if (j->status != ASTAR_RUNNING) { /* keep the result, give the workspace back */
         lua_setfield(L, uv, "info");

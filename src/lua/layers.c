@@ -39,7 +39,7 @@ int l_influence(lua_State *L) {
     llayer *l = new_object(L, sizeof *l, LAYER_MT);
     astar_alloc a = lua_allocator(L);
     l->layer = astar_layer_new(w, h, initial, &a);
-    if (!l->layer) return no_memory(L);
+    if (!l->layer) return status_error(L, astar_last_status());
     l->base.width = w;
     l->base.height = h;
     return 1;
@@ -76,7 +76,7 @@ static int layer_fill(lua_State *L) {
     llayer *l = check_layer(L, 1);
     double v = check_value(L, 2, "value");
     check_writable(L, &l->base, "influence layer");
-    astar_layer_fill(l->layer, v);
+    if (astar_layer_fill(l->layer, v) != ASTAR_OK) return work_limit_error(L); /* v was checked */
     return 0;
 }
 
@@ -91,7 +91,9 @@ static int layer_stamp(lua_State *L) {
     if (falloff < 0)
         arg_error_fmt(L, 6, "falloff must be \"linear\", \"quadratic\" or \"constant\", got %s", value_str(L, 6));
     check_writable(L, &l->base, "influence layer");
-    if (astar_layer_stamp(l->layer, x, y, radius, strength, (astar_falloff)falloff) != ASTAR_OK)
+    astar_status st = astar_layer_stamp(l->layer, x, y, radius, strength, (astar_falloff)falloff);
+    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
+    if (st != ASTAR_OK)
         arg_error_fmt(L, 5, "a stamped value would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     return 0;
 }
@@ -101,7 +103,9 @@ static int layer_decay(lua_State *L) {
     double factor = check_value(L, 2, "factor");
     if (factor < 0) arg_error_fmt(L, 2, "factor must be >= 0, got %s", value_str(L, 2));
     check_writable(L, &l->base, "influence layer");
-    if (astar_layer_scale(l->layer, factor) != ASTAR_OK)
+    astar_status st = astar_layer_scale(l->layer, factor);
+    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
+    if (st != ASTAR_OK)
         arg_error_fmt(L, 2, "a decayed value would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     return 0;
 }
@@ -122,13 +126,16 @@ static int layer_spread(lua_State *L) {
         walk = g->grid;
     }
     check_writable(L, &l->base, "influence layer");
-    if (astar_layer_spread(l->layer, decay, momentum, walk) != ASTAR_OK) return no_memory(L);
+    astar_status st = astar_layer_spread(l->layer, decay, momentum, walk);
+    if (st != ASTAR_OK) return status_error(L, st);
     return 0;
 }
 
 static int layer_max_abs(lua_State *L) {
     llayer *l = check_layer(L, 1);
-    lua_pushnumber(L, astar_layer_max_abs(l->layer));
+    double m = astar_layer_max_abs(l->layer);
+    if (m != m) return work_limit_error(L); /* NaN: stopped */
+    lua_pushnumber(L, m);
     return 1;
 }
 
@@ -140,7 +147,9 @@ static int layer_add_layer(lua_State *L) {
                       (int)other->base.height, (int)l->base.width, (int)l->base.height);
     double weight = lua_isnoneornil(L, 3) ? 1.0 : check_value(L, 3, "weight");
     check_writable(L, &l->base, "influence layer");
-    if (astar_layer_add_layer(l->layer, other->layer, weight) != ASTAR_OK)
+    astar_status st = astar_layer_add_layer(l->layer, other->layer, weight);
+    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
+    if (st != ASTAR_OK)
         arg_error_fmt(L, 3, "a sum would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
     return 0;
 }
@@ -182,7 +191,7 @@ int l_mask(lua_State *L) {
     lmask *m = new_object(L, sizeof *m, MASK_MT);
     astar_alloc a = lua_allocator(L);
     m->mask = astar_mask_new(w, h, &a);
-    if (!m->mask) return no_memory(L);
+    if (!m->mask) return status_error(L, astar_last_status());
     m->base.width = w;
     m->base.height = h;
     return 1;
@@ -198,7 +207,7 @@ static int mask_reveal(lua_State *L) {
         if (!(radius >= 0)) arg_error_fmt(L, 4, "radius must be >= 0, got %s", value_str(L, 4));
     }
     check_writable(L, &m->base, "mask");
-    astar_mask_reveal(m->mask, x, y, radius);
+    if (astar_mask_reveal(m->mask, x, y, radius) != ASTAR_OK) return work_limit_error(L); /* checked */
     return 0;
 }
 

@@ -77,7 +77,7 @@ static int push_movingai(lua_State *L, const char *text, size_t len, const char 
     char err[256];
     err[0] = '\0';
     g->grid = astar_movingai_parse(text, len, &a, err, sizeof err);
-    if (!g->grid) return parse_error(L, name, err);
+    if (!g->grid) return astar_last_status() == ASTAR_ESTOPPED ? work_limit_error(L) : parse_error(L, name, err);
     g->base.width = astar_grid_width(g->grid);
     g->base.height = astar_grid_height(g->grid);
     lua_createtable(L, 0, 3);

@@ -522,7 +522,7 @@ workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner) {
     w->search = p->kind->make(owner, &a);
     if (!w->search) {
         a.fn(a.ud, w, sizeof *w, 0);
-        no_memory(L);
+        status_error(L, astar_last_status()); /* a grid's workspace counts its cells first */
     }
     w->busy = true;
     w->next = NULL;
@@ -764,6 +764,6 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
 
 /* find's errors: the statuses that are no answer. */
 void check_answer(lua_State *L, astar_status st, const char *fn) {
-    if (st == ASTAR_ENOMEM) no_memory(L);
+    if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) status_error(L, st);
     if (st == ASTAR_EINVAL || st == ASTAR_EABORT) luaL_error(L, "%s failed: %s", fn, astar_status_name(st));
 }
