@@ -23,7 +23,9 @@
 -- (path, into, info: "forms") came after the seeds of seeds.txt: those lines disable them, and
 -- with forms off the fuzzer draws what it drew before, so they replay the calls they found.
 -- Issue 18's interests, check_path and repair ("walks") came later still: the seeds found
--- before them disable them too.
+-- before them disable them too. So do issue 25's attacks ("mods2": builds and the options of
+-- landmarks and hierarchies, option tables that close what the call uses, tables whose
+-- border is far beyond their keys, scheduler callbacks that close other scheduled objects).
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -102,7 +104,7 @@ local function describe(v, depth)
   if t ~= "table" then return tostring(v) end
   if (depth or 0) >= 2 then return "{...}" end
   local parts = {}
-  for i = 1, #v do parts[#parts + 1] = describe(v[i], (depth or 0) + 1) end
+  for i = 1, math.min(rawlen_of(v), 50) do parts[#parts + 1] = describe(rawget(v, i), (depth or 0) + 1) end
   for _, k in ipairs({ "x", "y", "sx", "sy", "gx", "gy" }) do
     if rawget(v, k) ~= nil then parts[#parts + 1] = k .. "=" .. describe(rawget(v, k), (depth or 0) + 1) end
   end
@@ -300,7 +302,7 @@ function St:pick(kind, filter)
 end
 
 local CLOSABLE = { grid = true, influence = true, mask = true, claims = true, gclaims = true, graph = true,
-  field = true, job = true }
+  field = true, job = true, build = true }
 
 -- ---------------------------------------------------------------- values
 function St:foreign()
@@ -453,7 +455,7 @@ function St:mutate_context()
     self:call("gclaims:release", o.release, o, self:unit())
   elseif e.kind == "sched" then
     local t = e.tickets[#e.tickets]
-    if t then self:call("sched:cancel", o.cancel, o, t) end
+    if t then self:cancel_ticket(e, t) end
   elseif e.kind == "job" then
     self:call("job:step", o.step, o, self:int(1, 5))
   end
@@ -624,7 +626,113 @@ function St:path_list(w, h, evil)
     x = math.max(1, math.min(w, x + self:int(-1, 1)))
     y = math.max(1, math.min(h, y + self:int(-1, 1)))
   end
-  return out
+  return self:far(out)
+end
+
+-- --------------------------------------------- hostile tables (issue 25: "mods2")
+-- Keys 2^k and 2^k + 1 for k = from .. 52, set raw: the raw length of such a table may be
+-- any border, 2^52 on Lua 5.4 for a few dozen keys. Nothing may walk it: a reader must cost
+-- the keys present, and an into table must end with #t the path's length.
+local tointeger = math.tointeger or function(v) return v end
+local function add_far_keys(t, from)
+  for k = from, 52 do
+    rawset(t, tointeger(2 ^ k), true)
+    rawset(t, tointeger(2 ^ k + 1), true)
+  end
+  return t
+end
+
+-- t, now and then with far keys after its entries (a gap after them: the first nil is the
+-- bad entry a reader reports), when issue 25's attacks are on.
+function St:far(t, p)
+  if not self:on("mods2") or type(t) ~= "table" or not self:chance(p or 0.05) then return t end
+  local n = rawlen_of(t)
+  local from = 0
+  while 2 ^ from <= n + 1 do from = from + 1 end
+  return add_far_keys(t, from)
+end
+
+-- A table holding some of plan's keys (in the order of keys) raw, whose first read of a
+-- missing key (or its __pairs) closes something the call uses (or runs other chaos), then
+-- answers plan[k]: an option table that closes its own call's objects, the attack of issue 25
+-- on every option-taking function.
+function St:closing(plan, keys)
+  local t, done, st = {}, false, self
+  plan = plan or {}
+  for _, k in ipairs(keys or {}) do
+    if self:chance(0.5) then t[k] = plan[k] end
+  end
+  local function strike()
+    if done then return end
+    done = true
+    if st.rng.next() < 0.8 then st:close_something(true) else st:chaos() end
+  end
+  return setmetatable(t, {
+    __index = self:hook(function(_, k) strike(); return plan[k] end),
+    __pairs = self:hook(function(tt) strike(); return next, tt, nil end),
+  })
+end
+
+-- opts, or now and then (issue 25's attacks on) a closing table of the same plan and keys.
+function St:maybe_closing(opts, plan, keys)
+  if not self:on("mods2") or not self:chance(0.15) then return opts end
+  return self:closing(plan, keys)
+end
+
+-- sched:cancel, remembering what it cancelled: a cancelled request is never told.
+function St:cancel_ticket(e, t)
+  local r = self:call("sched:cancel", e.obj.cancel, e.obj, t)
+  if r[1] and r[2] == true and e.cancelled then e.cancelled[t] = true end
+  return r
+end
+
+-- A scheduler callback that counts its calls: every finished request is told exactly once
+-- (issue 25, defect 6), and never after a cancel took it. box.ticket is set when its request
+-- returns.
+function St:counted(e, box, f)
+  local st = self
+  return function(...)
+    local t = box.ticket
+    if t == nil then
+      st:failure("a scheduler callback ran before its request returned its ticket")
+    elseif e.told then
+      e.told[t] = (e.told[t] or 0) + 1
+      if e.told[t] > 1 then st:failure("scheduler ticket " .. tostring(t) .. " told " .. e.told[t] .. " times") end
+      if e.cancelled[t] then st:failure("scheduler ticket " .. tostring(t) .. " told after it was cancelled") end
+    end
+    return f(...)
+  end
+end
+
+-- Closes something another scheduled request uses: a job or build the scheduler holds (a
+-- scheduler is a plain table: a mod can reach them), a build or a grid of the pool; or
+-- cancels a ticket. What an earlier callback of the same tick does to the later ones.
+function St:close_scheduled(e)
+  local s = e.obj
+  local r = self:int(1, 4)
+  if r == 1 then
+    local jobs = {}
+    for _, name in ipairs({ "running", "untold", "waiting" }) do
+      local list = rawget(s, name)
+      if type(list) == "table" then
+        for _, entry in ipairs(list) do
+          if type(entry) == "table" and type(entry.job) == "userdata" then jobs[#jobs + 1] = entry.job end
+        end
+      end
+    end
+    if #jobs > 0 then
+      local j = self:choice(jobs)
+      self:call("close a scheduled job", getmetatable(j).__gc, j)
+    end
+  elseif r == 2 then
+    local b = self:pick("build", function(x) return not x.closed end)
+    if b then self:close_entry(b) end
+  elseif r == 3 then
+    local g = self:pick("grid", function(x) return not x.closed end)
+    if g then self:close_entry(g) end
+  elseif #e.tickets > 0 then
+    self:cancel_ticket(e, self:choice(e.tickets))
+  end
 end
 
 local GRID_KEYS = { "heuristic", "weight", "diagonal", "influence", "influence_weight", "claims", "unit",
@@ -674,7 +782,7 @@ function St:option_value(k, target, uses)
       if e then uses[#uses + 1] = e end
       list[i] = { e and e.obj or self:weird(), self:choice({ 1, 0.5, -1, 2 }) }
     end
-    return list
+    return self:far(list)
   elseif k == "influence_weight" then return self:choice({ 1, 0.5, -2, 3 })
   elseif k == "claims" then
     local e
@@ -776,6 +884,7 @@ function St:options(target)
     return st:choice({ 42, {}, "x" })
   end
   local t, style = self:present(plan, keys, shift)
+  if self:on("mods2") and self:chance(0.1) then t, style = self:closing(plan, keys), "closing" end
   -- Now and then an answer option where it does not apply (find_many, search, fields, graphs'
   -- path): refused by name. Raw: t may be a proxy.
   if type(t) == "table" and self:on("forms") and self:chance(0.03) then
@@ -815,6 +924,7 @@ function St:answer_table(opts)
     else t[i] = "junk" end
   end
   if self:chance(0.2) then t.status, t.cost, t.reason, t.target, t.mine = "stale", -1, "old", 7, true end
+  if self:on("mods2") and self:chance(0.25) then add_far_keys(t, self:int(0, 5)) end
   if self:chance(0.3) then setmetatable(t, self:sealed_mt()) end
   if #pool < 4 then pool[#pool + 1] = t end
   return t
@@ -836,15 +946,15 @@ function St:answer_options(t, target)
     self:add_answer_options(t, target, want)
   end
   want.graph = target.kind == "graph"
-  -- The caller's tables before the call: an error must leave them as they were.
+  -- The caller's tables before the call: an error must leave them as they were. Every key,
+  -- read raw by next (#v may be a border far beyond its keys: see add_far_keys).
   want.before, want.writes = {}, self.answer_writes
   for _, k in ipairs({ "into", "info" }) do
     local v = want[k]
     if type(v) == "table" then
-      local snap = { n = rawlen_of(v) }
-      for i = 1, snap.n do snap[i] = rawget(v, i) end
-      snap.status = rawget(v, "status")
-      want.before[k] = snap
+      local snap, n = {}, 0
+      for key, val in next, v do snap[key], n = val, n + 1 end
+      want.before[k] = { keys = snap, n = n }
     end
   end
   self.answer_writes = self.answer_writes + 1
@@ -880,10 +990,13 @@ function St:plain_answer(what, want, r)
   if not r[1] then
     if not nested then
       for k, snap in pairs(want.before) do
-        local t = want[k]
-        local same = rawlen_of(t) == snap.n and rawget(t, "status") == snap.status
-        for i = 1, snap.n do same = same and rawget(t, i) == snap[i] end
-        if not same then self:failure(what .. ": a call that raised changed the table given as " .. k) end
+        local t, n, same = want[k], 0, true
+        for key, val in next, t do
+          n = n + 1
+          local was = snap.keys[key]
+          same = same and (was == val or (was ~= was and val ~= val)) -- NaN: the options table itself
+        end
+        if not same or n ~= snap.n then self:failure(what .. ": a call that raised changed the table given as " .. k) end
       end
     end
     return nil, nil
@@ -911,6 +1024,17 @@ function St:plain_answer(what, want, r)
   end
   if type(path) ~= "table" then return path, plain_info end
   local n = rawlen_of(path)
+  -- (#t is the path's length: a length any longer is a border the binding left, issue 25)
+  if type(plain_info) == "table" and plain_info.length then
+    local len = want.path == "flat" and not want.graph and 2 * plain_info.length or plain_info.length
+    if n ~= len or rawget(path, n + 1) ~= nil then
+      self:failure(string.format("%s: #path is %.0f, the path has %d entries", what, n, len))
+      return nil, nil
+    end
+  elseif n > 4096 then
+    self:failure(string.format("%s: #path is %.0f", what, n))
+    return nil, nil
+  end
   local plain = {}
   if want.graph then
     for i = 1, n do plain[i] = rawget(path, i) end
@@ -1162,6 +1286,7 @@ local CLOSED_PROBES = {
   graph = function(o) return o:size() end,
   field = function(o) return o:distance(1, 1) end,
   job = function(o) return o:step(1) end,
+  build = function(o) return o:progress() end,
 }
 
 function St:check_closed(e)
@@ -1207,7 +1332,7 @@ function St:check_job(e)
 end
 
 -- size() is annotated for every class with a width and height (meta.lua).
-local SIZED = { grid = true, influence = true, mask = true, claims = true, field = true, job = true }
+local SIZED = { grid = true, influence = true, mask = true, claims = true, field = true, job = true, build = true }
 
 function St:check_live(e)
   local o = e.obj
@@ -1255,9 +1380,23 @@ function St:check_live(e)
     end
   elseif e.kind == "job" then
     self:check_job(e)
+  elseif e.kind == "build" then
+    local r = self:call("build:progress", o.progress, o)
+    if not r[1] or type(r[2]) ~= "number" or not (r[2] >= 0 and r[2] <= 1) then
+      return self:failure("live build#" .. e.id .. " progress gave " .. tostring(r[2]))
+    end
   elseif e.kind == "sched" then
     local r = self:call("sched:pending", o.pending, o)
     if not r[1] or not is_int(r[2]) or r[2] < 0 then return self:failure("scheduler pending gave " .. tostring(r[2])) end
+    if r[2] == 0 and e.told then
+      -- Nothing pending: every request it took was told exactly once, unless cancelled.
+      for _, t in ipairs(e.tickets) do
+        if not e.cancelled[t] and e.told[t] ~= 1 then
+          return self:failure(string.format("scheduler#%d: ticket %s told %d times, nothing pending", e.id, tostring(t),
+            e.told[t] or 0))
+        end
+      end
+    end
     if e.sane and self:chance(0.2) and self:on("sched_usable") then self:check_scheduler(e) end
   end
 end
@@ -1266,7 +1405,7 @@ end
 -- plain one on a fresh grid is answered with the right cost.
 function St:check_scheduler(e)
   local s = e.obj
-  for _, t in ipairs(e.tickets) do self:call("sched:cancel", s.cancel, s, t) end
+  for _, t in ipairs(e.tickets) do self:cancel_ticket(e, t) end
   e.tickets = {}
   local g = astar.grid(4, 4)
   g:set_cost(2, 2, false)
@@ -1449,7 +1588,9 @@ function A.new_sched(st)
   local res = st:call("astar.scheduler", astar.scheduler, opts)
   -- Its own clock or options that shifted under it: no promise left to check.
   local sane = style == "plain" and plan.clock == nil
-  if res[1] and type(res[2]) == "table" then st:add("sched", res[2], { tickets = {}, sane = sane }) end
+  if res[1] and type(res[2]) == "table" then
+    st:add("sched", res[2], { tickets = {}, sane = sane, told = {}, cancelled = {} })
+  end
 end
 
 function A.grid_write(st)
@@ -1550,6 +1691,7 @@ function A.find_nearest(st)
   local targets = {}
   for i = 1, st:int(0, 4) do targets[i] = st:point(st:coord(e.w), st:coord(e.h), true) end
   if st:chance(0.05) then targets = st:weird() end
+  targets = st:far(targets)
   local sx, sy = st:coord(e.w), st:coord(e.h)
   local opts, uses, info = st:options(e)
   local want
@@ -1581,12 +1723,14 @@ function A.find_many(st)
     end
     queries[i] = q
   end
+  queries = st:far(queries)
   local opts, uses = st:options(e)
   local run = st:chance(0.5) and { threads = st:chance(0.9) and st:int(1, 4) or st:weird() } or nil
+  run = st:maybe_closing(run, run, { "threads" })
   st:with_ctx(uses, function()
     local r = st:call("grid:find_many", g.find_many, g, queries, opts, run)
-    if r[1] and (type(r[2]) ~= "table" or #r[2] ~= #queries) then
-      st:failure("find_many: " .. tostring(r[2]) .. " for " .. #queries .. " queries")
+    if r[1] and (type(r[2]) ~= "table" or #r[2] ~= rawlen_of(queries)) then
+      st:failure("find_many: " .. tostring(r[2]) .. " for " .. rawlen_of(queries) .. " queries")
     end
   end)
 end
@@ -1640,6 +1784,7 @@ function A.field(st)
     if st:chance(0.5) then
       local goals = {}
       for i = 1, st:int(0, 3) do goals[i] = st:point(st:coord(e.w), st:coord(e.h), true) end
+      goals = st:far(goals)
       r = st:call("grid:distance_field", g.distance_field, g, goals, opts)
       if r[1] then st:add("field", r[2], { w = e.w, h = e.h }) end
     else
@@ -1730,6 +1875,7 @@ function A.gclaims(st)
   if r <= 2 then
     local ids = {}
     for i = 1, st:int(1, 5) do ids[i] = st:chance(0.95) and st:int(1, math.max(1, n)) or st:weird() end
+    ids = st:far(ids)
     st:call("gclaims:claim", c.claim, c, st:unit(), ids)
   elseif r == 3 then st:call("gclaims:advance", c.advance, c, st:unit(), st:int(0, 3))
   elseif r == 4 then st:call("gclaims:release", c.release, c, st:unit())
@@ -1800,7 +1946,9 @@ function A.sched_request(st)
   if not e or not ge then return end
   local s = e.obj
   local opts, uses = st:options(ge)
-  local cb = st:hook(function(path, info)
+  local box = {}
+  local cb = st:hook(st:counted(e, box, function(path, info)
+    if st:on("mods2") and st.rng.next() < 0.3 then st:close_scheduled(e) end
     if st.rng.next() < 0.3 then st:chaos() end
     if st.rng.next() < 0.1 then error(st:our_error(), 0) end
     -- A request whose search raised ends with status "error" (meta.lua, Scheduler:request).
@@ -1808,14 +1956,14 @@ function A.sched_request(st)
     if st.rng.next() < 0.2 and not ge.closed and not failed then
       st:check_answer("scheduler callback", ge, nil, nil, nil, path, info, true)
     end
-  end)
+  end))
   if st:chance(0.05) then cb = st:weird() end
   local prio = st:chance(0.9) and st:int(-3, 3) or st:weird()
   uses[#uses + 1] = e
   st:with_ctx(uses, function()
     local r = st:call("sched:request", s.request, s, ge.obj, st:coord(ge.w), st:coord(ge.h), st:coord(ge.w),
       st:coord(ge.h), opts, cb, prio)
-    if r[1] then e.tickets[#e.tickets + 1] = r[2] end
+    if r[1] then e.tickets[#e.tickets + 1], box.ticket = r[2], r[2] end
   end)
 end
 
@@ -1832,9 +1980,93 @@ function A.sched_op(st, e)
     st:call("sched:tick", s.tick, s, st:chance(0.8) and nil or st:choice({ 0, 1, 10, -1, 1.5 }))
   elseif r == 4 then
     local t = #e.tickets > 0 and st:chance(0.9) and st:choice(e.tickets) or st:weird()
-    st:call("sched:cancel", s.cancel, s, t)
+    st:cancel_ticket(e, t)
   elseif r == 5 then st:call("sched:tell", s.tell, s)
   else st:call("sched:admit", s.admit, s) end
+end
+
+-- Landmarks and hierarchies (issue 25): built at once or as builds, their options now and
+-- then closing the grid (or anything) after its type was checked.
+function St:build_options()
+  local r = self:int(1, 6)
+  if r <= 2 then return nil end
+  local plan = { threads = self:chance(0.9) and self:int(1, 3) or self:weird() }
+  if r == 6 then return self:weird() end
+  if r == 5 or r == 4 then return self:closing(plan, { "threads" }) end
+  return plan
+end
+
+function A.build(st)
+  local e = st:pick("grid")
+  if not e then return end
+  local g = e.obj
+  local which = st:int(1, 4)
+  local hierarchy = which % 2 == 0
+  local k = st:chance(0.92) and (hierarchy and st:choice({ 0, 2, 3, 4, 8 }) or st:int(0, 6)) or st:weird()
+  local opts = st:build_options()
+  st:with_ctx({ e }, function()
+    if which <= 2 then
+      local r = st:call(hierarchy and "grid:hierarchy(k, opts)" or "grid:landmarks(k, opts)",
+        hierarchy and g.hierarchy or g.landmarks, g, k, opts)
+      if r[1] and e.closed and not st.cfg.bombs then
+        st:failure("grid:" .. (hierarchy and "hierarchy" or "landmarks") .. " built on a closed grid")
+      end
+    else
+      local r = st:call(hierarchy and "grid:build_hierarchy" or "grid:build_landmarks",
+        hierarchy and g.build_hierarchy or g.build_landmarks, g, k, opts)
+      if r[1] and e.closed and not st.cfg.bombs then st:failure("a build was made on a closed grid") end
+      if r[1] and type(r[2]) == "userdata" then st:add("build", r[2], { grid = e, w = e.w, h = e.h }) end
+    end
+  end)
+end
+
+function A.build_ops(st)
+  local e = st:pick("build")
+  if not e then return end
+  local b = e.obj
+  local r = st:int(1, 8)
+  st:with_ctx({ e, e.grid }, function()
+    if r <= 3 then
+      local n = st:chance(0.9) and st:choice({ 1, 5, 50, 1000 }) or st:choice({ 0, -1, 1.5, NAN, "3" })
+      st:call("build:step", b.step, b, n)
+    elseif r == 4 then st:call("build:finish", b.finish, b)
+    elseif r == 5 then st:call("build:progress", b.progress, b)
+    elseif r == 6 then st:call("build:status", b.status, b)
+    elseif r == 7 then st:call("build:restarts", b.restarts, b)
+    else st:call("build fields", function() return b:done(), b:threads(), b:size(), tostring(b) end) end
+  end)
+end
+
+-- A build under a scheduler, beside its searches; its callback and theirs may close what the
+-- others use (issue 25, defect 6).
+function A.sched_build(st)
+  local e = st:pick("sched")
+  if not e then return end
+  local s = e.obj
+  local be = st:chance(0.5) and st:pick("build") or nil
+  if not be then
+    local ge = st:pick("grid")
+    if not ge then return end
+    local g = ge.obj
+    local hierarchy = st:chance(0.5)
+    local r = st:call("grid:build_*", hierarchy and g.build_hierarchy or g.build_landmarks, g,
+      hierarchy and st:choice({ 0, 2, 3 }) or st:int(0, 3))
+    if not r[1] or type(r[2]) ~= "userdata" then return end
+    be = st:add("build", r[2], { grid = ge, w = ge.w, h = ge.h })
+  end
+  local box = {}
+  local cb = st:hook(st:counted(e, box, function(build, info)
+    if st.rng.next() < 0.4 then st:close_scheduled(e) end
+    if st.rng.next() < 0.15 then st:chaos() end
+    if st.rng.next() < 0.1 then error(st:our_error(), 0) end
+    local ok = type(info) == "table" and (info.status == "done" and build == be.obj or
+      info.status == "error" and build == nil and info.error ~= nil)
+    if not ok then st:failure("a scheduled build answered " .. describe(build) .. ", " .. describe(info)) end
+  end))
+  st:with_ctx({ e, be }, function()
+    local r = st:call("sched:build", s.build, s, be.obj, cb, st:int(-2, 2))
+    if r[1] then e.tickets[#e.tickets + 1], box.ticket = r[2], r[2] end
+  end)
 end
 
 function A.smooth(st)
@@ -1844,6 +2076,7 @@ function A.smooth(st)
   local opts = nil
   if st:chance(0.3) then opts = { diagonal = st:choice(DIAGS) } end
   if st:chance(0.05) then opts = st:weird() end
+  if type(opts) == "table" or opts == nil then opts = st:maybe_closing(opts, opts, { "diagonal" }) end
   st:with_ctx({ e }, function() st:call("astar.smooth", astar.smooth, e.obj, path, opts) end)
 end
 
@@ -1870,6 +2103,7 @@ function A.debug(st)
     plan.explored = f and f.obj or st:path_list(e.w, e.h, true)
   end
   local opts = st:present(plan, keys, function() return st:weird() end)
+  opts = st:maybe_closing(opts, plan, keys)
   local r = st:int(1, 5)
   st:with_ctx({ e }, function()
     if r <= 3 then
@@ -1928,6 +2162,7 @@ function A.interests(st)
       list[i] = p
     end
   end
+  list = st:far(list)
   if type(opts) == "table" then rawset(opts, "interests", list) else opts = { interests = list } end
   st:with_ctx(uses, function()
     local r = st:call("grid:find interests", e.obj.find, e.obj, sx, sy, gx, gy, opts)
@@ -1956,6 +2191,7 @@ function A.walk(st)
   end
   path = path or st:path_list(e.w, e.h, true)
   if st:chance(0.05) then path = st:weird() end
+  path = st:far(path)
   local n = type(path) == "table" and rawlen_of(path) or 1
   local from = st:chance(0.1) and st:weird() or st:int(1, math.max(1, n))
   local opts, uses = st:options(e)
@@ -1986,6 +2222,7 @@ local ACTIONS = {
   { "graph_find", 8 }, { "sched_request", 4 }, { "sched_tick", 5 }, { "smooth", 2 }, { "debug", 2 },
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" },
+  { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false }
 -- The weights of the actions a run draws from: a feature turned off takes its actions out.

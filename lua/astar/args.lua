@@ -11,19 +11,26 @@ local function type_name(v)
   return ok and type(name) == "string" and name or type(v)
 end
 
--- A live grid, or an argument error at `level` (from the caller of check_grid) naming fn. A
--- freed grid (closed by __close) would otherwise fail at its first read, inside this file.
+-- A grid, or an argument error at `level` (from the caller) naming fn. Runs no code of the
+-- caller's: a function taking tables checks the type of its grid first, reads its tables
+-- (whose metamethods may close the grid), then checks it is open (check_grid).
 local GRID_MT = getmetatable(core.grid(1, 1))
-local function check_grid(grid, fn, arg, level)
-  local why
-  if type(grid) ~= "userdata" or getmetatable(grid) ~= GRID_MT then
-    why = "astar.Grid expected, got " .. type_name(grid)
-  elseif not pcall(grid.get_cost, grid, 1, 1) then
-    why = "attempt to use a freed astar.Grid"
-  end
-  if why then error("bad argument #" .. arg .. " to '" .. fn .. "' (" .. why .. ")", level + 1) end
+local function arg_error(fn, arg, why, level)
+  error("bad argument #" .. arg .. " to '" .. fn .. "' (" .. why .. ")", level + 1)
 end
-M.check_grid = check_grid
+local function check_grid_type(grid, fn, arg, level)
+  if type(grid) ~= "userdata" or getmetatable(grid) ~= GRID_MT then
+    arg_error(fn, arg, "astar.Grid expected, got " .. type_name(grid), level + 1)
+  end
+end
+M.check_grid_type = check_grid_type
+
+-- A live grid, or an argument error as check_grid_type gives. A freed grid (closed by __close)
+-- would otherwise fail at its first read, inside this file.
+function M.check_grid(grid, fn, arg, level)
+  check_grid_type(grid, fn, arg, level + 1)
+  if not pcall(grid.get_cost, grid, 1, 1) then arg_error(fn, arg, "attempt to use a freed astar.Grid", level + 1) end
+end
 
 -- A build (grid:build_landmarks), or an argument error as check_grid gives.
 local BUILD_MT = getmetatable(core.grid(1, 1):build_landmarks(0))

@@ -49,6 +49,12 @@ local function object(v, kind, read, w, h)
   return not w or (v.width == w and v.height == h)
 end
 
+-- msg when v is an astar object of kind `kind` that was closed (reading `read` fails), else nil.
+local function freed(v, kind, read, msg)
+  if type(v) == "userdata" and getmetatable(v) == MT[kind] and not object(v, kind, read) then return msg end
+  return nil
+end
+
 -- Argument errors name the function and the argument, as the C functions' do. Only
 -- picture() calls fail(): level 4 is the caller of ascii() or png().
 local function fail(fn, arg, msg)
@@ -60,6 +66,17 @@ local function is_point(p, w, h)
     and p.y % 1 == 0 and p.x >= 1 and p.y >= 1 and p.x <= w and p.y <= h
 end
 
+-- The entries of list t a reader goes through: #t may be any border of the table (2^52 for a
+-- few dozen keys), so the count stops at the first nil (which is then the last entry read, and
+-- reported as no point).
+local function list_length(t)
+  local n = #t
+  for i = 1, n do
+    if t[i] == nil then return i end
+  end
+  return n
+end
+
 -- Node id -> "start", "goal" or "path" for opts.path (one path or a list of them); nil and
 -- why not when it is neither.
 local function path_marks(p, w, h)
@@ -67,34 +84,41 @@ local function path_marks(p, w, h)
   if type(p) ~= "table" then return nil, "a path {{x=, y=}, ...} or a list of paths expected, got " .. type(p) end
   local paths = type(p[1]) == "table" and p[1].x == nil and p or { p }
   local marks = {}
-  for k, path in ipairs(paths) do
-    for i, pt in ipairs(path) do
+  for k = 1, list_length(paths) do
+    local path = paths[k]
+    if type(path) ~= "table" then return nil, string.format("path %d is not a list of points", k) end
+    local n = list_length(path)
+    for i = 1, n do
+      local pt = path[i]
       if not is_point(pt, w, h) then
         return nil, string.format("path %d, point %d is not a cell of the %dx%d grid", k, i, w, h)
       end
       local id = (pt.y - 1) * w + pt.x
-      local kind = i == 1 and "start" or i == #path and "goal" or "path"
+      local kind = i == 1 and "start" or i == n and "goal" or "path"
       if marks[id] ~= "start" and marks[id] ~= "goal" then marks[id] = kind end
     end
   end
   return marks
 end
 
--- (x, y) -> boolean from opts.explored: a list of points, a field (the cells it reached) or a
--- function; nil and why not otherwise.
+-- (x, y) -> boolean from opts.explored: a list of points (read now), a field (the cells it
+-- reached: checked by explored_of) or a function; nil and why not otherwise.
+local function explored_list(e, w, h)
+  if type(e) ~= "table" then return e end
+  local set = {}
+  for i = 1, list_length(e) do
+    local p = e[i]
+    if not is_point(p, w, h) then
+      return nil, string.format("point %d is not a cell of the %dx%d grid", i, w, h)
+    end
+    set[(p.y - 1) * w + p.x] = true
+  end
+  return function(x, y) return set[(y - 1) * w + x] == true end
+end
+
 local function explored_of(e, w, h)
   if e == nil then return function() return false end end
   if type(e) == "function" then return e end
-  if type(e) == "table" then
-    local set = {}
-    for i, p in ipairs(e) do
-      if not is_point(p, w, h) then
-        return nil, string.format("point %d is not a cell of the %dx%d grid", i, w, h)
-      end
-      set[(p.y - 1) * w + p.x] = true
-    end
-    return function(x, y) return set[(y - 1) * w + x] == true end
-  end
   if object(e, "field", "distance", w, h) then
     return function(x, y) return e:distance(x, y) ~= nil end
   end
@@ -105,31 +129,38 @@ end
 
 local OPTIONS = { path = true, explored = true, influence = true, claims = true }
 
--- Everything a picture reads, checked: { w, h, marks, explored, inf, top, claims }.
+-- Everything a picture reads, checked: { w, h, marks, explored, inf, top, claims, extra }.
+-- Read, then resolve (as the C functions do): the options, the points of the paths and of
+-- explored are read first (an __index of theirs may close anything), then the objects checked.
 local function picture(fn, grid, opts, extra)
-  if not object(grid, "grid", "get_cost") then
-    fail(fn, 1, getmetatable(grid) == MT.grid and "attempt to use a freed astar.Grid"
-      or "astar.Grid expected, got " .. type_name(grid))
+  if type(grid) ~= "userdata" or getmetatable(grid) ~= MT.grid then
+    fail(fn, 1, "astar.Grid expected, got " .. type_name(grid))
   end
   if opts == nil then opts = {} end
   if type(opts) ~= "table" then fail(fn, 2, "options table or nil expected, got " .. type(opts)) end
   for k in pairs(opts) do
     if not OPTIONS[k] and k ~= extra then fail(fn, 2, "unknown option '" .. tostring(k) .. "'") end
   end
-  local w, h = grid:size()
-  local marks, why = path_marks(opts.path, w, h)
+  local w, h = grid.width, grid.height -- a closed grid's size still reads
+  local path, explored, inf, claims = opts.path, opts.explored, opts.influence, opts.claims
+  local more = extra and opts[extra]
+  local marks, why = path_marks(path, w, h)
   if not marks then fail(fn, 2, "option 'path': " .. why) end
-  local explored, why_not = explored_of(opts.explored, w, h)
-  if not explored then fail(fn, 2, "option 'explored': " .. why_not) end
-  local inf, claims = opts.influence, opts.claims
+  explored, why = explored_list(explored, w, h)
+  if why then fail(fn, 2, "option 'explored': " .. why) end
+  if not object(grid, "grid", "get_cost") then fail(fn, 1, "attempt to use a freed astar.Grid") end
+  explored, why = explored_of(explored, w, h)
+  if not explored then fail(fn, 2, "option 'explored': " .. why) end
   if inf ~= nil and not object(inf, "influence", "get", w, h) then
-    fail(fn, 2, string.format("option 'influence' must be an astar.Influence of %dx%d", w, h))
+    fail(fn, 2, freed(inf, "influence", "get", "option 'influence' is a freed astar.Influence")
+      or string.format("option 'influence' must be an astar.Influence of %dx%d", w, h))
   end
   if claims ~= nil and not object(claims, "claims", "count", w, h) then
-    fail(fn, 2, string.format("option 'claims' must be the astar.Claims of a %dx%d grid", w, h))
+    fail(fn, 2, freed(claims, "claims", "count", "option 'claims' is a freed astar.Claims")
+      or string.format("option 'claims' must be the astar.Claims of a %dx%d grid", w, h))
   end
   return { w = w, h = h, marks = marks, explored = explored, inf = inf, top = inf and inf:max_abs() or 0,
-           claims = claims }
+           claims = claims, extra = more }
 end
 
 local SHADES = ":;+*%@" -- positive influence, weakest first
@@ -199,7 +230,7 @@ function M.png(grid, opts, filename)
   local w, h, marks, explored, inf, top, claims = p.w, p.h, p.marks, p.explored, p.inf, p.top, p.claims
   local hex = grid.topology == "hex"
   local least = hex and 2 or 1 -- a shift of half a pixel is none: a hex would touch the wrong neighbours
-  local scale = opts and opts.scale
+  local scale = p.extra
   if scale == nil then
     local side = math.max(w, h)
     scale = math.max(least, side >= 256 and 1 or math.min(8, math.floor(512 / side)))
@@ -267,19 +298,21 @@ end
 --- cells the search looked at (each cell it generated, once: a node_cost wrapper records
 --- them, so the query runs the callback loop and never jump point search).
 function M.explore(grid, sx, sy, gx, gy, opts)
-  if not object(grid, "grid", "get_cost") then
-    error("bad argument #1 to 'explore' (" .. (getmetatable(grid) == MT.grid and "attempt to use a freed astar.Grid"
-      or "astar.Grid expected, got " .. type_name(grid)) .. ")", 2)
+  if type(grid) ~= "userdata" or getmetatable(grid) ~= MT.grid then
+    error("bad argument #1 to 'explore' (astar.Grid expected, got " .. type_name(grid) .. ")", 2)
   end
   if opts ~= nil and type(opts) ~= "table" then
     error("bad argument #6 to 'explore' (options table or nil expected, got " .. type(opts) .. ")", 2)
   end
   local seen, list, called = {}, {}, false
   local q = {}
-  for k, v in pairs(opts or {}) do q[k] = v end
+  for k, v in pairs(opts or {}) do q[k] = v end -- read first: a __pairs may close the grid
   local user = q.node_cost
   if user ~= nil and type(user) ~= "function" then
     error("bad argument #6 to 'explore' (option 'node_cost' must be a function, got " .. type(user) .. ")", 2)
+  end
+  if not object(grid, "grid", "get_cost") then
+    error("bad argument #1 to 'explore' (attempt to use a freed astar.Grid)", 2)
   end
   local w = grid:size()
   q.node_cost = function(x, y)

@@ -671,14 +671,16 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 
 ---Queues a build (grid:build_landmarks, grid:build_hierarchy) to run in the ticks' budgets beside the searches (it
 ---counts as one of the `concurrent`); callback(build, { status = "done", restarts = n }) is
----told by the tick that completes it. A build that raises ends as a failed search does.
+---told by the tick that completes it. A build that raises ends as a failed search does, and
+---so does one an earlier callback closed: callback(nil, { status = "error", error = <why> }).
 ---@param build astar.Build
 ---@param callback fun(build: astar.Build?, info: table)
 ---@param priority number? higher first (default 0)
 ---@return integer ticket
 function Scheduler:build(build, callback, priority) end
 
----Runs the searches for at most budget expansions (default: the scheduler's).
+---Runs the searches for at most budget expansions (default: the scheduler's), and tells every
+---request that finished, each once (see tell).
 ---@param budget integer?
 ---@return integer spent expansions
 ---@return integer finished requests whose callbacks ran
@@ -692,8 +694,10 @@ function Scheduler:cancel(ticket) end
 ---@return integer requests not yet answered
 function Scheduler:pending() end
 
----Calls the callbacks of finished searches, oldest first (tick does it; after a callback
----error, call it or the next tick to tell the rest).
+---Calls the callbacks of finished requests, oldest first, each exactly once (tick does it). A
+---callback that raises does not keep the others from being called: once all were, the first
+---error is raised, unchanged. A request whose answer can no longer be read (an earlier callback
+---closed its build or job) gets nil, { status = "error", error = <why> }.
 ---@return integer told
 function Scheduler:tell() end
 

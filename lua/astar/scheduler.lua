@@ -20,10 +20,14 @@ local M = {}
 -- (a cost callback fails, an object it reads was freed) ends there, so that
 -- one mod's mistake cannot stall everyone else's searches: its callback gets
 -- nil, { status = "error", error = <the error value> } and the other requests
--- go on in the same tick. An error in a callback(path, info) propagates out of
--- tick and leaves the scheduler usable: the requests still to be told are told
--- by the next tick (or sched:tell()). cancel may be called at any time, from
--- any callback too.
+-- go on in the same tick. Every finished request is told exactly once (unless
+-- cancelled before its turn), whatever the callbacks told before it did: one
+-- whose answer can no longer be read (a callback closed its build or job)
+-- gets nil, { status = "error", error = <why> } too; a callback that raises
+-- does not stop the others of the same tick from being told, and tick raises
+-- the first such error (the value unchanged) once all of them were called,
+-- leaving the scheduler usable. cancel may be called at any time, from any
+-- callback too.
 local Scheduler = {}
 Scheduler.__index = Scheduler
 
@@ -151,20 +155,31 @@ function Scheduler:pending()
   return #self.waiting + #self.running + #self.untold
 end
 
--- Calls the callbacks of finished requests, oldest first. If one fails, the
--- rest wait for the next tick.
+-- The answer a finished request's callback gets: its job's result, or nil and the error
+-- when its search raised or its result can no longer be read (an earlier callback closed the
+-- build or the job: the result of a closed object raises).
+local function answer(entry)
+  if not entry.failed then
+    local got = { pcall(entry.job.result, entry.job) }
+    if got[1] then return got[2], got[3] end
+    entry.error = got[2]
+  end
+  return nil, { status = "error", error = entry.error }
+end
+
+-- Calls the callbacks of finished requests, oldest first, each once: taken off the list before
+-- it runs (a callback may cancel, request, tick or tell again). A callback that raises stops
+-- none of the others; the first error is raised, unchanged, once every one was called.
 function Scheduler:tell()
-  local told = 0
+  local told, failed, first = 0, false, nil
   while #self.untold > 0 do
     local entry = table.remove(self.untold, 1)
     self.by_ticket[entry.ticket] = nil
     told = told + 1
-    if entry.failed then
-      entry.callback(nil, { status = "error", error = entry.error })
-    else
-      entry.callback(entry.job:result())
-    end
+    local ok, err = pcall(entry.callback, answer(entry))
+    if not ok and not failed then failed, first = true, err end
   end
+  if failed then error(first, 0) end
   return told
 end
 

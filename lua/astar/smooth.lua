@@ -1,6 +1,7 @@
 -- astar.smooth: line-of-sight string pulling over a grid's terrain (square grids here,
 -- hex grids through astar.hex).
-local check_grid = require("astar.args").check_grid
+local args = require("astar.args")
+local check_grid, check_grid_type = args.check_grid, args.check_grid_type
 local hex_trace = require("astar.hex").trace
 
 local M = {}
@@ -43,7 +44,9 @@ local SIDES_NEEDED = { never = 3, always = 0, one_walkable = 1, no_corner_cut = 
 -- claims and callbacks of the query are not consulted.
 -- opts.diagonal: the mode to respect (default: the grid's; not on hexes).
 function M.smooth(grid, path, opts)
-  check_grid(grid, "smooth", 1, 2)
+  -- Read, then resolve (as the C functions do): the options and every point are read once
+  -- (an __index or __pairs of theirs may close the grid) before the grid is checked open.
+  check_grid_type(grid, "smooth", 1, 2)
   if type(path) ~= "table" then
     error("bad argument #2 to 'smooth' (table expected, got " .. type(path) .. ")", 2)
   end
@@ -54,20 +57,32 @@ function M.smooth(grid, path, opts)
   for k in pairs(opts) do
     if k ~= "diagonal" then error("bad argument #3 to 'smooth' (unknown option '" .. tostring(k) .. "')", 2) end
   end
+  local diagonal = opts.diagonal
+  -- #path may be any border of the table (2^52 for a few dozen keys): the points are read up
+  -- to it but never past the first nil, which is reported.
+  local xs, ys, n = {}, {}, #path
+  for i = 1, n do
+    local p = path[i]
+    if type(p) ~= "table" then
+      error("bad argument #2 to 'smooth' (point " .. i .. " is not an {x=, y=} cell of the grid)", 2)
+    end
+    xs[i], ys[i] = p.x, p.y
+  end
+  check_grid(grid, "smooth", 1, 2)
   local hex = grid.topology == "hex"
-  if hex and opts.diagonal ~= nil then
+  if hex and diagonal ~= nil then
     error("bad argument #3 to 'smooth' (option 'diagonal' does not apply to a hex grid)", 2)
   end
-  local mode = opts.diagonal or grid.diagonal
+  local mode = diagonal or grid.diagonal
   local needed = SIDES_NEEDED[mode]
   if not needed and not hex then
     error("bad argument #3 to 'smooth' (option 'diagonal' must be \"never\", \"always\", " ..
       "\"one_walkable\" or \"no_corner_cut\", got " .. tostring(mode) .. ")", 2)
   end
   local w, h = grid.width, grid.height
-  for i, p in ipairs(path) do
-    if type(p) ~= "table" or type(p.x) ~= "number" or type(p.y) ~= "number" or p.x % 1 ~= 0 or
-       p.y % 1 ~= 0 or p.x < 1 or p.y < 1 or p.x > w or p.y > h then
+  for i = 1, n do
+    local x, y = xs[i], ys[i]
+    if type(x) ~= "number" or type(y) ~= "number" or x % 1 ~= 0 or y % 1 ~= 0 or x < 1 or y < 1 or x > w or y > h then
       error("bad argument #2 to 'smooth' (point " .. i .. " is not an {x=, y=} cell of the grid)", 2)
     end
   end
@@ -84,18 +99,18 @@ function M.smooth(grid, path, opts)
       local c = cost(x, y)
       return c and c <= limit
     end
-    if hex then return hex_trace(path[from].x, path[from].y, path[to].x, path[to].y, passable) end
-    return trace(path[from].x, path[from].y, path[to].x, path[to].y, passable, corner)
+    if hex then return hex_trace(xs[from], ys[from], xs[to], ys[to], passable) end
+    return trace(xs[from], ys[from], xs[to], ys[to], passable, corner)
   end
-  if #path == 0 then return {} end
-  local out, from = { { x = path[1].x, y = path[1].y } }, 1
-  while from < #path do
-    local best, limit = from + 1, cost(path[from + 1].x, path[from + 1].y) or math.huge
-    for to = from + 2, #path do
-      limit = math.max(limit, cost(path[to].x, path[to].y) or math.huge)
+  if n == 0 then return {} end
+  local out, from = { { x = xs[1], y = ys[1] } }, 1
+  while from < n do
+    local best, limit = from + 1, cost(xs[from + 1], ys[from + 1]) or math.huge
+    for to = from + 2, n do
+      limit = math.max(limit, cost(xs[to], ys[to]) or math.huge)
       if clear(from, to, limit) then best = to end
     end
-    out[#out + 1] = { x = path[best].x, y = path[best].y }
+    out[#out + 1] = { x = xs[best], y = ys[best] }
     from = best
   end
   return out

@@ -201,12 +201,32 @@ int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t 
     return ((int32_t)xy[1] - 1) * width + ((int32_t)xy[0] - 1);
 }
 
+/*
+ * How far a reader of the list (a table) at idx goes: #t, read raw, but never past its first
+ * nil. The raw length may be any border of the table, far beyond what it holds: {[1] = a,
+ * [2^k] = b, [2^k + 1] = c} may answer 2^k + 1 (and k = 52 is a few dozen keys). A reader
+ * trusting it would make room for, or walk, entries that are not there. This walk costs the
+ * entries present. Where #t goes past a nil, the answer is that nil's index: the reader meets
+ * it last and reports it as the bad entry it is.
+ */
+lua_Integer list_length(lua_State *L, int idx) {
+    lua_Integer len = (lua_Integer)astar_rawlen(L, idx), i = 0;
+    while (i < len) {
+        lua_rawgeti(L, idx, i + 1);
+        bool held = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        i++;
+        if (!held) break;
+    }
+    return i;
+}
+
 /* The points of the non-empty list at arg, in a width x height grid, as node ids, in a
  * userdata left on the stack. */
 int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const char *what,
                      const char *list, int32_t *count) {
     if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
-    lua_Integer n = (lua_Integer)astar_rawlen(L, arg);
+    lua_Integer n = list_length(L, arg);
     if (n < 1) arg_error_fmt(L, arg, "%s must be a non-empty list of points", list);
     if (n > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, arg, "too many %s", list);
     check_stack(L, 8);

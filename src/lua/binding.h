@@ -186,6 +186,7 @@ typedef struct query_args {
 typedef struct answer_to {
     bool flat;                     /* a grid path as {x1, y1, x2, y2, ...} */
     int into, info;
+    const astar_repair_info *repair; /* repair: info.rejoin and info.replanned; else NULL */
 } answer_to;
 
 /*
@@ -258,6 +259,7 @@ void push_cost(lua_State *L, double c);
 double check_finite(lua_State *L, int arg, const char *what);
 void check_size_args(lua_State *L, int32_t *w, int32_t *h);
 int read_fields(lua_State *L, int arg, const char *const names[]);
+lua_Integer list_length(lua_State *L, int idx);
 int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t height,
                    const char *what);
 int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const char *what,

@@ -69,10 +69,12 @@ static lbuild *new_build(lua_State *L, lgrid *g, int32_t k, bool hierarchy) {
 
 /* grid:build_landmarks(k [, {threads = n}]) -> a build of what grid:landmarks(k) builds */
 int grid_build_landmarks(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
+    check_object(L, 1, GRID_MT); /* resolved once the options are read: their __index may close it */
     int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
     int threads = read_build_threads(L, 3);
+    lgrid *g = check_grid(L, 1);
     lbuild *b = new_build(L, g, k, false);
+    check_grid(L, 1); /* again: making the build may have run a finalizer */
     astar_status st;
     b->build = astar_build_landmarks(g->grid, k, threads, &st);
     if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
@@ -81,12 +83,14 @@ int grid_build_landmarks(lua_State *L) {
 
 /* grid:build_hierarchy(cluster_size [, {threads = n}]) -> a build of what grid:hierarchy(size) builds */
 int grid_build_hierarchy(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
+    check_object(L, 1, GRID_MT); /* resolved once the options are read, as build_landmarks does */
     int32_t size = (int32_t)check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
     if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
     int threads = read_build_threads(L, 3);
+    lgrid *g = check_grid(L, 1);
     if (size > 0) check_hierarchy_mode(L, g->grid);
     lbuild *b = new_build(L, g, size, true);
+    check_grid(L, 1); /* again: making the build may have run a finalizer */
     astar_status st;
     b->build = astar_build_hierarchy(g->grid, size, threads, &st);
     if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */

@@ -110,7 +110,7 @@ static int claims_claim(lua_State *L) {
     check_unit_key(L, 2);
     lua_settop(L, 3);
     if (lua_type(L, 3) != LUA_TTABLE) type_error(L, 3, "table");
-    size_t n = astar_rawlen(L, 3);
+    size_t n = (size_t)list_length(L, 3);
     if (n < 1) arg_error_fmt(L, 3, "path is empty");
     if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
     int32_t *ids = astar_newuserdata_plain(L, n * sizeof *ids); /* scratch, collected with the call */
@@ -208,7 +208,7 @@ static int graph_claims_claim(lua_State *L) {
     luaL_checktype(L, 3, LUA_TTABLE);
     if (!c->graph->graph) return luaL_error(L, "attempt to use a freed astar.Graph");
     int32_t count = astar_graph_node_count(c->graph->graph);
-    size_t n = astar_rawlen(L, 3);
+    size_t n = (size_t)list_length(L, 3);
     if (n < 1) arg_error_fmt(L, 3, "path is empty");
     if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
     int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */

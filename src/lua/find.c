@@ -304,7 +304,7 @@ int grid_find_many(lua_State *L) {
     for (int arg = 3; arg <= 4; arg++)
         if (!lua_isnoneornil(L, arg) && lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table or nil");
     lua_settop(L, 4);
-    lua_Integer n = (lua_Integer)astar_rawlen(L, 2);
+    lua_Integer n = list_length(L, 2);
     if (n > INT32_MAX / (lua_Integer)(4 * sizeof(int32_t) + sizeof(astar_result)))
         arg_error_fmt(L, 2, "too many queries");
     check_stack(L, 8);

@@ -244,10 +244,14 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
         astar_graph_layer *l = &c->layers[i];
         l->weight = a->layer_weight[i];
         if (lua_type(L, idx) == LUA_TTABLE) {
+            /* A compare, not a walk: the values are read (raw) as the search reaches their nodes. */
             size_t len = astar_rawlen(L, idx);
-            if (len != (size_t)n)
-                arg_error_fmt(L, arg, "%s has %d values but the graph has %d nodes", influence_name(L, a, i),
-                              (int)len, (int)n);
+            if (len != (size_t)n) {
+                lua_pushnumber(L, (lua_Number)len); /* any border: beyond an int */
+                const char *count = value_str(L, -1); /* before the name: both push a string */
+                arg_error_fmt(L, arg, "%s has %s values but the graph has %d nodes", influence_name(L, a, i),
+                              count, (int)n);
+            }
             lua_values *v = &c->values[c->run.npass];
             v->run = &c->run;
             v->slot = RUN_NARGS + 1 + c->run.npass;

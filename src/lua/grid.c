@@ -185,13 +185,14 @@ static int grid_reachable(lua_State *L) {
  * grid:landmarks(k [, {threads = n}]): builds k landmarks (0 drops them; see
  * astar_grid_landmarks; with threads, the build of grid:build_landmarks run to the end), and
  * grid:landmarks() asks; both return how many queries use now (0 once stale) and the bytes
- * they hold.
+ * they hold. The grid is resolved after its options are read (their __index may close it).
  */
 static int grid_landmarks(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
+    check_object(L, 1, GRID_MT);
     if (!lua_isnoneornil(L, 2)) {
         int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
         int threads = read_build_threads(L, 3);
+        lgrid *g = check_grid(L, 1);
         check_writable(L, &g->base, "grid");
         astar_status st = ASTAR_ENOMEM;
         if (threads == 1) {
@@ -203,6 +204,7 @@ static int grid_landmarks(lua_State *L) {
         }
         if (st != ASTAR_OK) return status_error(L, st);
     }
+    lgrid *g = check_grid(L, 1);
     lua_pushinteger(L, astar_grid_landmark_count(g->grid));
     lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(g->grid));
     return 2;
@@ -233,16 +235,18 @@ int push_hierarchy(lua_State *L, astar_grid *grid) {
 }
 
 /*
- * grid:hierarchy(cluster_size): builds the two-tier search's clusters (2..ASTAR_HIER_MAX_SIZE;
- * 0 drops them; see astar_grid_hierarchy) and returns their figures; grid:hierarchy() only
- * returns them (nil when there is none).
+ * grid:hierarchy(cluster_size [, {threads = n}]): builds the two-tier search's clusters
+ * (2..ASTAR_HIER_MAX_SIZE; 0 drops them; see astar_grid_hierarchy) and returns their figures;
+ * grid:hierarchy() only returns them (nil when there is none). The grid is resolved after its
+ * options are read, as grid:landmarks does.
  */
 static int grid_hierarchy(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
+    check_object(L, 1, GRID_MT);
     if (!lua_isnoneornil(L, 2)) {
         lua_Integer size = check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
         if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
         int threads = read_build_threads(L, 3);
+        lgrid *g = check_grid(L, 1);
         if (size > 0) check_hierarchy_mode(L, g->grid);
         check_writable(L, &g->base, "grid");
         astar_status st = ASTAR_ENOMEM;
@@ -255,7 +259,7 @@ static int grid_hierarchy(lua_State *L) {
         }
         if (st != ASTAR_OK) return status_error(L, st);
     }
-    return push_hierarchy(L, g->grid);
+    return push_hierarchy(L, check_grid(L, 1)->grid);
 }
 
 void check_hierarchy_mode(lua_State *L, astar_grid *grid) {

@@ -146,7 +146,7 @@ static void read_influence(lua_State *L, query_args *a, int idx) {
     if (a->slot[O_INFLUENCE_WEIGHT])
         arg_error_fmt(L, a->arg, "option 'influence_weight' cannot be used with a list of "
                                  "layers: give each layer its weight");
-    size_t n = astar_rawlen(L, idx);
+    size_t n = (size_t)list_length(L, idx);
     if (n > ASTAR_MAX_LAYERS)
         arg_error_fmt(L, a->arg, "option 'influence' lists %d layers, at most %d are allowed", (int)n,
                       ASTAR_MAX_LAYERS);
@@ -182,7 +182,7 @@ static void read_interests(lua_State *L, query_args *a, int idx) {
     if (lua_type(L, idx) != LUA_TTABLE)
         arg_error_fmt(L, a->arg, "option 'interests' must be a list of %s, got %s",
                       graph ? "{id=, value=}" : "{x=, y=, value=}", type_name(L, idx));
-    size_t n = astar_rawlen(L, idx);
+    size_t n = (size_t)list_length(L, idx);
     if (n > (size_t)INT32_MAX / (3 * sizeof(double) + sizeof(int32_t)))
         arg_error_fmt(L, a->arg, "option 'interests' lists too many");
     static const char *const GRID_FIELDS[] = {"x", "y", "value"}, *const GRAPH_FIELDS[] = {"id", "value"};
@@ -606,11 +606,42 @@ void resolve_answer(run_ctx *c, const query_args *a) {
  * asks of every table we are given.
  */
 
-/* Sets t[i] = nil for i = n + 1 .. #t (raw): the sequence ends at n. */
+/* Is the key at idx an integer above n (a key #t may count)? */
+static bool integer_above(lua_State *L, int idx, lua_Integer n) {
+#if LUA_VERSION_NUM >= 503
+    return lua_isinteger(L, idx) && lua_tointeger(L, idx) > n;
+#else
+    lua_Number k = lua_tonumber(L, idx);
+    return lua_type(L, idx) == LUA_TNUMBER && k == floor(k) && k > (lua_Number)n;
+#endif
+}
+
+/*
+ * Ends the sequence in t (the path, t[1..n], just written) at n: afterwards #t == n (raw).
+ * In time bounded by the keys t holds, never by #t: #t may be any border of t, 2^52 for a
+ * table of a few dozen keys {[2^k] = ..., [2^k + 1] = ...}, and counting down from it would
+ * never end. First the run of entries after n goes (what a longer path written before left,
+ * and whatever else follows on without a gap); if #t still says more, t holds integer keys
+ * beyond a gap, and every integer key above n goes, found by lua_next (clearing a field
+ * during a traversal is allowed).
+ */
 static void end_sequence(lua_State *L, int t, lua_Integer n) {
-    for (lua_Integer i = (lua_Integer)astar_rawlen(L, t); i > n; i--) {
+    for (lua_Integer i = n + 1;; i++) {
+        lua_rawgeti(L, t, i);
+        bool held = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (!held) break;
         lua_pushnil(L);
         lua_rawseti(L, t, i);
+    }
+    if ((lua_Integer)astar_rawlen(L, t) <= n) return;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        if (!integer_above(L, -1, n)) continue;
+        lua_pushvalue(L, -1);
+        lua_pushnil(L);
+        lua_rawset(L, t);
     }
 }
 
@@ -661,8 +692,8 @@ static void points_in_place(lua_State *L, int t, const int32_t *ids, int32_t n, 
 }
 
 /* Pushes the path: a grid's cells (width > 0) as points or flat, a graph's nodes as ids; in
- * the table to->into or a new one. */
-static void push_path(lua_State *L, const int32_t *ids, int32_t n, int32_t width, const answer_to *to) {
+ * the table to->into (its sequence not ended yet) or a new one. Returns its length. */
+static lua_Integer push_path(lua_State *L, const int32_t *ids, int32_t n, int32_t width, const answer_to *to) {
     bool flat = width && to->flat;
     lua_Integer len = flat ? 2 * (lua_Integer)n : n;
     if (to->into) lua_pushvalue(L, to->into);
@@ -688,29 +719,28 @@ static void push_path(lua_State *L, const int32_t *ids, int32_t n, int32_t width
             lua_rawseti(L, t, (lua_Integer)i + 1);
         }
     }
-    if (to->into) end_sequence(L, t, len);
+    return len;
 }
 
 /*
  * Pushes find's two results (path or nil, info) for a result and its path: the cells of a
  * grid `width` wide as points {x=, y=} (or flat: x1, y1, x2, y2, ...), or a graph's nodes
  * (width 0) as their ids; each in the caller's table `to` names (emptied when there is no
- * path), else a new one. to NULL: new tables, points.
+ * path), else a new one. to NULL: new tables, points. The sequence in to->into is ended
+ * last: into and info may be one table, and a new info key may make it rehash, which may
+ * change the border its length answers.
  */
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n,
                  int32_t width, const answer_to *to) {
-    static const answer_to NEW_TABLES = {false, 0, 0};
+    static const answer_to NEW_TABLES = {false, 0, 0, NULL};
     if (!to) to = &NEW_TABLES;
     const astar_result res = *r;
     astar_status st = res.status;
     bool has_path = st == ASTAR_OK || st == ASTAR_PARTIAL;
+    lua_Integer len = 0;
     check_stack(L, 8);
-    if (has_path) {
-        push_path(L, ids, n, width, to);
-    } else {
-        if (to->into) end_sequence(L, to->into, 0);
-        lua_pushnil(L);
-    }
+    if (has_path) len = push_path(L, ids, n, width, to);
+    else lua_pushnil(L);
     if (to->info) lua_pushvalue(L, to->info);
     else lua_createtable(L, 0, 5);
     int info = lua_gettop(L);
@@ -760,6 +790,21 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
     } else if (to->info) {
         clear_field(L, info, "target");
     }
+    if (to->repair) {
+        if (to->repair->rejoin >= 0 && st == ASTAR_OK) {
+            lua_pushinteger(L, (lua_Integer)to->repair->rejoin + 1);
+            set_field(L, info, "rejoin");
+        } else {
+            clear_field(L, info, "rejoin");
+        }
+        if (to->repair->replanned) {
+            lua_pushboolean(L, 1);
+            set_field(L, info, "replanned");
+        } else {
+            clear_field(L, info, "replanned");
+        }
+    }
+    if (to->into) end_sequence(L, to->into, len);
 }
 
 /* find's errors: the statuses that are no answer. */

@@ -26,10 +26,13 @@ static int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, 
     bool flat = lua_type(L, -1) == LUA_TNUMBER;
     lua_pop(L, 1);
     if (!flat) return read_points(L, arg, width, height, "path point", "path", count);
-    lua_Integer len = (lua_Integer)astar_rawlen(L, arg);
-    if (len % 2 != 0) arg_error_fmt(L, arg, "a flat path needs two numbers per cell, got %d", (int)len);
+    lua_Integer len = list_length(L, arg);
+    lua_rawgeti(L, arg, len);
+    bool ends = !lua_isnil(L, -1); /* else a nil within: the reading below reports its cell */
+    lua_pop(L, 1);
+    if (len % 2 != 0 && ends) arg_error_fmt(L, arg, "a flat path needs two numbers per cell, got %d", (int)len);
     if (len / 2 > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, arg, "path too long");
-    int32_t n = (int32_t)(len / 2);
+    int32_t n = (int32_t)((len + 1) / 2);
     int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
     for (int32_t i = 0; i < n; i++) {
         lua_Number xy[2];
@@ -99,13 +102,6 @@ int grid_check_path(lua_State *L) {
     return 1;
 }
 
-/* Sets info[key] (raw) to the value on top, popped. */
-static void set_info(lua_State *L, int info, const char *key) {
-    lua_pushstring(L, key);
-    lua_insert(L, -2);
-    lua_rawset(L, info);
-}
-
 /* Runs inside lua_pcall: the repair, then find's answer with rejoin and replanned. */
 int repair_run(lua_State *L) {
     walk_ctx *c = lua_touserdata(L, RUN_CTX);
@@ -117,14 +113,8 @@ int repair_run(lua_State *L) {
     check_answer(L, st, "repair");
     int32_t n = 0;
     const int32_t *ids = astar_search_path(s, &n);
+    c->f.run.answer.repair = &how; /* push_answer writes info.rejoin and info.replanned */
     push_answer(L, &res, ids, n, c->f.grid->base.width, &c->f.run.answer);
-    int info = lua_gettop(L);
-    if (how.rejoin >= 0 && st == ASTAR_OK) lua_pushinteger(L, (lua_Integer)how.rejoin + 1);
-    else lua_pushnil(L);
-    set_info(L, info, "rejoin");
-    if (how.replanned) lua_pushboolean(L, 1);
-    else lua_pushnil(L);
-    set_info(L, info, "replanned");
     return 2;
 }
 
