@@ -96,6 +96,22 @@ local function unwrap_args(...)
 end
 M.unwrap = unwrap_args
 
+-- The results of pcall(f, ...) in a function `name` of a view (self_arg 1: its self is not
+-- counted) or of the library (0), called by a script: f's results, or f's error raised again.
+-- astar's own argument errors, which under pcall know neither the function's name nor the
+-- script's line, get both; any other error value, a callback's included, goes on unchanged.
+local function pass(name, self_arg, ok, ...)
+  if ok then return ... end
+  local e = ...
+  if type(e) == "string" and e:match("^bad argument #%d+ to '[^']*'") then
+    e = e:gsub("^bad argument #(%d+) to '[^']*'", function(n)
+      return "bad argument #" .. (tonumber(n) - self_arg) .. " to '" .. name .. "'"
+    end)
+    error(e, 2)
+  end
+  error(e, 0)
+end
+
 local function read_only() error("a view of a shared astar object is read-only", 2) end
 
 --- A read-only view of an astar object (a grid, influence layer, mask, claims, graph or
@@ -114,7 +130,7 @@ function M.view(obj)
       if o == nil then
         error("bad self to '" .. name .. "' (a view expected: call it as view:" .. name .. "(...))", 2)
       end
-      return o[name](o, unwrap_args(...))
+      return pass(name, 1, pcall(o[name], o, unwrap_args(...)))
     end
   end
   for _, f in ipairs(FIELDS) do
@@ -131,8 +147,8 @@ function M.view(obj)
 end
 
 -- f with its arguments unwrapped.
-local function through(f)
-  return function(...) return f(unwrap_args(...)) end
+local function through(f, name)
+  return function(...) return pass(name, 0, pcall(f, unwrap_args(...))) end
 end
 
 --- The astar library a script gets from require("astar"): a new table each call, whose
@@ -143,17 +159,17 @@ function M.library()
   local lib = { _VERSION = astar._VERSION, version = astar.version }
   for _, name in ipairs({ "grid", "influence", "claims", "mask", "graph", "load_movingai_string",
     "load_scen_string", "smooth", "scheduler" }) do
-    lib[name] = through(astar[name])
+    lib[name] = through(astar[name], name)
   end
   local colors = {}
   for k, v in pairs(astar.debug.colors) do colors[k] = v end
   lib.debug = {
     colors = colors,
-    ascii = through(astar.debug.ascii),
-    explore = through(astar.debug.explore),
+    ascii = through(astar.debug.ascii, "ascii"),
+    explore = through(astar.debug.explore, "explore"),
     png = function(grid, opts, filename)
       if filename ~= nil then error("bad argument #3 to 'png' (scripts may not write files)", 2) end
-      return astar.debug.png(unwrap_args(grid, opts))
+      return pass("png", 0, pcall(astar.debug.png, unwrap_args(grid, opts)))
     end,
   }
   return lib
