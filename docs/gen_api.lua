@@ -68,6 +68,7 @@ function M.render(text)
       out[#out + 1] = ""
     elseif tag == "param" then
       local name, tail = rest:match("^([%w_]+)%s+(.*)$")
+      if not name then name, tail = rest:match("^(%.%.%.)%s+(.*)$") end -- varargs
       params[#params + 1] = { name, split_type(tail) }
     elseif tag == "return" then
       returns[#returns + 1] = { split_type(rest) }

@@ -71,6 +71,7 @@ build = {
       ["astar.scheduler"] = "lua/astar/scheduler.lua",
       ["astar.debug"] = "lua/astar/debug.lua",
       ["astar.tiled"] = "lua/astar/tiled.lua", -- JSON through lua-cjson or dkjson, if installed
+      ["astar.sandbox"] = "lua/astar/sandbox.lua", -- environments and views for mod scripts
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }

@@ -46,6 +46,7 @@ describe("LuaCATS annotations (lua/astar/meta.lua)", function()
       Scheduler = astar.scheduler({ budget = 10 }),
       Debug = astar.debug,
       Tiled = astar.tiled,
+      Sandbox = astar.sandbox,
     }
     local want = annotated()
     local live = { astar = astar }

@@ -17,7 +17,8 @@ trap cleanup EXIT
 cp "$root"/examples/host/scripts/*.lua "$tmp/"
 mkfifo "$tmp/in"
 budget=200000
-"$host" --budget $budget "$root/examples/host/arena.map" "$tmp" "$root/lua" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
+ms_budget=50
+"$host" --budget $budget --ms $ms_budget "$root/examples/host/arena.map" "$tmp" "$root/lua" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 exec 3>"$tmp/in"
 
@@ -73,11 +74,17 @@ grep -q "^tick 5 unit scout script scout.lua error .*mod bug" "$tmp/out" || fail
 runner=$(route 2 runner)
 case $runner in cost\ [0-9]*\ length\ [1-9]*) ;; *) fail "the runner found no route: $runner" ;; esac
 t=5
-scout_runs() { # script text: the scout's script for the next tick
+slowest=0
+scout_runs() { # script text: the scout's script for the next tick, which must answer within 1 s
   printf '%s\n' "$1" >"$tmp/scout.lua"
   t=$((t + 1))
+  sent=$(date +%s%N)
   echo "tick 1" >&3
   wait_for "ticked $t"
+  took=$((($(date +%s%N) - sent) / 1000000))
+  [ "$took" -lt 1000 ] || fail "tick $t took $took ms"
+  ms=$(sed -n "s/^time $t unit scout ms //p" "$tmp/out")
+  slowest=$(echo "$ms $slowest" | awk '{ print ($1 > $2) ? $1 : $2 }')
   [ "$(route "$t" runner)" = "$runner" ] || fail "tick $t: the runner was disturbed: $(route "$t" runner)"
 }
 scout_said() { # the scout's exact line this tick, after "script scout.lua "
@@ -132,6 +139,64 @@ grep -q "^tick $t unit scout script scout.lua error " "$tmp/out" || fail "debug.
 scout_runs 'return { options = function() setmetatable({}, { __gc = function() while true do end end }) collectgarbage() end }'
 scout_said "error scout.lua:1: setmetatable: scripts may not set __gc"
 
+# Hostile mods (issue 25): each costs only its own unit's tick; the host keeps ticking and the
+# runner keeps its route (scout_runs checks both, and that the tick answered within 1 s).
+# Exit the game: scripts have no os.exit, io, debug, dofile, loadfile or C modules.
+scout_runs 'return { options = function() os.exit(3) end }'
+grep -q "^tick $t unit scout script scout.lua error .*exit" "$tmp/out" || fail "os.exit was not refused"
+scout_runs 'return { options = function() return io.open("/tmp/x", "w") end }'
+grep -q "^tick $t unit scout script scout.lua error .*io" "$tmp/out" || fail "io was not refused"
+scout_runs 'return { options = function() local core = require("astar.core"); return core end }'
+scout_said 'error scout.lua:1: require: scripts may require "astar" only, not astar.core'
+scout_runs 'return { options = function() return load(string.dump(function() end)) end }'
+grep -q "^tick $t unit scout script scout.lua error " "$tmp/out" || fail "a binary chunk was loaded"
+scout_runs 'return { options = function() local mt = getmetatable(""); mt.__index.rep = nil end }'
+grep -q "^tick $t unit scout script scout.lua error " "$tmp/out" || fail "the string metatable was reached"
+scout_runs 'string.rep = nil; os = nil; return { options = function() return {} end }'
+[ "$(route $t scout)" != "" ] || fail "a script changing its own string and os broke its route"
+# Close or change the shared world: its grid and danger layer are read-only views.
+scout_runs 'return { options = function(unit, world) getmetatable(world.grid).__gc(world.grid) end }'
+grep -q "^tick $t unit scout script scout.lua error " "$tmp/out" || fail "the world's grid could be closed"
+scout_runs 'return { options = function(unit, world) world.grid:fill(false) end }'
+grep -q "^tick $t unit scout script scout.lua error .*fill" "$tmp/out" || fail "the world's grid could be filled"
+scout_runs 'return { options = function(unit, world) world.danger.set = function() end; return {} end }'
+scout_said "error scout.lua:1: a view of a shared astar object is read-only"
+scout_runs 'return { options = function(unit, world)
+  rawset(world.grid, "find", function() end)
+  return { influence = world.danger, influence_weight = 10 }
+end }'
+scout_said "$before"
+# Crash the hierarchy: options that close the grid while it is read give an error, no crash.
+scout_runs 'return { options = function()
+  local astar = require("astar")
+  local g = astar.grid(8, 8)
+  g:hierarchy(4, setmetatable({}, { __index = function() getmetatable(g).__gc(g) end }))
+end }'
+grep -q "^tick $t unit scout script scout.lua error scout.lua:4: .*freed astar.Grid" "$tmp/out" ||
+  fail "closing the grid in hierarchy's options did not give the freed-object error"
+# A hostile into table whose length is a far border: bounded by what it holds.
+scout_runs 'return { options = function()
+  local t = {}
+  t[2^52], t[2^52 + 1] = true, true
+  return { into = t, influence = world.danger, influence_weight = 10 }
+end }'
+scout_said "$before"
+# C work past the budget: a huge grid's landmarks stop at the deadline (or at the memory cap).
+scout_runs 'return { options = function() require("astar").grid(4096, 4096):landmarks(16) end }'
+grep -Eq "^tick $t unit scout script scout.lua error .*(work limit reached|not enough memory|over its budget)" "$tmp/out" ||
+  fail "tick $t: the landmarks of a 4096x4096 grid were not stopped"
+scout_runs 'return { options = function() require("astar").grid(1024, 1024):landmarks(8) end }'
+grep -Eq "^tick $t unit scout script scout.lua error .*(work limit reached|over its budget of $ms_budget ms)" "$tmp/out" ||
+  fail "tick $t: the landmarks of a 1024x1024 grid were not stopped at the deadline"
+# A script that catches the stop and starts again is stopped by the hook.
+scout_runs 'return { options = function()
+  local astar = require("astar")
+  local g = astar.grid(512, 512)
+  while true do pcall(g.distance_field, g, { { x = 1, y = 1 } }) end
+end }'
+grep -q "^tick $t unit scout script scout.lua error .*over its budget" "$tmp/out" || fail "a script swallowed the stop"
+echo "host test: the slowest hostile tick took ${slowest} ms of the scout's time (budget $ms_budget ms)"
+
 # The fixed script is loaded and runs as before.
 scout_runs "$(cat "$root/examples/host/scripts/scout.lua")"
 scout_said "$before"
@@ -147,4 +212,5 @@ done
 wait "$pid" || fail "the host exited with $?"
 pid=""
 "$host" --budget 0 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--budget 0 was accepted"
+"$host" --ms -1 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--ms -1 was accepted"
 echo "host test: ok (scout: '$before' -> '$(route 3 scout)')"

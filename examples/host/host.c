@@ -10,34 +10,49 @@
  * new version (a broken edit is reported and the old version kept): editing a script while
  * the host runs changes the units' behaviour on the next tick, without recompiling.
  *
- * No script can stop the host or the other units. Every call into a script runs inside
- * lua_pcall, and each one -- loading a new version, or a unit's tick: its options, the query
- * with its callbacks, any metamethod -- may run at most BUDGET Lua instructions (all its
- * coroutines together). A script over budget is stopped with "unit NAME stopped: over its
- * budget of BUDGET instructions". A new version stopped while loading is rejected like a
- * broken edit. A unit stopped during its tick stands still for that tick and runs again on
- * the next one, with a fresh budget: a script that is slow only now and then (a long route
- * through a Lua node_cost) is not banned for good, and an endless one costs at most its
- * budget each tick until the modder saves a fix. Scripts get no debug library (its sethook
- * would lift the budget) and no __gc metamethods (finalizers run with hooks off, where no
- * budget can stop them).
+ * No script can stop, freeze or break the host or the other units:
+ * - Each script runs in an environment of its own (astar.sandbox): the safe parts of the
+ *   standard library as its own copies, no io, os.exit, debug, dofile, loadfile, binary chunks,
+ *   require of C modules or __gc finalizers (they run where no budget can stop them). The
+ *   shared world it sees holds views of the grid and the danger layer: their reading methods
+ *   and queries only, so a script can neither change nor close them.
+ * - Every call into a script runs inside lua_pcall with a budget: at most BUDGET Lua
+ *   instructions (all its coroutines together), MS milliseconds of wall time, C work included,
+ *   and U units of astar's C work: astar's long loops call the host's progress handler
+ *   (astar_set_progress_handler), which stops them once the time or the units are spent ("work
+ *   limit reached"), leaving every object as it was. A script over budget is stopped with "unit NAME stopped: over its budget of BUDGET
+ *   instructions" (or "of MS ms"). A new version stopped while loading is rejected like a
+ *   broken edit. A unit stopped during its tick stands still for that tick and runs again on
+ *   the next one, with a fresh budget: a script that is slow only now and then (a long route
+ *   through a Lua node_cost) is not banned for good, and an endless one costs at most its
+ *   budget each tick until the modder saves a fix.
+ * - All of Lua's memory, astar's included, comes from an allocator capped at MEMORY MiB: a
+ *   script that asks for more gets "not enough memory", not the host's death.
  *
  * Commands on stdin, one per line, answers on stdout:
  *   tick [n]   run n ticks (default 1); each prints, per unit, the route its script chose:
  *              "tick T unit NAME script S cost C length L danger D" (D: cells of the route
- *              where the danger layer is above 0), or "tick T unit NAME script S error E"
+ *              where the danger layer is above 0), or "tick T unit NAME script S error E";
+ *              then "time T unit NAME ms M": the wall time its script call took
  *   quit       exit
  *
- *   astar_host [--budget N] MAP SCRIPTS_DIR [LUA_DIR]
+ *   astar_host [--budget N] [--ms MS] [--units U] [--memory MIB] MAP SCRIPTS_DIR [LUA_DIR]
  *     N: Lua instructions per script call (default 3000000: 10 to 30 ms here, hook included)
+ *     MS: wall-clock milliseconds per script call, C work included (default 50)
+ *     U: astar's units of C work per script call (default 4000000: cells or expansions)
+ *     MIB: all of Lua's memory, the world's and every script's (default 1024)
  *     LUA_DIR: where astar/init.lua lives (default lua)
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "astar.h"
 
 int luaopen_astar_core(lua_State *L);
 
@@ -47,32 +62,87 @@ typedef struct unit {
     char script[64];     /* file name in the scripts folder */
     char *source;        /* the text last loaded, to see edits */
     int ref;             /* registry reference of the script's table */
+    int world;           /* registry reference of the world as its script sees it (views) */
     int sx, sy, gx, gy;  /* where it stands and where it goes */
 } unit;
 
-static int world_ref, route_ref; /* registry references: route() is not in the world scripts get */
+static int route_ref, new_env_ref; /* registry references of the host's functions */
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 /* The budget of the script call under way. Each coroutine has a hook count of its own, so
- * the hook fires every `grain` instructions of any of them and they all draw from `used`. */
+ * the hook fires every `grain` instructions of any of them and they all draw from `used`;
+ * the clock is read there too, and by astar's progress handler inside its long loops. */
 static struct {
     const char *unit;
     long long used, budget;
     int grain;
+    double ms, deadline; /* wall-clock budget of a call, and when the one under way ends */
+    long long units, units_left; /* astar's units of C work a call may take, and what is left */
+    int stop;            /* registry reference of the stop's message, once the call is stopped */
 } meter;
 
 static void meter_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     meter.used += lua_gethookcount(L);
-    if (meter.used <= meter.budget) {
+    int late = now_ms() > meter.deadline;
+    if (meter.used <= meter.budget && !late) {
         if (lua_gethookcount(L) != meter.grain) lua_sethook(L, meter_hook, LUA_MASKCOUNT, meter.grain);
         return;
     }
-    /* From now on every instruction fails: a script's own pcall cannot swallow the stop. */
+    /* From now on every instruction fails, with the first stop's message (where the script
+     * was): a script's own pcall cannot swallow the stop, nor code on the error's way out
+     * (astar.sandbox's) change where it says the script was. */
     lua_sethook(L, meter_hook, LUA_MASKCOUNT, 1);
+    if (meter.stop != LUA_NOREF) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, meter.stop);
+        lua_error(L);
+    }
     luaL_where(L, 0);
-    lua_pushfstring(L, "%sunit %s stopped: over its budget of %I instructions", lua_tostring(L, -1),
-                    meter.unit, (lua_Integer)meter.budget);
+    if (late)
+        lua_pushfstring(L, "%sunit %s stopped: over its budget of %d ms", lua_tostring(L, -1), meter.unit,
+                        (int)meter.ms);
+    else
+        lua_pushfstring(L, "%sunit %s stopped: over its budget of %I instructions", lua_tostring(L, -1),
+                        meter.unit, (lua_Integer)meter.budget);
+    lua_pushvalue(L, -1);
+    meter.stop = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_error(L);
+}
+
+/* astar's progress handler: astar's long loops (searches, fields, builds, a big grid's
+ * set-up) call it every PROGRESS_EVERY units of work; past the deadline, or past the call's
+ * units, the C call stops there ("work limit reached") and the hook stops the script at its next
+ * instructions. The units matter where the clock cannot: a constructor or a bulk write counts
+ * all its units before it makes or changes anything, and then runs to its end. */
+enum { PROGRESS_EVERY = 1024 };
+static int over_budget(void *ud) {
+    (void)ud;
+    meter.units_left -= PROGRESS_EVERY;
+    return meter.units_left < 0 || now_ms() > meter.deadline;
+}
+
+/* Lua's memory, capped: astar's objects come from it too (lua_getallocf). */
+static struct {
+    size_t used, cap;
+} memory;
+
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    (void)ud;
+    size_t old = ptr ? osize : 0; /* without ptr, osize is the kind of object */
+    if (nsize == 0) {
+        free(ptr);
+        memory.used -= old;
+        return NULL;
+    }
+    if (nsize > old && memory.used - old + nsize > memory.cap) return NULL;
+    void *p = realloc(ptr, nsize);
+    if (p) memory.used = memory.used - old + nsize;
+    return p;
 }
 
 /* The text of an error value, as lua.c's msghandler makes it. */
@@ -102,6 +172,10 @@ static const char *error_text(lua_State *L) {
 static int run(lua_State *L, lua_CFunction f, unit *u, void *p, int nresults) {
     meter.unit = u->name;
     meter.used = 0;
+    meter.deadline = now_ms() + meter.ms;
+    meter.units_left = meter.units;
+    luaL_unref(L, LUA_REGISTRYINDEX, meter.stop);
+    meter.stop = LUA_NOREF;
     lua_sethook(L, meter_hook, LUA_MASKCOUNT, meter.grain); /* also leaves the every-instruction mode */
     lua_pushcfunction(L, f);
     lua_pushlightuserdata(L, u);
@@ -127,19 +201,27 @@ static char *read_file(const char *path) {
     return buf;
 }
 
-/* Protected: runs the text (text only: a binary chunk could crash the host) and keeps the
- * table it returns as the unit's script. */
+/* Protected: runs the text (text only: a binary chunk could crash the host) in a new
+ * environment of its own, and keeps the table it returns as the unit's script and that
+ * environment's world as the one its script is given. */
 static int load_script(lua_State *L) {
     unit *u = lua_touserdata(L, 1);
     const char *text = lua_touserdata(L, 2);
     char chunkname[80];
     snprintf(chunkname, sizeof chunkname, "@%s", u->script);
     if (luaL_loadbufferx(L, text, strlen(text), chunkname, "t") != LUA_OK) return lua_error(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, new_env_ref);
+    lua_pushstring(L, u->name);
+    lua_call(L, 1, 2); /* env, world */
+    lua_insert(L, -3);
+    lua_setupvalue(L, -2, 1); /* the chunk's _ENV */
     lua_call(L, 0, 1);
     if (!lua_istable(L, -1)) return luaL_error(L, "must return a table, not a %s", luaL_typename(L, -1));
-    int ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    int ref = luaL_ref(L, LUA_REGISTRYINDEX), world = luaL_ref(L, LUA_REGISTRYINDEX);
     luaL_unref(L, LUA_REGISTRYINDEX, u->ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, u->world);
     u->ref = ref;
+    u->world = world;
     return 0;
 }
 
@@ -181,7 +263,7 @@ static int choose_route(lua_State *L) {
     lua_setfield(L, -2, "x");
     lua_pushinteger(L, u->sy);
     lua_setfield(L, -2, "y");
-    lua_rawgeti(L, LUA_REGISTRYINDEX, world_ref);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, u->world);
     lua_pushinteger(L, u->gx);
     lua_pushinteger(L, u->gy);
     lua_call(L, 5, 3);
@@ -191,63 +273,79 @@ static int choose_route(lua_State *L) {
 /* One tick for one unit: ask its script for options, find, report. */
 static void step(lua_State *L, unit *u, int tick) {
     if (u->ref == LUA_NOREF) return;
-    if (run(L, choose_route, u, NULL, 3) != LUA_OK) {
+    double start = now_ms();
+    int st = run(L, choose_route, u, NULL, 3);
+    double took = now_ms() - start;
+    if (st != LUA_OK) {
         printf("tick %d unit %s script %s error %s\n", tick, u->name, u->script, error_text(L));
         lua_pop(L, 1);
-        return;
+    } else {
+        printf("tick %d unit %s script %s cost %.3f length %d danger %d\n", tick, u->name, u->script,
+               lua_tonumber(L, -3), (int)lua_tointeger(L, -2), (int)lua_tointeger(L, -1));
+        lua_pop(L, 3);
     }
-    printf("tick %d unit %s script %s cost %.3f length %d danger %d\n", tick, u->name, u->script,
-           lua_tonumber(L, -3), (int)lua_tointeger(L, -2), (int)lua_tointeger(L, -1));
-    lua_pop(L, 3);
+    printf("time %d unit %s ms %.1f\n", tick, u->name, took);
 }
 
-/* The world, built in Lua from the host's arguments: the grid, a danger stamp in the middle,
- * and route(), which runs a unit's script and its query; then what scripts may not have (the
- * debug library, __gc: see the top). A __gc added to a metatable after setmetatable is never
- * called, so checking it there is enough. */
+/* The world, built in Lua from the host's arguments: the grid, a danger stamp in the middle;
+ * new_env(name), which makes a script's environment and its world (views of the grid and
+ * the danger layer: astar.sandbox); and route(), which runs a unit's script and its query. */
 static const char *WORLD =
     "local map = ...\n"
     "local astar = require('astar')\n"
+    "local sandbox = require('astar.sandbox')\n"
     "local grid = astar.load_movingai(map)\n"
     "local w, h = grid:size()\n"
     "local danger = astar.influence(w, h)\n"
     "danger:stamp(math.floor(w / 2), math.floor(h / 2), math.max(2, math.floor(w / 5)), 20, 'constant')\n"
-    "local world = { grid = grid, danger = danger, width = w, height = h }\n"
+    "local function new_env(name)\n"
+    "  local world = { grid = sandbox.view(grid), danger = sandbox.view(danger), width = w, height = h }\n"
+    "  local function say(...)\n"
+    "    local t = table.pack(...)\n"
+    "    for i = 1, t.n do t[i] = tostring(t[i]) end\n"
+    "    io.stderr:write(name, ': ', table.concat(t, '\\t', 1, t.n), '\\n')\n"
+    "  end\n"
+    "  return sandbox.env({ world = world, print = say }), world\n"
+    "end\n"
     "local function route(options, unit, world, gx, gy)\n"
     "  local opts = options(unit, world) or {}\n"
-    "  local path, info = grid:find(unit.x, unit.y, gx, gy, opts)\n"
+    "  local path, info = grid:find(unit.x, unit.y, gx, gy, sandbox.unwrap(opts))\n"
     "  if not path then return -1, 0, 0 end\n"
     "  local hot = 0\n"
     "  for _, p in ipairs(path) do if danger:get(p.x, p.y) > 0 then hot = hot + 1 end end\n"
     "  return info.cost, #path, hot\n"
     "end\n"
-    "debug, package.loaded.debug = nil, nil\n"
-    "local setmetatable_ = setmetatable\n"
-    "function setmetatable(t, mt)\n"
-    "  if type(mt) == 'table' and rawget(mt, '__gc') ~= nil then\n"
-    "    error('setmetatable: scripts may not set __gc', 2)\n"
-    "  end\n"
-    "  return setmetatable_(t, mt)\n"
-    "end\n"
-    "return world, route\n";
+    "return new_env, route, w, h\n";
+
+/* A positive number option's value, or -1. */
+static double positive(const char *text) {
+    char *end;
+    double v = strtod(text, &end);
+    return *end || !(v > 0) ? -1 : v;
+}
 
 int main(int argc, char **argv) {
-    meter.budget = 3000000;
-    if (argc > 2 && strcmp(argv[1], "--budget") == 0) {
-        char *end;
-        meter.budget = strtoll(argv[2], &end, 10);
-        if (*end || meter.budget <= 0) meter.budget = -1;
-        argc -= 2;
-        argv += 2;
+    double budget = 3000000, ms = 50, work = 4000000, mib = 1024;
+    for (; argc > 2 && strncmp(argv[1], "--", 2) == 0; argc -= 2, argv += 2) {
+        double *to = strcmp(argv[1], "--budget") == 0 ? &budget
+                     : strcmp(argv[1], "--ms") == 0   ? &ms
+                     : strcmp(argv[1], "--units") == 0 ? &work
+                     : strcmp(argv[1], "--memory") == 0 ? &mib : NULL;
+        if (!to || (*to = positive(argv[2])) < 0) argc = 0;
     }
-    if (argc < 3 || meter.budget <= 0) {
-        fprintf(stderr, "usage: astar_host [--budget N] MAP SCRIPTS_DIR [LUA_DIR]\n");
+    if (argc < 3 || budget < 1 || budget > 1e15 || work > 1e15) {
+        fprintf(stderr, "usage: astar_host [--budget N] [--ms MS] [--units U] [--memory MIB] MAP SCRIPTS_DIR [LUA_DIR]\n");
         return 2;
     }
+    meter.budget = (long long)budget;
+    meter.ms = ms;
+    meter.units = (long long)work;
+    meter.stop = LUA_NOREF;
     meter.grain = meter.budget < 1000 ? (int)meter.budget : 1000;
+    memory.cap = mib >= 1e6 ? (size_t)-1 : (size_t)(mib * 1024 * 1024);
     const char *map = argv[1], *dir = argv[2], *luadir = argc > 3 ? argv[3] : "lua";
     setvbuf(stdout, NULL, _IOLBF, 0); /* a driver reads the answers line by line */
-    lua_State *L = luaL_newstate();
+    lua_State *L = lua_newstate(capped_alloc, NULL);
     if (!L) return 1;
     luaL_openlibs(L);
     /* astar.core is linked in; the Lua front comes from LUA_DIR */
@@ -262,22 +360,21 @@ int main(int argc, char **argv) {
 
     if (luaL_loadbuffer(L, WORLD, strlen(WORLD), "=world") != LUA_OK) return 1;
     lua_pushstring(L, map);
-    if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
+    if (lua_pcall(L, 1, 4, 0) != LUA_OK) {
         fprintf(stderr, "host: %s\n", lua_tostring(L, -1));
         lua_close(L);
         return 1;
     }
-    route_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_getfield(L, -1, "width");
-    lua_getfield(L, -2, "height");
     int w = (int)lua_tointeger(L, -2), h = (int)lua_tointeger(L, -1);
     lua_pop(L, 2);
-    world_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    route_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    new_env_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    astar_set_progress_handler(PROGRESS_EVERY, over_budget, NULL);
 
     /* Two units crossing the map, one script each. */
     unit units[2] = {
-        {"scout", "scout.lua", NULL, LUA_NOREF, 1, 1, w, h},
-        {"runner", "runner.lua", NULL, LUA_NOREF, 1, h, w, 1},
+        {"scout", "scout.lua", NULL, LUA_NOREF, LUA_NOREF, 1, 1, w, h},
+        {"runner", "runner.lua", NULL, LUA_NOREF, LUA_NOREF, 1, h, w, 1},
     };
     int nunits = 2;
 

@@ -5,6 +5,7 @@
 --   astar/scheduler.lua  astar.scheduler (a frame budget over grid:search jobs)
 --   astar/debug.lua      astar.debug (ascii and PNG pictures)
 --   astar/tiled.lua      astar.tiled (Tiled maps as grids)
+--   astar/sandbox.lua    astar.sandbox (environments and read-only views for mod scripts)
 -- astar/args.lua holds the argument checks they share; astar/meta.lua the annotations.
 local core = require("astar.core")
 
@@ -26,6 +27,7 @@ local astar = {
   scheduler = require("astar.scheduler").scheduler, -- a frame budget over grid:search jobs
   debug = require("astar.debug"), -- pictures: ascii(), png(), explore()
   tiled = require("astar.tiled"), -- Tiled maps: grid()
+  sandbox = require("astar.sandbox"), -- for mods: env(), view(), library(), load(), unwrap()
 }
 
 return astar

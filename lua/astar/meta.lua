@@ -124,6 +124,7 @@
 ---@field _VERSION string
 ---@field debug astar.debug pictures of a grid
 ---@field tiled astar.tiled Tiled maps
+---@field sandbox astar.sandbox environments and read-only views for untrusted mod scripts
 local astar = {}
 
 ---A grid of cells with terrain costs.
@@ -759,5 +760,46 @@ local Tiled = {}
 ---@return astar.Grid grid
 ---@return astar.TiledInfo info
 function Tiled.grid(map, opts) end
+
+---@class astar.SandboxOptions
+---@field print (fun(...: any))? what the script's print calls (default: nothing is printed)
+---@field world table? what the script sees as its global `world` (views of the shared objects)
+
+---@class astar.sandbox
+local Sandbox = {}
+
+---A new environment for one untrusted script: copies of the safe standard library (no io,
+---os.exit, debug, dofile, loadfile, binary chunks, __gc finalizers, collectgarbage but "count";
+---require("astar") only, answering Sandbox.library()); the string metatable is hidden.
+---@param opts astar.SandboxOptions?
+---@return table env
+function Sandbox.env(opts) end
+
+---A read-only view of a grid, influence layer, mask, claims, graph or field: its reading
+---methods and queries, its width and height; a new table each call. Given back to astar (an
+---option's influence, claims or known; an argument of Sandbox.library()'s functions), it stands
+---for its object.
+---@param obj userdata
+---@return table view
+function Sandbox.view(obj) end
+
+---The astar library a script gets: a new table whose functions take views; without load_movingai,
+---load_scen, tiled, debug.png's file name and the work limit.
+---@return table
+function Sandbox.library() end
+
+---Loads text (never a binary chunk) as a function whose globals are env (Lua 5.1: setfenv).
+---@param text string
+---@param chunkname string
+---@param env table
+---@return function? chunk
+---@return string? error
+function Sandbox.load(text, chunkname, env) end
+
+---The arguments as astar reads them: views replaced by their objects (top level, option values
+---and influence lists, in copies; the caller's tables are not changed).
+---@param ... any
+---@return any ...
+function Sandbox.unwrap(...) end
 
 return astar
