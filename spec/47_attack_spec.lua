@@ -1,0 +1,69 @@
+-- Issue 25's promises under attack: what a hostile mod and a demanding game programmer found
+-- still broken after the issue was closed, each held to an independent oracle
+-- (spec/support/dijkstra.lua, graph_oracle.lua) or to the contract's own words. One `it` per
+-- defect; docs/contract.md names the promise each checks.
+local astar = require("astar")
+local oracle = require("spec.support.dijkstra")
+
+local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261126")
+
+describe("issue 25 under attack", function()
+  -- docs/contract.md, Interests: max_cost "bounds the score: a path whose score exceeds
+  -- max_cost is not found", and the answer minimises the score. The search cut a node of the
+  -- first copy (nothing collected yet) at g > max_cost, so a path whose score is within
+  -- max_cost but whose cost before its pick-up is not was never found: "limit", or a worse
+  -- path (a detour worth 100 left for the plain step with max_cost = 5).
+  it("max_cost bounds the score, not the cost before the pick-up (grids, jobs, find_many, graphs)", function()
+    local grid = astar.grid(20, 1)
+    local graph = astar.graph()
+    for i = 1, 20 do graph:add_node(i, 0) end
+    for i = 1, 19 do graph:add_edge(i, i + 1) end
+    for _, mc in ipairs({ 0, 5, 27 }) do
+      local opts = { interests = { { x = 15, y = 1, value = 100 } }, max_cost = mc }
+      local _, info = grid:find(2, 1, 1, 1, opts)
+      assert.are.same({ "found", 27, -73 }, { info.status, info.cost, info.score }, "find, max_cost " .. mc)
+      local job = grid:search(2, 1, 1, 1, opts)
+      while job:step(3) == "running" do end
+      local _, jinfo = job:result()
+      assert.are.same({ "found", -73 }, { jinfo.status, jinfo.score }, "search, max_cost " .. mc)
+      local r = grid:find_many({ { sx = 2, sy = 1, gx = 1, gy = 1 } }, opts, { threads = 2 })[1]
+      assert.are.same({ "found", -73 }, { r.info.status, r.info.score }, "find_many, max_cost " .. mc)
+      local _, ginfo = graph:find(2, 1, { interests = { { id = 15, value = 100 } }, max_cost = mc })
+      assert.are.same({ "found", 27, -73 }, { ginfo.status, ginfo.cost, ginfo.score }, "graph, max_cost " .. mc)
+    end
+    -- random worlds: found exactly when the oracle's best score is within max_cost, and then
+    -- with that score, to the bit
+    local rng = oracle.rng(SEED)
+    for round = 1, 60 do
+      local rows = {}
+      for y = 1, 7 do
+        local row = {}
+        for x = 1, 9 do row[x] = rng.next() < 0.2 and "#" or tostring(rng.int(1, 4)) end
+        rows[y] = table.concat(row)
+      end
+      local world = oracle.world_from_rows(rows, oracle.DIAGONALS[rng.int(1, 4)])
+      local g = oracle.grid(astar, world)
+      local sx, sy, gx, gy = rng.int(1, 9), rng.int(1, 7), rng.int(1, 9), rng.int(1, 7)
+      local interests = {}
+      for i = 1, rng.int(1, 3) do
+        interests[i] = { x = rng.int(1, 9), y = rng.int(1, 7), value = rng.next() * 40 }
+      end
+      local best = oracle.interest_score(world, sx, sy, { { x = gx, y = gy } }, interests)
+      if best then
+        local plain = oracle.cost(world, sx, sy, gx, gy)
+        for _, mc in ipairs({ math.max(0, best), best + 1, plain - 1e-3, (best + plain) / 2 }) do
+          if mc >= 0 then
+            local where = string.format("round %d, max_cost %s", round, mc)
+            local _, info = g:find(sx, sy, gx, gy, { interests = interests, max_cost = mc })
+            if best <= mc then
+              assert.are.equal("found", info.status, where)
+              assert(info.score == best, where .. ": score " .. tostring(info.score) .. ", best " .. best)
+            else
+              assert.are.equal("limit", info.status, where)
+            end
+          end
+        end
+      end
+    end
+  end)
+end)
