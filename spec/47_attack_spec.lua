@@ -66,4 +66,21 @@ describe("issue 25 under attack", function()
       end
     end
   end)
+
+  -- A scheduler takes any positive integer budget (astar.scheduler, tick), but a step refuses
+  -- more than 2^53: with a budget of 2^60 every request ended with status "error" ("bad
+  -- argument #2 to '?' (n out of range ...)") instead of its answer.
+  it("a scheduler budget above 2^53 answers its requests", function()
+    local grid = astar.grid(10, 10)
+    for _, budget in ipairs({ 2 ^ 53 + 2, 2 ^ 60, math.maxinteger or 2 ^ 63 }) do
+      local sched, got = astar.scheduler({ budget = budget }), {}
+      sched:request(grid, 1, 1, 10, 10, nil, function(_, info) got[#got + 1] = info end)
+      sched:build(grid:build_landmarks(2), function(_, info) got[#got + 1] = info end)
+      sched:tick()
+      assert.are.same({ "found", "done" }, { got[1] and got[1].status, got[2] and got[2].status }, tostring(budget))
+      sched:request(grid, 1, 1, 10, 10, nil, function(_, info) got[#got + 1] = info end)
+      sched:tick(budget)
+      assert.are.equal("found", got[3] and got[3].status)
+    end
+  end)
 end)
