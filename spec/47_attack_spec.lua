@@ -83,4 +83,31 @@ describe("issue 25 under attack", function()
       assert.are.equal("found", got[3] and got[3].status)
     end
   end)
+
+  -- astar.sandbox: a script's library gave it astar.scheduler itself, whose schedulers share
+  -- one class table (metatable and __index) with the game's: a script that wrote a method
+  -- there ran its function inside the game's ticks, on the game's own requests, outside any
+  -- budget, and every other script's schedulers changed too.
+  it("a sandboxed script's schedulers have a class of their own", function()
+    local sandbox = require("astar.sandbox")
+    local function run(text)
+      local f = assert(sandbox.load(text, "=mod", sandbox.env()))
+      return f()
+    end
+    run([[local s = require("astar").scheduler(); getmetatable(s).tick = function() return "mod" end]])
+    run([[local s = require("astar").scheduler(); s.__index.pending = function() return "mod" end]])
+    local grid = astar.grid(5, 5)
+    local sched, got = astar.scheduler(), nil
+    sched:request(grid, 1, 1, 5, 5, nil, function(_, info) got = info.status end)
+    assert.are.same({ 1, 0, "found" }, { select(2, sched:tick()), sched:pending(), got })
+    local other = run([[
+      local s = require("astar").scheduler()
+      local g = require("astar").grid(3, 3)
+      local got
+      s:request(g, 1, 1, 3, 3, nil, function(_, info) got = info.status end)
+      local _, finished = s:tick()
+      return { finished, s:pending(), got }
+    ]])
+    assert.are.same({ 1, 0, "found" }, other)
+  end)
 end)

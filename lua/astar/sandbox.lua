@@ -158,9 +158,20 @@ function M.library()
   local astar = require("astar")
   local lib = { _VERSION = astar._VERSION, version = astar.version }
   for _, name in ipairs({ "grid", "influence", "claims", "mask", "graph", "load_movingai_string",
-    "load_scen_string", "smooth", "scheduler" }) do
+    "load_scen_string", "smooth" }) do
     lib[name] = through(astar[name], name)
   end
+  -- Schedulers are Lua tables whose metatable (and __index) is one class table, the game's
+  -- schedulers' too: a script that changed it (getmetatable(s).tick = f, s.__index.tick = f)
+  -- would run f inside the game's own ticks, on the game's requests and callbacks, outside any
+  -- budget. This library's schedulers get a copy of their own.
+  local class = {}
+  for k, v in pairs(getmetatable(astar.scheduler())) do
+    if k ~= "__index" then class[k] = v end
+  end
+  class.__index = class
+  local scheduler = through(astar.scheduler, "scheduler")
+  lib.scheduler = function(...) return setmetatable(scheduler(...), class) end
   local colors = {}
   for k, v in pairs(astar.debug.colors) do colors[k] = v end
   lib.debug = {
