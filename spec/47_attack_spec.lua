@@ -110,4 +110,38 @@ describe("issue 25 under attack", function()
     ]])
     assert.are.same({ 1, 0, "found" }, other)
   end)
+
+  -- docs/contract.md, Safety: astar.smooth and astar.debug read their points once and their
+  -- lists as the binding does (up to the raw length, never past the first nil). debug read a
+  -- point's x and y up to five times (a point answering differently gave "table index is
+  -- NaN" or "attempt to compare string with number" from inside debug.lua), and both read a
+  -- list's length through __len (NaN, "3", 2.5: a one-point "smoothing" of a whole path, or
+  -- "attempt to compare nil with number" from inside smooth.lua).
+  it("astar.smooth and astar.debug read each point once and a list's raw length", function()
+    local grid = astar.grid(10, 10)
+    local path = grid:find(1, 1, 10, 10)
+    local smoothed = astar.smooth(grid, path)
+    local picture = astar.debug.ascii(grid, { path = path })
+    for _, len in ipairs({ 0 / 0, "3", 2.5, -5, 1e300 }) do
+      local t = setmetatable({}, { __len = function() return len end })
+      for i, p in ipairs(path) do t[i] = p end
+      assert.are.same(smoothed, astar.smooth(grid, t), tostring(len))
+      assert.are.equal(picture, astar.debug.ascii(grid, { path = t }), tostring(len))
+    end
+    -- a point whose reads answer a cell, then (from the ninth read on) something else
+    local function fickle(bad)
+      local reads = 0
+      return setmetatable({}, { __index = function(_, k)
+        reads = reads + 1
+        if reads > 8 then return bad end
+        return k == "x" and 3 or 4
+      end })
+    end
+    for _, bad in ipairs({ 0 / 0, "x" }) do
+      local _, marked = pcall(astar.debug.ascii, grid, { path = { { x = 1, y = 1 }, fickle(bad) } })
+      assert.are.equal(astar.debug.ascii(grid, { path = { { x = 1, y = 1 }, { x = 3, y = 4 } } }), marked)
+      local _, seen = pcall(astar.debug.png, grid, { explored = { fickle(bad) } })
+      assert.are.equal(astar.debug.png(grid, { explored = { { x = 3, y = 4 } } }), seen)
+    end
+  end)
 end)
