@@ -144,4 +144,34 @@ describe("issue 25 under attack", function()
       assert.are.equal(astar.debug.png(grid, { explored = { { x = 3, y = 4 } } }), seen)
     end
   end)
+
+  -- docs/contract.md, Safety: "The metatables of astar objects are read-only: getmetatable(obj)
+  -- gives a stand-in that reads through and refuses writes". The stand-in was a table, one per
+  -- class: rawset wrote it. A sandboxed script set its __gc, and the game closing its world
+  -- grid the documented way (getmetatable(grid).__gc(grid)) handed the script the grid, open,
+  -- with every writer: the views were for nothing.
+  it("the stand-in metatable of astar objects takes no raw writes", function()
+    local sandbox = require("astar.sandbox")
+    local env = sandbox.env()
+    local mod = assert(sandbox.load([[
+      local astar = require("astar")
+      local stand_in = getmetatable(astar.grid(1, 1))
+      return pcall(rawset, stand_in, "__gc", function(obj) stolen = obj end)
+    ]], "=mod", env))
+    assert.is_false((mod()))
+    local classes = { astar.grid(2, 2), astar.influence(2, 2), astar.mask(2, 2), astar.graph() }
+    classes[5] = astar.claims(classes[1])
+    for _, o in ipairs(classes) do
+      local mt = getmetatable(o)
+      assert.has_error(function() rawset(mt, "__index", function() return "hacked" end) end)
+      assert.has_error(function() rawset(mt, "__gc", function() end) end)
+      assert.are.equal(false, getmetatable(mt))
+      assert.is_function(mt.__gc)
+      assert.is_function(mt.__tostring)
+    end
+    local world_grid = astar.grid(8, 8)
+    getmetatable(world_grid).__gc(world_grid)
+    assert.is_nil(env.stolen)
+    assert.matches("%(freed%)", tostring(world_grid))
+  end)
 end)
