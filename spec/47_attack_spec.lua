@@ -174,4 +174,30 @@ describe("issue 25 under attack", function()
     assert.is_nil(env.stolen)
     assert.matches("%(freed%)", tostring(world_grid))
   end)
+
+  -- docs/contract.md, Errors: a call the work limit stops raises "work limit reached" "with the
+  -- caller's position where the function is called directly". astar.debug.explore and a
+  -- sandbox's views and library run astar under pcall, and passed the error on bare. (Not
+  -- from a tail call: Lua itself then has no caller's frame to name.)
+  it("the work limit's error names the caller's line through explore and the sandbox", function()
+    local sandbox = require("astar.sandbox")
+    local grid = astar.grid(20, 20)
+    local env = sandbox.env({ world = { grid = sandbox.view(grid) } })
+    local calls = assert(sandbox.load([[
+      local a = require("astar")
+      return {
+        function() local r = world.grid:find(1, 1, 20, 20, { jump = false }) return r end,
+        function() local r = a.grid(20, 20) return r end,
+        function() local r = a.debug.explore(world.grid, 1, 1, 20, 20) return r end,
+      }
+    ]], "=mod", env))()
+    astar.set_work_limit(0)
+    local errs = {}
+    for i = 1, 3 do errs[i] = select(2, pcall(calls[i])) end
+    local line = debug.getinfo(1, "l").currentline + 1
+    local _, direct = pcall(function() local r = astar.debug.explore(grid, 1, 1, 20, 20) return r end)
+    astar.set_work_limit(nil)
+    for i = 1, 3 do assert.are.equal("mod:" .. (i + 2) .. ": work limit reached", errs[i]) end
+    assert.matches("47_attack_spec.lua:" .. line .. ": work limit reached$", direct)
+  end)
 end)

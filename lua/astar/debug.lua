@@ -326,6 +326,8 @@ function M.explore(grid, sx, sy, gx, gy, opts)
   local ok, path, info = pcall(grid.find, grid, sx, sy, gx, gy, q)
   if not ok then
     local bad_arg = not called and type(path) == "string" and path:match("^bad argument #(%d+) to '[^']*'")
+    -- the work limit's error, raised under pcall, has no position: the caller's, as find's has
+    if path == "work limit reached" then error(path, 2) end
     if not bad_arg then error(path, 0) end -- a callback's error, unchanged
     error((path:gsub("^bad argument #%d+ to '[^']*'", "bad argument #" .. bad_arg .. " to 'explore'")), 2)
   end
