@@ -211,6 +211,19 @@ while kill -0 "$pid" 2>/dev/null; do
 done
 wait "$pid" || fail "the host exited with $?"
 pid=""
+# A constructor counts its units before it starts, then runs to its end (a 1990x1990 grid: 4
+# million units, about 40 ms): started with 5 ms of the budget left it ran 35 ms past it. The
+# units left are bounded by the time left too, so it is refused (or the deadline stops the
+# burn first). Instructions are plenty here, so that the burn is time.
+printf '%s\n' 'return { options = function()
+  local astar, t0 = require("astar"), os.clock()
+  while os.clock() - t0 < 0.045 do end
+  local made = pcall(astar.grid, 1990, 1990)
+  error(made and "made" or "refused")
+end }' >"$tmp/scout.lua"
+echo "tick 1" | "$host" --budget 100000000 --ms $ms_budget "$root/examples/host/arena.map" "$tmp" "$root/lua" >"$tmp/out2" 2>&1
+grep -Eq "^tick 1 unit scout script scout.lua error .*(refused|over its budget of $ms_budget ms)" "$tmp/out2" ||
+  fail "a 1990x1990 grid was made with 5 ms of the budget left: $(grep "unit scout" "$tmp/out2")"
 "$host" --budget 0 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--budget 0 was accepted"
 "$host" --ms -1 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--ms -1 was accepted"
 echo "host test: ok (scout: '$before' -> '$(route 3 scout)')"

@@ -236,8 +236,9 @@ enum { RELAX_DONE, RELAX_ENOMEM, RELAX_EABORT };
 /*
  * Offers node id (of graph node b, in either copy) the way in from node a_id at g = ng, the
  * step costing `step` (kept in step_in by the general loop): onto the open list, or a decrease
- * of its key, when that improves it. `shift` is what its g counts beyond the path's score
- * (twin_shift in the second copy), for max_cost.
+ * of its key, when that improves it. `shift` is what max_cost takes off g: g - shift is the
+ * least score a path through the node can still end with (twin_shift in both copies, as in
+ * search.c's offer).
  */
 static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id, double ng,
                                double step, double shift, const loop_consts k, bool *pruned,
@@ -357,7 +358,9 @@ static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_ope
             } else {
                 ng = ga + astar_cost_up(arc[e].cost);
             }
-            int r = relax(c, second ? b + twin : b, b, a_id, ng, step, shift, k, &pruned, general);
+            /* max_cost bounds the score: from the first copy an interest worth up to
+             * twin_shift may still be collected, so both copies are cut at g - twin_shift. */
+            int r = relax(c, second ? b + twin : b, b, a_id, ng, step, c->twin_shift, k, &pruned, general);
             /* Entering an interest from the first copy: the second copy too, collecting it. */
             if (r == RELAX_DONE && twin && !second && s->interest_gen[b] == pool->gen) {
                 double v = interest_value(c, s->interest_of[b]);

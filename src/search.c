@@ -92,8 +92,10 @@ enum { OFFER_DONE, OFFER_ENOMEM, OFFER_EABORT };
 /*
  * Offers node id (cell `cell`, in either copy) the way in from a (at ax, ay) by step d at g = ng,
  * the step costing `step` (kept in step_in): onto the open list, or a decrease of its key, when
- * that improves it. `shift` is what the node's g counts beyond the path's score (twin_shift in
- * the second copy), for max_cost; crossed: the step entered the second copy from the first.
+ * that improves it. `shift` is what max_cost takes off g: g - shift is the least score a path
+ * through the node can still end with (twin_shift in both copies: the second copy's g counts it
+ * beyond the running score, and from the first copy an interest worth up to twin_shift may still
+ * be collected); crossed: the step entered the second copy from the first.
  */
 static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, int32_t id,
                                int32_t cell, int32_t ax, int32_t ay, double ng, double step,
@@ -366,7 +368,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 ng = ga + step_cost;
             }
             int32_t bc = general ? ac + offset[d] : b;
-            int r = offer(c, nodes, gen, b, bc, ax, ay, ng, step_cost, a, d, upper ? c->twin_shift : 0.0,
+            /* max_cost bounds the score: a node of the first copy may yet collect up to
+             * twin_shift, so it is cut at g - twin_shift too, not at g (issue 25, attack). */
+            int r = offer(c, nodes, gen, b, bc, ax, ay, ng, step_cost, a, d, c->twin_shift,
                           false, k, &pruned, step_in, general, octile);
             /* Entering an interest from the first copy: the second copy too, collecting it. */
             if (general && c->twin && !upper && r == OFFER_DONE && s->interest_gen[bc] == gen) {

@@ -39,7 +39,8 @@
  *   astar_host [--budget N] [--ms MS] [--units U] [--memory MIB] MAP SCRIPTS_DIR [LUA_DIR]
  *     N: Lua instructions per script call (default 3000000: 10 to 30 ms here, hook included)
  *     MS: wall-clock milliseconds per script call, C work included (default 50)
- *     U: astar's units of C work per script call (default 4000000: cells or expansions)
+ *     U: astar's units of C work per script call (default 4000000: cells or expansions), and
+ *        at most 50,000 for each millisecond left of MS (see over_budget)
  *     MIB: all of Lua's memory, the world's and every script's (default 1024)
  *     LUA_DIR: where astar/init.lua lives (default lua)
  */
@@ -118,12 +119,18 @@ static void meter_hook(lua_State *L, lua_Debug *ar) {
  * set-up) call it every PROGRESS_EVERY units of work; past the deadline, or past the call's
  * units, the C call stops there ("work limit reached") and the hook stops the script at its next
  * instructions. The units matter where the clock cannot: a constructor or a bulk write counts
- * all its units before it makes or changes anything, and then runs to its end. */
-enum { PROGRESS_EVERY = 1024 };
+ * all its units before it makes or changes anything, and then runs to its end. So the units
+ * left are bounded by the time left too, at UNITS_PER_MS, the pace of the slowest such work
+ * (a grid's construction: about 100,000 units a millisecond on docs/performance.md's machine),
+ * halved for slower ones: one started just before the deadline (a 1990x1990 grid, 40 ms, with
+ * 5 ms left) is refused instead of running that far past it. */
+enum { PROGRESS_EVERY = 1024, UNITS_PER_MS = 50000 };
 static int over_budget(void *ud) {
     (void)ud;
     meter.units_left -= PROGRESS_EVERY;
-    return meter.units_left < 0 || now_ms() > meter.deadline;
+    double left_ms = meter.deadline - now_ms();
+    if ((double)meter.units_left > left_ms * UNITS_PER_MS) meter.units_left = (long long)(left_ms * UNITS_PER_MS);
+    return meter.units_left < 0 || left_ms < 0;
 }
 
 /* Lua's memory, capped: astar's objects come from it too (lua_getallocf). */

@@ -410,7 +410,9 @@ end
 function St:close_entry(e)
   if not self:on("close") then return end
   local mt = getmetatable(e.obj)
-  local fn = type(mt) == "table" and (self:chance(0.5) and mt.__close or mt.__gc) or nil
+  -- an astar object's metatable is a read-only stand-in, a userdata; a Lua object's a table
+  local readable = type(mt) == "table" or type(mt) == "userdata"
+  local fn = readable and (self:chance(0.5) and mt.__close or mt.__gc) or nil
   if not fn then fn = mt and mt.__gc end
   if type(fn) ~= "function" then return end
   -- Closed before the call returns: a finalizer striking in between must not take it for live.
@@ -501,7 +503,7 @@ function St:foreign_abuse()
   local e = self:pick(nil, function(x) return type(x.obj) == "userdata" end)
   if not e then return end
   local mt = getmetatable(e.obj)
-  if type(mt) ~= "table" then return end
+  if type(mt) ~= "table" and type(mt) ~= "userdata" then return end -- astar's stand-in: a userdata
   local other_e = self:chance(0.5) and (self:pick(nil) or e) or nil
   local other = other_e and other_e.obj or self:foreign()
   local r = self:int(1, 6)

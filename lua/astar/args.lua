@@ -32,14 +32,18 @@ function M.check_grid(grid, fn, arg, level)
   if not pcall(grid.get_cost, grid, 1, 1) then arg_error(fn, arg, "attempt to use a freed astar.Grid", level + 1) end
 end
 
--- How far a reader of list t goes: #t, but never past its first nil (then the last entry read,
--- reported as a bad one). #t may be any border of the table, far beyond what it holds (2^52
--- on Lua 5.4 for a few dozen keys {[2^k] = ..., [2^k + 1] = ...}): reading a list costs the
--- entries present, as the binding's readers do (list_length in src/lua/args.c).
+-- How far a reader of list t goes: its raw length, but never past its first nil (then the last
+-- entry read, reported as a bad one). The raw length may be any border of the table, far
+-- beyond what it holds (2^52 on Lua 5.4 for a few dozen keys {[2^k] = ..., [2^k + 1] = ...}):
+-- reading a list costs the entries present, as the binding's readers do (list_length in
+-- src/lua/args.c). Raw, as there: a __len may answer anything (NaN, "3", 2.5), and the
+-- readers take the entries with rawget (M.entry). Lua 5.1 has no rawlen, but its # of a
+-- table never calls __len.
+local rawlen = rawlen or function(t) return #t end -- luacheck: ignore 143
 function M.list_length(t)
-  local n = #t
+  local n = rawlen(t)
   for i = 1, n do
-    if t[i] == nil then return i end
+    if rawget(t, i) == nil then return i end
   end
   return n
 end

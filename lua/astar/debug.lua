@@ -62,9 +62,16 @@ local function fail(fn, arg, msg)
   error(string.format("bad argument #%d to '%s' (%s)", arg, fn, msg), 4)
 end
 
-local function is_point(p, w, h)
-  return type(p) == "table" and type(p.x) == "number" and type(p.y) == "number" and p.x % 1 == 0
-    and p.y % 1 == 0 and p.x >= 1 and p.y >= 1 and p.x <= w and p.y <= h
+-- The cell x, y of point p, each read once (an __index of p may answer anything, and
+-- differently each time), or nil when it is not a cell of a w x h grid.
+local function cell_of(p, w, h)
+  if type(p) ~= "table" then return nil end
+  local x, y = p.x, p.y
+  if type(x) == "number" and type(y) == "number" and x % 1 == 0 and y % 1 == 0 and x >= 1 and y >= 1
+    and x <= w and y <= h then
+    return x, y
+  end
+  return nil
 end
 
 -- Node id -> "start", "goal" or "path" for opts.path (one path or a list of them); nil and
@@ -72,18 +79,19 @@ end
 local function path_marks(p, w, h)
   if p == nil then return {} end
   if type(p) ~= "table" then return nil, "a path {{x=, y=}, ...} or a list of paths expected, got " .. type(p) end
-  local paths = type(p[1]) == "table" and p[1].x == nil and p or { p }
+  local first = rawget(p, 1) -- lists are read raw, as list_length reads them
+  local paths = type(first) == "table" and first.x == nil and p or { p }
   local marks = {}
   for k = 1, list_length(paths) do
-    local path = paths[k]
+    local path = rawget(paths, k)
     if type(path) ~= "table" then return nil, string.format("path %d is not a list of points", k) end
     local n = list_length(path)
     for i = 1, n do
-      local pt = path[i]
-      if not is_point(pt, w, h) then
+      local x, y = cell_of(rawget(path, i), w, h)
+      if not x then
         return nil, string.format("path %d, point %d is not a cell of the %dx%d grid", k, i, w, h)
       end
-      local id = (pt.y - 1) * w + pt.x
+      local id = (y - 1) * w + x
       local kind = i == 1 and "start" or i == n and "goal" or "path"
       if marks[id] ~= "start" and marks[id] ~= "goal" then marks[id] = kind end
     end
@@ -97,11 +105,11 @@ local function explored_list(e, w, h)
   if type(e) ~= "table" then return e end
   local set = {}
   for i = 1, list_length(e) do
-    local p = e[i]
-    if not is_point(p, w, h) then
+    local x, y = cell_of(rawget(e, i), w, h)
+    if not x then
       return nil, string.format("point %d is not a cell of the %dx%d grid", i, w, h)
     end
-    set[(p.y - 1) * w + p.x] = true
+    set[(y - 1) * w + x] = true
   end
   return function(x, y) return set[(y - 1) * w + x] == true end
 end
@@ -318,6 +326,8 @@ function M.explore(grid, sx, sy, gx, gy, opts)
   local ok, path, info = pcall(grid.find, grid, sx, sy, gx, gy, q)
   if not ok then
     local bad_arg = not called and type(path) == "string" and path:match("^bad argument #(%d+) to '[^']*'")
+    -- the work limit's error, raised under pcall, has no position: the caller's, as find's has
+    if path == "work limit reached" then error(path, 2) end
     if not bad_arg then error(path, 0) end -- a callback's error, unchanged
     error((path:gsub("^bad argument #%d+ to '[^']*'", "bad argument #" .. bad_arg .. " to 'explore'")), 2)
   end

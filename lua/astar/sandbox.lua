@@ -96,6 +96,10 @@ local function unwrap_args(...)
 end
 M.unwrap = unwrap_args
 
+-- The level of the script's call for error() in pass, which its callers call as their last
+-- act: Lua 5.1 keeps a "(tail call)" frame there, later Luas and LuaJIT do not.
+local SCRIPT_LEVEL = (_VERSION == "Lua 5.1" and not rawget(_G, "jit")) and 3 or 2
+
 -- The results of pcall(f, ...) in a function `name` of a view (self_arg 1: its self is not
 -- counted) or of the library (0), called by a script: f's results, or f's error raised again.
 -- astar's own argument errors, which under pcall know neither the function's name nor the
@@ -103,11 +107,14 @@ M.unwrap = unwrap_args
 local function pass(name, self_arg, ok, ...)
   if ok then return ... end
   local e = ...
+  -- the work limit's error, raised under pcall, has no position: the script's, as a direct
+  -- call's has
+  if e == "work limit reached" then error(e, SCRIPT_LEVEL) end
   if type(e) == "string" and e:match("^bad argument #%d+ to '[^']*'") then
     e = e:gsub("^bad argument #(%d+) to '[^']*'", function(n)
       return "bad argument #" .. (tonumber(n) - self_arg) .. " to '" .. name .. "'"
     end)
-    error(e, 2)
+    error(e, SCRIPT_LEVEL)
   end
   error(e, 0)
 end
@@ -158,9 +165,20 @@ function M.library()
   local astar = require("astar")
   local lib = { _VERSION = astar._VERSION, version = astar.version }
   for _, name in ipairs({ "grid", "influence", "claims", "mask", "graph", "load_movingai_string",
-    "load_scen_string", "smooth", "scheduler" }) do
+    "load_scen_string", "smooth" }) do
     lib[name] = through(astar[name], name)
   end
+  -- Schedulers are Lua tables whose metatable (and __index) is one class table, the game's
+  -- schedulers' too: a script that changed it (getmetatable(s).tick = f, s.__index.tick = f)
+  -- would run f inside the game's own ticks, on the game's requests and callbacks, outside any
+  -- budget. This library's schedulers get a copy of their own.
+  local class = {}
+  for k, v in pairs(getmetatable(astar.scheduler())) do
+    if k ~= "__index" then class[k] = v end
+  end
+  class.__index = class
+  local scheduler = through(astar.scheduler, "scheduler")
+  lib.scheduler = function(...) return setmetatable(scheduler(...), class) end
   local colors = {}
   for k, v in pairs(astar.debug.colors) do colors[k] = v end
   lib.debug = {

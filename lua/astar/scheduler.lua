@@ -31,6 +31,10 @@ local M = {}
 local Scheduler = {}
 Scheduler.__index = Scheduler
 
+-- The most a step takes (job:step and build:step refuse more than 2^53): a budget may be
+-- any integer, and a slice of a larger one is as good as endless.
+local MOST_STEP = 2 ^ 53
+
 local SCHEDULER_OPTIONS = { budget = true, budget_us = true, concurrent = true, aging = true, clock = true }
 
 local function check_positive(value, what, integer, level)
@@ -230,7 +234,7 @@ function Scheduler:tick(budget)
       if not entry.cancelled then
         served = served + 1
         self.stepping = true
-        local ok, status, used = pcall(entry.job.step, entry.job, math.min(slice, budget - spent))
+        local ok, status, used = pcall(entry.job.step, entry.job, math.min(slice, budget - spent, MOST_STEP))
         self.stepping = false
         if ok then
           spent = spent + used

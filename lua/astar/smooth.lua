@@ -60,7 +60,7 @@ function M.smooth(grid, path, opts)
   local diagonal = opts.diagonal
   local xs, ys, n = {}, {}, list_length(path) -- a nil within is reported as a bad point
   for i = 1, n do
-    local p = path[i]
+    local p = rawget(path, i) -- raw, as list_length reads it
     if type(p) ~= "table" then
       error("bad argument #2 to 'smooth' (point " .. i .. " is not an {x=, y=} cell of the grid)", 2)
     end

@@ -88,7 +88,9 @@ static int protected_metatable(lua_State *L) {
 /*
  * Makes the metatable of cls: its metamethods, and __index with its methods, the query
  * methods each a closure of its runner. Scripts see a stand-in (__metatable) that reads through to it
- * but takes no writes: a mod may look at the functions, not change other mods' objects.
+ * but takes no writes: a mod may look at the functions, not change other mods' objects. The
+ * stand-in is an empty userdata, not a table: rawset would write a table, and whatever a mod
+ * put there (a __gc) every other script and the game would read and call with their objects.
  */
 void register_class(lua_State *L, const lclass *cls) {
     luaL_newmetatable(L, cls->name);
@@ -120,7 +122,7 @@ void register_class(lua_State *L, const lclass *cls) {
     lua_setfield(L, mt, "__index");
     lua_pushcfunction(L, class_newindex);
     lua_setfield(L, mt, "__newindex");
-    lua_newtable(L); /* the stand-in */
+    astar_newuserdata_plain(L, 0); /* the stand-in */
     lua_createtable(L, 0, 3);
     lua_pushvalue(L, mt);
     lua_setfield(L, -2, "__index");
