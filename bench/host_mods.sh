@@ -43,3 +43,18 @@ mod "pcall around C work" 'return { options = function()
   local g = require("astar").grid(512, 512)
   while true do pcall(g.distance_field, g, { { x = 1, y = 1 } }) end
 end }'
+mod "string.rep 2^62" 'return { options = function() string.rep("", 2^62) end }'
+mod "table.move 2^40" 'return { options = function() table.move({}, 1, 2^40, 1, {}) end }'
+mod "pattern backtracking" 'return { options = function() ("a"):rep(3000):find(".-.-.-.-b") end }'
+mod "doubling + upper" 'return { options = function()
+  local s = "x"; for _ = 1, 40 do s = s .. s end; return s:upper()
+end }'
+mod "hoarding" 'hoard = hoard or {}
+return { options = function()
+  local size = 2^26
+  while size >= 64 do
+    local ok, s = pcall(string.rep, "x", size - 24)
+    if ok then hoard[#hoard + 1] = s else size = size // 2 end
+  end
+  return {}
+end }'

@@ -113,6 +113,40 @@ describe("a sandboxed script's environment", function()
   end)
 end)
 
+describe("a sandboxed script's C library calls", function()
+  it("refuse what no hook could stop, and answer as the library within bounds", function()
+    refused("string.rep('', 2^62)", "rep: a result of 4611686018427387904 copies")
+    refused("string.rep('ab', 2^20)", "more than a script may ask")
+    refused("table.move({}, 1, 2^40, 1, {})", "move: a range of 1099511627776")
+    refused("string.find(string.rep('a', 3000), '.-.-.-.-b')", "find: the pattern")
+    refused("table.insert(setmetatable({}, { __len = function() return 2^40 end }), 1, 5)",
+      "insert: a list of 1099511627776 entries")
+    refused("table.sort(setmetatable({}, { __len = function() return 2^30 end }))", "sort: a list")
+    refused("string.upper(string.rep('x', 2^20) .. 'x')", "upper: a string of 1048577 bytes")
+    refused("load(string.rep(' ', 2^19) .. string.rep(' ', 2^19 + 1))", "load: a chunk")
+    local ok, a, b, c, d = run([[
+      local s = ("  hello  "):match("^%s*(.-)%s*$")
+      local t = { 3, 1, 2 }
+      table.sort(t)
+      table.insert(t, 1, 0)
+      return s, table.concat(t, ","), (string.gsub("a,b", ",", ";")), string.rep("ab", 3, "-")
+    ]])
+    assert.is_true(ok, a)
+    assert.same({ "hello", "0,1,2,3", "a;b", "ab-ab-ab" }, { a, b, c, d })
+  end)
+
+  it("guards the methods of every string once guard_strings is called", function()
+    local STRING_MT = debug.getmetatable("")
+    local index = STRING_MT.__index
+    sandbox.guard_strings()
+    local ok, err = pcall(function() return ("a"):rep(3000):find(".-.-.-.-b") end)
+    assert.is_false(ok)
+    assert.matches("find: the pattern", err)
+    assert.equals("xx", ("x"):rep(2))
+    STRING_MT.__index = index -- the rest of the suite runs on the plain library
+  end)
+end)
+
 describe("a view of a shared object", function()
   it("answers as its object: queries against the oracle, readers and fields", function()
     local world, grid, danger, vals = world_and_objects()

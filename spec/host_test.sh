@@ -195,6 +195,36 @@ scout_runs 'return { options = function()
   while true do pcall(g.distance_field, g, { { x = 1, y = 1 } }) end
 end }'
 grep -q "^tick $t unit scout script scout.lua error .*over its budget" "$tmp/out" || fail "a script swallowed the stop"
+# Lua's own C functions, where no hook can stop them: guarded (astar.sandbox.guard_strings
+# and each script's string and table), and what they make is bounded by the call's memory.
+scout_runs 'return { options = function() local s = string.rep("", 2^62) return s end }'
+grep -q "^tick $t unit scout script scout.lua error scout.lua:1: rep: .*more than a script may ask" "$tmp/out" ||
+  fail "string.rep of 2^62 copies was not refused"
+scout_runs 'return { options = function() local t = table.move({}, 1, 2^40, 1, {}) return t end }'
+grep -q "^tick $t unit scout script scout.lua error scout.lua:1: move: " "$tmp/out" || fail "table.move of 2^40 was not refused"
+scout_runs 'return { options = function() local i = ("a"):rep(3000):find(".-.-.-.-b") return i end }'
+grep -q "^tick $t unit scout script scout.lua error scout.lua:1: find: .*backtrack" "$tmp/out" ||
+  fail "a pattern that backtracks for hours was not refused"
+scout_runs 'return { options = function() local s = "x"; for _ = 1, 40 do s = s .. s end; return s:upper() end }'
+grep -q "^tick $t unit scout script scout.lua error .*not enough memory" "$tmp/out" || fail "a script made a string of 2^40 bytes"
+# A script hoarding memory across ticks is unloaded past its share; the runner never runs short.
+printf '%s\n' 'hoard = hoard or {}
+return { options = function()
+  local size = 2^20
+  while size >= 64 do
+    local ok, s = pcall(string.rep, "x", size - 24)
+    if ok then hoard[#hoard + 1] = s else size = size // 2 end
+  end
+  return {}
+end }' >"$tmp/scout.lua"
+first=$((t + 1))
+t=$((t + 8))
+echo "tick 8" >&3
+wait_for "ticked $t"
+for i in $(seq "$first" "$t"); do
+  [ "$(route "$i" runner)" = "$runner" ] || fail "tick $i: the hoarding scout disturbed the runner: $(route "$i" runner)"
+done
+grep -q "^host: unit scout: its script holds .* MiB, over 64: unloaded" "$tmp/err" || fail "the hoarding scout was not unloaded"
 echo "host test: the slowest hostile tick took ${slowest} ms of the scout's time (budget $ms_budget ms)"
 
 # The fixed script is loaded and runs as before.

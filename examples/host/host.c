@@ -64,6 +64,7 @@ typedef struct unit {
     char *source;        /* the text last loaded, to see edits */
     int ref;             /* registry reference of the script's table */
     int world;           /* registry reference of the world as its script sees it (views) */
+    long long held;      /* bytes its script holds: what its calls left after a full collection */
     int sx, sy, gx, gy;  /* where it stands and where it goes */
 } unit;
 
@@ -85,6 +86,7 @@ static struct {
     double ms, deadline; /* wall-clock budget of a call, and when the one under way ends */
     long long units, units_left; /* astar's units of C work a call may take, and what is left */
     int stop;            /* registry reference of the stop's message, once the call is stopped */
+    double took;         /* the wall time the last call took, in ms */
 } meter;
 
 static void meter_hook(lua_State *L, lua_Debug *ar) {
@@ -133,9 +135,15 @@ static int over_budget(void *ud) {
     return meter.units_left < 0 || left_ms < 0;
 }
 
-/* Lua's memory, capped: astar's objects come from it too (lua_getallocf). */
+/* Lua's memory, capped: astar's objects come from it too (lua_getallocf). While a script
+ * call runs, it may grow the heap by call_cap at most, and no block of 64 KiB or more is
+ * given once its time is up: Lua's own C functions (string.rep, s .. s, table.concat) run
+ * where no hook can stop them, and what they make is what they cost. */
 static struct {
     size_t used, cap;
+    int in_call;              /* a script call runs */
+    size_t call_base, call_cap; /* used when it began; what it may add */
+    size_t unit_cap;          /* what a unit's script may hold between its calls */
 } memory;
 
 static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -146,7 +154,13 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         memory.used -= old;
         return NULL;
     }
-    if (nsize > old && memory.used - old + nsize > memory.cap) return NULL;
+    if (nsize > old) {
+        size_t after = memory.used - old + nsize;
+        if (after > memory.cap) return NULL;
+        if (memory.in_call && (after > memory.call_base + memory.call_cap ||
+                               (nsize - old >= 65536 && now_ms() > meter.deadline)))
+            return NULL;
+    }
     void *p = realloc(ptr, nsize);
     if (p) memory.used = memory.used - old + nsize;
     return p;
@@ -175,8 +189,24 @@ static const char *error_text(lua_State *L) {
     return lua_tostring(L, -1);
 }
 
-/* f(u, p) protected, with a fresh budget for u's script. */
+/* Forgets the unit's script and its environment (what it held goes with the next collection);
+ * the next refresh loads it again. */
+static void unload(lua_State *L, unit *u) {
+    luaL_unref(L, LUA_REGISTRYINDEX, u->ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, u->world);
+    u->ref = u->world = LUA_NOREF;
+    free(u->source);
+    u->source = NULL;
+}
+
+/* f(u, p) protected, with a fresh budget for u's script. What the call leaves held, measured
+ * between two full collections, is the unit's; a script holding more than unit_cap is unloaded
+ * (and loaded again, fresh, on the next tick): one that hoards memory across ticks cannot take
+ * the other units' share. Two full collections a call is the price of knowing: fine for a few
+ * units over a small heap, as here; a game with many would account incrementally. */
 static int run(lua_State *L, lua_CFunction f, unit *u, void *p, int nresults) {
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    size_t base = memory.used;
     meter.unit = u->name;
     meter.used = 0;
     meter.deadline = now_ms() + meter.ms;
@@ -187,7 +217,24 @@ static int run(lua_State *L, lua_CFunction f, unit *u, void *p, int nresults) {
     lua_pushcfunction(L, f);
     lua_pushlightuserdata(L, u);
     lua_pushlightuserdata(L, p);
-    return lua_pcall(L, 2, nresults, 0);
+    memory.in_call = 1;
+    memory.call_base = base;
+    double start = now_ms();
+    int st = lua_pcall(L, 2, nresults, 0);
+    meter.took = now_ms() - start;
+    memory.in_call = 0;
+    lua_gc(L, LUA_GCCOLLECT, 0);
+    u->held += (long long)memory.used - (long long)base;
+    if (u->held > (long long)memory.unit_cap) {
+        fprintf(stderr, "host: unit %s: its script holds %.1f MiB, over %.0f: unloaded, loaded again next tick\n",
+                u->name, (double)u->held / 1048576, (double)memory.unit_cap / 1048576);
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        size_t before = memory.used;
+        unload(L, u);
+        lua_gc(L, LUA_GCCOLLECT, 0);
+        u->held -= (long long)before - (long long)memory.used;
+    }
+    return st;
 }
 
 static char *read_file(const char *path) {
@@ -280,9 +327,8 @@ static int choose_route(lua_State *L) {
 /* One tick for one unit: ask its script for options, find, report. */
 static void step(lua_State *L, unit *u, int tick) {
     if (u->ref == LUA_NOREF) return;
-    double start = now_ms();
     int st = run(L, choose_route, u, NULL, 3);
-    double took = now_ms() - start;
+    double took = meter.took;
     if (st != LUA_OK) {
         printf("tick %d unit %s script %s error %s\n", tick, u->name, u->script, error_text(L));
         lua_pop(L, 1);
@@ -301,6 +347,7 @@ static const char *WORLD =
     "local map = ...\n"
     "local astar = require('astar')\n"
     "local sandbox = require('astar.sandbox')\n"
+    "sandbox.guard_strings() -- ('x'):rep(n) and the rest, as each script's string library\n"
     "local grid = astar.load_movingai(map)\n"
     "local w, h = grid:size()\n"
     "local danger = astar.influence(w, h)\n"
@@ -332,16 +379,19 @@ static double positive(const char *text) {
 }
 
 int main(int argc, char **argv) {
-    double budget = 3000000, ms = 50, work = 4000000, mib = 1024;
+    double budget = 3000000, ms = 50, work = 4000000, mib = 1024, call_mib = 16, unit_mib = 64;
     for (; argc > 2 && strncmp(argv[1], "--", 2) == 0; argc -= 2, argv += 2) {
         double *to = strcmp(argv[1], "--budget") == 0 ? &budget
                      : strcmp(argv[1], "--ms") == 0   ? &ms
                      : strcmp(argv[1], "--units") == 0 ? &work
-                     : strcmp(argv[1], "--memory") == 0 ? &mib : NULL;
+                     : strcmp(argv[1], "--memory") == 0 ? &mib
+                     : strcmp(argv[1], "--call-memory") == 0 ? &call_mib
+                     : strcmp(argv[1], "--unit-memory") == 0 ? &unit_mib : NULL;
         if (!to || (*to = positive(argv[2])) < 0) argc = 0;
     }
     if (argc < 3 || budget < 1 || budget > 1e15 || work > 1e15) {
-        fprintf(stderr, "usage: astar_host [--budget N] [--ms MS] [--units U] [--memory MIB] MAP SCRIPTS_DIR [LUA_DIR]\n");
+        fprintf(stderr, "usage: astar_host [--budget N] [--ms MS] [--units U] [--memory MIB] [--call-memory MIB]\n"
+                        "                  [--unit-memory MIB] MAP SCRIPTS_DIR [LUA_DIR]\n");
         return 2;
     }
     meter.budget = (long long)budget;
@@ -349,7 +399,9 @@ int main(int argc, char **argv) {
     meter.units = (long long)work;
     meter.stop = LUA_NOREF;
     meter.grain = meter.budget < 1000 ? (int)meter.budget : 1000;
-    memory.cap = mib >= 1e6 ? (size_t)-1 : (size_t)(mib * 1024 * 1024);
+    memory.cap = mib >= 1e6 ? (size_t)-1 : (size_t)(mib * 1048576);
+    memory.call_cap = call_mib >= 1e6 ? (size_t)-1 / 2 : (size_t)(call_mib * 1048576);
+    memory.unit_cap = unit_mib >= 1e6 ? (size_t)-1 / 2 : (size_t)(unit_mib * 1048576);
     const char *map = argv[1], *dir = argv[2], *luadir = argc > 3 ? argv[3] : "lua";
     setvbuf(stdout, NULL, _IOLBF, 0); /* a driver reads the answers line by line */
     lua_State *L = lua_newstate(capped_alloc, NULL);
@@ -380,8 +432,8 @@ int main(int argc, char **argv) {
 
     /* Two units crossing the map, one script each. */
     unit units[2] = {
-        {"scout", "scout.lua", NULL, LUA_NOREF, LUA_NOREF, 1, 1, w, h},
-        {"runner", "runner.lua", NULL, LUA_NOREF, LUA_NOREF, 1, h, w, 1},
+        {"scout", "scout.lua", NULL, LUA_NOREF, LUA_NOREF, 0, 1, 1, w, h},
+        {"runner", "runner.lua", NULL, LUA_NOREF, LUA_NOREF, 0, 1, h, w, 1},
     };
     int nunits = 2;
 

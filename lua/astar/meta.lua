@@ -766,7 +766,14 @@ function Tiled.grid(map, opts) end
 ---@field world table? what the script sees as its global `world` (views of the shared objects)
 
 ---@class astar.sandbox
+---@field LIMIT integer the longest string or range a script's guarded string and table functions make or scan (1 MiB)
 local Sandbox = {}
+
+---Guards the string functions of every string of the state (("x"):rep(n) included) as a script's
+---`string` is (rep, find, match, gmatch, gsub, upper, lower, reverse refuse work beyond LIMIT or a
+---pattern that could backtrack for too long), and hides the string metatable. A host calls it
+---once; the game's own strings meet the same limits.
+function Sandbox.guard_strings() end
 
 ---A new environment for one untrusted script: copies of the safe standard library (no io,
 ---os.exit, debug, dofile, loadfile, binary chunks, __gc finalizers, collectgarbage but "count";

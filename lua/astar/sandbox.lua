@@ -17,6 +17,8 @@
 local M = {}
 
 local real = setmetatable({}, { __mode = "k" }) -- view -> the object it shows
+-- The metatable every string shares, read before anything hides it (M.guard_strings, M.env).
+local STRING_MT = getmetatable("")
 
 -- The methods a view has, by class: the ones that only read the object (and queries, which
 -- read it and answer in new tables or the caller's own). Writers, builds and closing are not
@@ -201,11 +203,144 @@ local function copy(t, without)
   return c
 end
 
+-- Lua's own C functions run where no instruction hook can stop them: string.rep("", 2^62),
+-- table.move({}, 1, 2^40, 1, {}) or ("a"):rep(3000):find(".-.-.-.-b") never return. A script
+-- gets them guarded: each refuses work beyond what an AI script needs (a string or a range of
+-- M.LIMIT, a pattern whose backtracking could take more than about 10^7 steps), with an error
+-- that says so; within those bounds it is the function itself.
+M.LIMIT = 1048576
+
+-- The error of a guarded function fn, at the line of the script that called it: `depth` is
+-- how many functions of this file lie between (1: the guarded function itself).
+local function refuse(depth, fn, what) error(fn .. ": " .. what .. " (more than a script may ask)", depth + 2) end
+
+local function count(n) return string.format("%.0f", n) end
+
+local function length_of(depth, fn, s)
+  local n = string.len(s) -- errors as the function would for a non-string
+  if n > M.LIMIT then refuse(depth + 1, fn, "a string of " .. n .. " bytes, over " .. M.LIMIT) end
+  return n
+end
+
+-- How many steps a match of pattern p on n characters may backtrack through, at worst: each
+-- repetition (*, + or - after a single-character class) nests a scan of what is left.
+local function pattern_steps(p, n)
+  local k, i, len = 0, 1, #p
+  while i <= len do
+    local c = p:sub(i, i)
+    if c == "%" then
+      i = i + 1
+      local d = p:sub(i, i)
+      if d == "b" then i = i + 2 elseif d == "f" then i = i + 1 end
+    elseif c == "[" then -- a set: to its closing ], which may be first or escaped
+      i = i + 1
+      if p:sub(i, i) == "^" then i = i + 1 end
+      repeat
+        if p:sub(i, i) == "%" then i = i + 1 end
+        i = i + 1
+      until i > len or p:sub(i, i) == "]"
+    elseif c == "*" or c == "+" or c == "-" then
+      k = k + 1
+    end
+    i = i + 1
+  end
+  local steps = 1
+  for j = 1, k do steps = steps * (n + 1) / j end
+  return steps
+end
+
+local function check_match(fn, s, p, plain)
+  local n = length_of(2, fn, s)
+  local m = string.len(p)
+  if plain then
+    if n * m > 1e8 then refuse(2, fn, "a plain search of " .. m .. " bytes in " .. n) end
+  elseif pattern_steps(p, n) > 1e7 then
+    refuse(2, fn, "the pattern " .. string.format("%q", p:sub(1, 40)) .. " on " .. n .. " characters could backtrack too long")
+  end
+end
+
+local GUARDED_STRING = {
+  rep = function(s, n, sep)
+    local len, copies = string.len(s) + (sep and string.len(sep) or 0), tonumber(n)
+    if copies and copies > 0 and (copies > M.LIMIT or copies * len > M.LIMIT) then
+      refuse(1, "rep", "a result of " .. count(n) .. " copies")
+    end
+    return string.rep(s, n, sep)
+  end,
+  find = function(s, p, init, plain)
+    check_match("find", s, p, plain)
+    return string.find(s, p, init, plain)
+  end,
+  match = function(s, p, init)
+    check_match("match", s, p)
+    return string.match(s, p, init)
+  end,
+  gmatch = function(s, p, ...)
+    check_match("gmatch", s, p)
+    return string.gmatch(s, p, ...)
+  end,
+  gsub = function(s, p, r, n)
+    check_match("gsub", s, p)
+    return string.gsub(s, p, r, n)
+  end,
+  upper = function(s) length_of(1, "upper", s) return string.upper(s) end,
+  lower = function(s) length_of(1, "lower", s) return string.lower(s) end,
+  reverse = function(s) length_of(1, "reverse", s) return string.reverse(s) end,
+}
+
+local function guarded(lib, guards, without)
+  local c = copy(lib, without)
+  for k, f in pairs(guards) do c[k] = f end
+  return c
+end
+
+-- Functions of `table` whose C loops run as long as the range or the list they are given.
+local function check_list(fn, t)
+  local n = #t -- as the function reads it (a __len included)
+  if type(n) == "number" and n > M.LIMIT / 16 then
+    refuse(2, fn, "a list of " .. count(n) .. " entries, over " .. count(M.LIMIT / 16))
+  end
+end
+
+local GUARDED_TABLE = {
+  move = function(a1, f, e, t, a2)
+    if tonumber(e) and tonumber(f) and e - f >= M.LIMIT then refuse(1, "move", "a range of " .. count(e - f + 1)) end
+    return table.move(a1, f, e, t, a2)
+  end,
+  insert = function(t, ...)
+    if select("#", ...) > 1 then check_list("insert", t) end -- a position: the entries after it shift
+    return table.insert(t, ...)
+  end,
+  remove = function(t, ...)
+    if select("#", ...) > 0 then check_list("remove", t) end
+    return table.remove(t, ...)
+  end,
+  sort = function(t, less)
+    check_list("sort", t)
+    return table.sort(t, less)
+  end,
+}
+
+--- The string functions of every string of the state (("x"):rep(n) included) guarded as a
+-- script's `string` is (see M.LIMIT), and the string metatable hidden from getmetatable(""):
+-- a host calls it once, before it runs scripts. It changes the game's own strings too: its
+-- code then meets the same limits.
+function M.guard_strings()
+  local mt = STRING_MT
+  if type(mt) ~= "table" then return end
+  local index = rawget(mt, "__index")
+  if type(index) == "table" and not rawget(index, "?guarded") then
+    local g = guarded(index, GUARDED_STRING)
+    g["?guarded"] = true
+    rawset(mt, "__index", g)
+  end
+  rawset(mt, "__metatable", "string")
+end
+
 -- The string metatable is shared by every string of the state: a script that reached it could
 -- change what ("x"):rep means for the game. Hidden once, before the first environment is made.
 local function hide_string_metatable()
-  local mt = getmetatable("")
-  if type(mt) == "table" then rawset(mt, "__metatable", "string") end
+  if type(STRING_MT) == "table" then rawset(STRING_MT, "__metatable", "string") end
 end
 
 --- Loads text (never a binary chunk) as a function whose globals are env.
@@ -231,8 +366,9 @@ function M.env(opts)
     "_VERSION" }) do
     env[k] = _G[k]
   end
-  env.string = copy(string, { dump = true })
-  env.table = copy(table)
+  env.string = guarded(string, GUARDED_STRING, { dump = true })
+  env.table = guarded(table, table.move and GUARDED_TABLE or { insert = GUARDED_TABLE.insert,
+    remove = GUARDED_TABLE.remove, sort = GUARDED_TABLE.sort })
   env.math = copy(math)
   env.coroutine = copy(coroutine)
   if utf8 then env.utf8 = copy(utf8) end
@@ -250,6 +386,7 @@ function M.env(opts)
   end
   env.load = function(chunk, chunkname, mode, e)
     if type(chunk) ~= "string" then error("load: scripts may load strings only", 2) end
+    if #chunk > M.LIMIT then error("load: a chunk of " .. #chunk .. " bytes (more than a script may ask)", 2) end
     if mode ~= nil and mode ~= "t" then error("load: scripts may load text only", 2) end
     return M.load(chunk, chunkname or "=(load)", e == nil and env or e)
   end
