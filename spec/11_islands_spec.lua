@@ -2,6 +2,7 @@
 -- terrain changes that merge and split islands, in every diagonal mode.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261123")
 
@@ -75,7 +76,7 @@ describe("islands", function()
 
   it("agrees with the oracle on random worlds, through merges and splits", function()
     local rng = oracle.rng(SEED)
-    for round = 1, 40 do
+    for round = 1, scale(40) do
       local world = random_world(rng, oracle.DIAGONALS[(round - 1) % 4 + 1])
       local g = oracle.grid(astar, world)
       check_world(world, g)

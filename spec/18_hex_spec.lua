@@ -1,6 +1,7 @@
 -- Hex grids: odd-r offset layout, six neighbours, every query option.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 -- The six neighbours of (x, y), written out from the layout: rows 2, 4, ... (1-based)
 -- sit half a cell right, so their diagonal neighbours are at x and x + 1; rows 1, 3, ...
@@ -77,7 +78,7 @@ describe("hex grids", function()
   it("find the optimal cost with every option (oracle)", function()
     local rng = oracle.rng(4242)
     local found = 0
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local w, h = rng.int(2, 9), rng.int(2, 9)
       local world = { w = w, h = h, cost = {}, topology = "hex" }
       for y = 1, h do
@@ -130,12 +131,12 @@ describe("hex grids", function()
         assert.is_nil(path, "world " .. n)
       end
     end
-    assert.is_true(found > 80, "found " .. found)
+    assert.is_true(found > scale(80), "found " .. found)
   end)
 
   it("find_nearest, partial, max_cost and islands agree with the oracle", function()
     local rng = oracle.rng(99)
-    for n = 1, 100 do
+    for n = 1, scale(100) do
       local w, h = rng.int(3, 9), rng.int(3, 9)
       local world = { w = w, h = h, cost = {}, topology = "hex" }
       for y = 1, h do
@@ -175,7 +176,7 @@ describe("hex grids", function()
   it("smooth keeps every leg inside clear hexes no dearer than what it replaces", function()
     local rng = oracle.rng(7)
     local shortened = 0
-    for n = 1, 60 do
+    for n = 1, scale(60) do
       local w, h = rng.int(6, 14), rng.int(6, 14)
       local grid = astar.grid(w, h, { topology = "hex" })
       for y = 1, h do
@@ -210,7 +211,7 @@ describe("hex grids", function()
         end
       end
     end
-    assert.is_true(shortened > 20, "smooth shortened only " .. shortened)
+    assert.is_true(shortened > scale(20), "smooth shortened only " .. shortened)
     -- the leg (2,1) -> (2,3) runs exactly along the edge between (1,2) and (2,2): it is
     -- taken only while both are clear, and a path that comes back on itself is fine
     local g = astar.grid(4, 4, { topology = "hex" })

@@ -1,6 +1,7 @@
 -- Distance fields (flow fields) and range queries, against the oracle.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local function random_world(rng)
   local w, h = rng.int(1, 7), rng.int(1, 7)
@@ -212,7 +213,7 @@ describe("grid:range", function()
   it("lists every cell within the budget with its cost, cheapest first, and the way there", function()
     local rng = oracle.rng(77)
     local total = 0
-    for n = 1, 80 do
+    for n = 1, scale(80) do
       local world = random_world(rng)
       local grid = oracle.grid(astar, world)
       local opts = random_options(rng, world, grid, true)
@@ -242,7 +243,7 @@ describe("grid:range", function()
       assert.are.same({ x = sx, y = sy, cost = 0 }, cells[1])
       total = total + #cells
     end
-    assert.is_true(total > 200, "only " .. total .. " cells listed")
+    assert.is_true(total > scale(200), "only " .. total .. " cells listed")
   end)
 
   it("checks its arguments", function()

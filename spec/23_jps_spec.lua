@@ -3,6 +3,7 @@
 -- Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261123")
 
@@ -45,7 +46,7 @@ describe("jump point search", function()
     it("costs what A* and the oracle say on random uniform grids (" .. diagonal .. ")", function()
       local rng = oracle.rng(SEED + #diagonal)
       local seen = { found = 0, unreachable = 0, blocked_start = 0, same = 0, fewer = 0 }
-      for n = 1, 400 do
+      for n = 1, scale(400) do
         -- lines longer than 64 cells cross the words JPS scans them by
         local world = uniform_world(rng, diagonal, n % 40 == 0 and 100 or n % 5 == 0 and 40 or 14)
         local grid = oracle.grid(astar, world)
@@ -84,7 +85,8 @@ describe("jump point search", function()
       end
       local covered = string.format("found %d, unreachable %d, blocked starts %d, start = goal %d",
         seen.found, seen.unreachable, seen.blocked_start, seen.same)
-      assert(seen.found > 150 and seen.unreachable > 20 and seen.blocked_start > 10 and seen.same > 5,
+      assert(seen.found > scale(150) and seen.unreachable > scale(20) and seen.blocked_start > scale(10)
+        and seen.same > scale(5),
         covered)
       -- JPS runs where it is defined (fewer expansions on most queries) and only there
       if diagonal == "no_corner_cut" or diagonal == "never" then
@@ -145,7 +147,7 @@ describe("jump point search", function()
   it("max_cost: found within it, 'limit' beyond, as A* says", function()
     local rng = oracle.rng(SEED + 101)
     local found, limited = 0, 0
-    for n = 1, 300 do
+    for n = 1, scale(300) do
       local world = uniform_world(rng, rng.next() < 0.5 and "no_corner_cut" or "never", 16)
       local grid = oracle.grid(astar, world)
       local sx, sy = pick_cell(rng, world)
@@ -172,7 +174,7 @@ describe("jump point search", function()
         end
       end
     end
-    assert(found > 50 and limited > 25, found .. " found, " .. limited .. " limited")
+    assert(found > scale(50) and limited > scale(25), found .. " found, " .. limited .. " limited")
   end)
 
   it("a budgeted query runs A*: max_expansions counts A*'s cells, whichever engine would run it", function()
@@ -245,7 +247,7 @@ describe("jump point search", function()
     it("costs what A* and the oracle say while cells open and close one at a time (" .. diagonal .. ")", function()
       local rng = oracle.rng(SEED + 17 + #diagonal)
       local checked, writes = 0, 0
-      for n = 1, 12 do
+      for n = 1, scale(12) do
         local world = uniform_world(rng, diagonal, n % 4 == 0 and 90 or 24)
         local grid = oracle.grid(astar, world)
         local unit
@@ -300,7 +302,7 @@ describe("jump point search", function()
           end
         end
       end
-      assert(checked > 300 and writes > 1000, checked .. " paths, " .. writes .. " writes")
+      assert(checked > scale(300) and writes > scale(1000), checked .. " paths, " .. writes .. " writes")
     end)
   end
 

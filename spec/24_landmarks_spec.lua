@@ -4,6 +4,7 @@
 -- put them out of use. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261123")
 
@@ -114,7 +115,7 @@ describe("landmarks", function()
   it("every query costs what the oracle says (random worlds, all modes, hexes, every option)", function()
     local rng = oracle.rng(SEED)
     local seen = { found = 0, unreachable = 0 }
-    for n = 1, 400 do
+    for n = 1, scale(400) do
       local world = random_world(rng, rng.next() < 0.2)
       local grid = oracle.grid(astar, world)
       -- Sometimes more landmarks than a query uses at once (each query picks its own).
@@ -130,12 +131,13 @@ describe("landmarks", function()
         seen[r] = seen[r] + 1
       end
     end
-    assert(seen.found > 800 and seen.unreachable > 50, seen.found .. " found, " .. seen.unreachable .. " unreachable")
+    assert(seen.found > scale(800) and seen.unreachable > scale(50),
+      seen.found .. " found, " .. seen.unreachable .. " unreachable")
   end)
 
   it("turn_penalty and claim_window: exact cost of the path, never below the optimum", function()
     local rng = oracle.rng(SEED + 1)
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local world = random_world(rng, rng.next() < 0.25)
       local grid = oracle.grid(astar, world)
       grid:landmarks(4)
@@ -203,7 +205,7 @@ describe("landmarks", function()
         assert(oracle.near(got[i], want[i]), "query " .. i)
       end
     end
-    assert(found > 40, found .. " found")
+    assert(found > scale(40), found .. " found")
     assert(with * 2 < without, with .. " expansions with landmarks, " .. without .. " without")
   end)
 

@@ -4,6 +4,7 @@
 -- runs), and a steady-state find with into, info and one options table allocating nothing.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local graph_oracle = require("spec.support.graph_oracle")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261201")
@@ -67,7 +68,7 @@ describe("path = \"flat\"", function()
   it("is the points form cell by cell, and optimal, on random grids, A* and JPS", function()
     local rng = oracle.rng(SEED)
     local found = 0
-    for _ = 1, 150 do
+    for _ = 1, scale(150) do
       local world = random_world(rng)
       local g = oracle.grid(astar, world)
       for _ = 1, 6 do
@@ -93,7 +94,7 @@ describe("path = \"flat\"", function()
         end
       end
     end
-    assert.is_true(found > 300, "too few paths found: " .. found)
+    assert.is_true(found > scale(300), "too few paths found: " .. found)
   end)
 
   it("works for find_nearest, partial paths and hex grids", function()
@@ -119,7 +120,7 @@ end)
 describe("into = t", function()
   it("returns t holding the path, on random grids, reused across queries of every length", function()
     local rng = oracle.rng(SEED + 1)
-    for _ = 1, 80 do
+    for _ = 1, scale(80) do
       local world = random_world(rng)
       local g = oracle.grid(astar, world)
       local pts, flat, info = {}, {}, {}

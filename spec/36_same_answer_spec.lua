@@ -4,6 +4,7 @@
 -- quanta (docs/contract.md, "The cost of a step"). spec/c/same_builds.sh checks the builds.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local function random_world(rng, uniform)
   local w, h = rng.int(8, 24), rng.int(8, 24)
@@ -37,7 +38,7 @@ describe("the same answer from every engine", function()
   it("find (jump point search), A*, slices, find_many and landmarks: one cost to the bit", function()
     local rng = oracle.rng(35)
     local compared = 0
-    for n = 1, 60 do
+    for n = 1, scale(60) do
       local uniform = n % 2 == 0
       local world = random_world(rng, uniform)
       local grid = oracle.grid(astar, world)
@@ -73,6 +74,6 @@ describe("the same answer from every engine", function()
         end
       end
     end
-    assert.are.equal(60 * 10 * 2, compared)
+    assert.are.equal(scale(60) * 10 * 2, compared)
   end)
 end)

@@ -5,6 +5,7 @@
 -- sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local worlds = require("spec.support.worlds")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261124")
@@ -105,7 +106,7 @@ describe("two-tier search (hierarchy)", function()
   it("every option combined: legal, exact cost of its steps, never below the optimum", function()
     local rng = oracle.rng(SEED + 1)
     local found, fallbacks = 0, 0
-    for n = 1, 120 do
+    for n = 1, scale(120) do
       local features = features_of(rng, true)
       local world = tiered_world(rng, features)
       local grid = oracle.grid(astar, world)
@@ -122,12 +123,12 @@ describe("two-tier search (hierarchy)", function()
       end
     end
     if os.getenv("ASTAR_SPEC_VERBOSE") then print(string.format("\noptions: found %d, fallbacks %d", found, fallbacks)) end
-    assert(found > 45, "found " .. found .. " (fallbacks " .. fallbacks .. ")")
+    assert(found > scale(45), "found " .. found .. " (fallbacks " .. fallbacks .. ")")
   end)
 
   it("max_cost, max_expansions and partial answer as find would on the whole grid", function()
     local rng = oracle.rng(SEED + 2)
-    for n = 1, 80 do
+    for n = 1, scale(80) do
       local world = tiered_world(rng, { layers = rng.next() < 0.5 })
       local grid = oracle.grid(astar, world)
       local size = rng.int(2, 5)
@@ -166,7 +167,7 @@ describe("two-tier search (hierarchy)", function()
 
   it("terrain edits after the build: only the touched clusters go dirty, answers stay right", function()
     local rng = oracle.rng(SEED + 3)
-    for n = 1, 60 do
+    for n = 1, scale(60) do
       local world = tiered_world(rng, {})
       local grid = oracle.grid(astar, world)
       local size = rng.int(3, 6)
