@@ -117,11 +117,14 @@ describe("a sandboxed script's C library calls", function()
   it("refuse what no hook could stop, and answer as the library within bounds", function()
     refused("string.rep('', 2^62)", "rep: a result of 4611686018427387904 copies")
     refused("string.rep('ab', 2^20)", "more than a script may ask")
-    refused("table.move({}, 1, 2^40, 1, {})", "move: a range of 1099511627776")
+    if table.move then refused("table.move({}, 1, 2^40, 1, {})", "move: a range of 1099511627776") end
     refused("string.find(string.rep('a', 3000), '.-.-.-.-b')", "find: the pattern")
-    refused("table.insert(setmetatable({}, { __len = function() return 2^40 end }), 1, 5)",
-      "insert: a list of 1099511627776 entries")
-    refused("table.sort(setmetatable({}, { __len = function() return 2^30 end }))", "sort: a list")
+    -- (Lua 5.1 and LuaJIT read a table's length raw: there a __len cannot make the list long.)
+    if #setmetatable({}, { __len = function() return 1 end }) == 1 then
+      refused("table.insert(setmetatable({}, { __len = function() return 2^40 end }), 1, 5)",
+        "insert: a list of 1099511627776 entries")
+      refused("table.sort(setmetatable({}, { __len = function() return 2^30 end }))", "sort: a list")
+    end
     refused("string.upper(string.rep('x', 2^20) .. 'x')", "upper: a string of 1048577 bytes")
     refused("load(string.rep(' ', 2^19) .. string.rep(' ', 2^19 + 1))", "load: a chunk")
     local ok, a, b, c, d = run([[
@@ -129,10 +132,10 @@ describe("a sandboxed script's C library calls", function()
       local t = { 3, 1, 2 }
       table.sort(t)
       table.insert(t, 1, 0)
-      return s, table.concat(t, ","), (string.gsub("a,b", ",", ";")), string.rep("ab", 3, "-")
+      return s, table.concat(t, ","), (string.gsub("a,b", ",", ";")), string.rep("ab", 3)
     ]])
     assert.is_true(ok, a)
-    assert.same({ "hello", "0,1,2,3", "a;b", "ab-ab-ab" }, { a, b, c, d })
+    assert.same({ "hello", "0,1,2,3", "a;b", "ababab" }, { a, b, c, d })
   end)
 
   it("guards the methods of every string once guard_strings is called", function()
