@@ -236,27 +236,7 @@ describe("interests", function()
     local collected = 0
     for round = 1, 200 do
       local n = rng.int(2, 12)
-      local world = { n = n, pos = {}, arcs = {}, blocked = {} }
-      local g = astar.graph()
-      for i = 1, n do
-        world.pos[i] = { rng.next() * 20, rng.next() * 20, 0 }
-        world.arcs[i] = {}
-        g:add_node(world.pos[i][1], world.pos[i][2])
-      end
-      for _ = 1, rng.int(n, 3 * n) do
-        local a, b = rng.int(1, n), rng.int(1, n)
-        if a ~= b then
-          local cost = graph_oracle.distance(world, a, b) * (1 + rng.next())
-          g:add_edge(a, b, cost)
-          world.arcs[a][b], world.arcs[b][a] = cost, cost
-        end
-      end
-      for i = 1, n do
-        if rng.next() < 0.1 then
-          world.blocked[i] = true
-          g:set_blocked(i, true)
-        end
-      end
+      local world, g = graph_oracle.random_world(astar, rng, n)
       local opts = {}
       if rng.next() < 0.4 then
         local vals = {}

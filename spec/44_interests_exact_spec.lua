@@ -379,27 +379,7 @@ describe("interests in the fixed point (issue 25)", function()
       local n = rng.int(2, 12)
       -- arcs up to 2 x 28.3 x scale, paths of up to 11 of them: below 2^20
       local scale = rng.next() < 0.3 and 1500 or 1
-      world = { n = n, pos = {}, arcs = {}, blocked = {} }
-      g = astar.graph()
-      for i = 1, n do
-        world.pos[i] = { rng.next() * 20, rng.next() * 20, 0 }
-        world.arcs[i] = {}
-        g:add_node(world.pos[i][1], world.pos[i][2])
-      end
-      for _ = 1, rng.int(n, 3 * n) do
-        local a, b = rng.int(1, n), rng.int(1, n)
-        if a ~= b then
-          local cost = graph_oracle.distance(world, a, b) * (1 + rng.next()) * scale
-          g:add_edge(a, b, cost)
-          world.arcs[a][b], world.arcs[b][a] = cost, cost
-        end
-      end
-      for i = 1, n do
-        if rng.next() < 0.1 then
-          world.blocked[i] = true
-          g:set_blocked(i, true)
-        end
-      end
+      world, g = graph_oracle.random_world(astar, rng, n, scale)
       local opts = {}
       if rng.next() < 0.4 then
         local vals = {}

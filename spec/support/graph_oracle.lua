@@ -152,4 +152,32 @@ function M.graph(astar, world)
   return g
 end
 
+-- A random world of n nodes (in a 20 x 20 square) and its real graph, drawn from rng: n to 3n
+-- edges, each costing its length times 1 to 2 times `scale` (default 1), and about one node in
+-- ten blocked. The interests specs (40, 44) draw theirs so.
+function M.random_world(astar, rng, n, scale)
+  local world = { n = n, pos = {}, arcs = {}, blocked = {} }
+  local g = astar.graph()
+  for i = 1, n do
+    world.pos[i] = { rng.next() * 20, rng.next() * 20, 0 }
+    world.arcs[i] = {}
+    g:add_node(world.pos[i][1], world.pos[i][2])
+  end
+  for _ = 1, rng.int(n, 3 * n) do
+    local a, b = rng.int(1, n), rng.int(1, n)
+    if a ~= b then
+      local cost = M.distance(world, a, b) * (1 + rng.next()) * (scale or 1)
+      g:add_edge(a, b, cost)
+      world.arcs[a][b], world.arcs[b][a] = cost, cost
+    end
+  end
+  for i = 1, n do
+    if rng.next() < 0.1 then
+      world.blocked[i] = true
+      g:set_blocked(i, true)
+    end
+  end
+  return world, g
+end
+
 return M
