@@ -205,6 +205,16 @@ describe("a view of a shared object", function()
     assert.equals(false, grid:get_cost(2, 2)) -- the grid is as it was
   end)
 
+  it("refuses bad arguments to env and load", function()
+    assert.has_error(function() sandbox.env(5) end, "bad argument #1 to 'env' (table expected, got number)")
+    assert.has_error(function() sandbox.env({ prnt = print }) end, "bad argument #1 to 'env' (unknown option prnt)")
+    assert.has_error(function() sandbox.env({ print = 1 }) end,
+      "bad argument #1 to 'env' (option 'print' must be a function, got number)")
+    assert.has_error(function() sandbox.load(function() end, "=x", {}) end,
+      "bad argument #1 to 'load' (string expected, got function)")
+    assert.has_error(function() sandbox.load("return 1", "=x") end, "bad argument #3 to 'load' (table expected, got nil)")
+  end)
+
   it("is refused for what is not an astar object", function()
     assert.has_error(function() sandbox.view({}) end, "bad argument #1 to 'view' (an astar object expected, got table)")
     assert.has_error(function() sandbox.view(io.stdout) end)

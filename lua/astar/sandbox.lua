@@ -345,6 +345,8 @@ end
 
 --- Loads text (never a binary chunk) as a function whose globals are env.
 function M.load(text, chunkname, env)
+  if type(text) ~= "string" then error("bad argument #1 to 'load' (string expected, got " .. type(text) .. ")", 2) end
+  if type(env) ~= "table" then error("bad argument #3 to 'load' (table expected, got " .. type(env) .. ")", 2) end
   if setfenv then -- Lua 5.1, LuaJIT
     if type(text) == "string" and text:byte(1) == 27 then return nil, "attempt to load a binary chunk" end
     local f, err = loadstring(text, chunkname)
@@ -359,6 +361,13 @@ end
 --   stdout); world: a table of values the script sees as the global `world`.
 function M.env(opts)
   opts = opts or {}
+  if type(opts) ~= "table" then error("bad argument #1 to 'env' (table expected, got " .. type(opts) .. ")", 2) end
+  for k in pairs(opts) do
+    if k ~= "print" and k ~= "world" then error("bad argument #1 to 'env' (unknown option " .. tostring(k) .. ")", 2) end
+  end
+  if opts.print ~= nil and type(opts.print) ~= "function" then
+    error("bad argument #1 to 'env' (option 'print' must be a function, got " .. type(opts.print) .. ")", 2)
+  end
   hide_string_metatable()
   local env = {}
   for _, k in ipairs({ "assert", "error", "ipairs", "next", "pairs", "pcall", "select", "tonumber",
