@@ -79,6 +79,7 @@ void astar_grid_free(astar_grid *g) {
     astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
     astar_mem(&a, g->col_bits, line_bytes(g, false), 0);
+    astar_mem(&a, g->log, g->log ? ASTAR_CHANGE_LOG * sizeof *g->log : 0, 0);
     astar_mem(&a, g, sizeof *g, 0);
 }
 
@@ -94,13 +95,37 @@ static bool inside(const astar_grid *g, int32_t x, int32_t y) {
     return x >= 0 && y >= 0 && x < g->width && y < g->height;
 }
 
+/* Bumps the version with one cell's change, kept in the log (allocated on the first change;
+ * without it, the change is one the log cannot describe). */
+static void log_change(astar_grid *g, int32_t cell, double before, double after) {
+    if (!g->log) {
+        g->log = astar_mem(&g->alloc, NULL, 0, ASTAR_CHANGE_LOG * sizeof *g->log);
+        if (!g->log) {
+            astar_grid_changed_all(g);
+            return;
+        }
+        g->known_since = g->version;
+    }
+    g->version++;
+    astar_change *e = &g->log[g->version & (ASTAR_CHANGE_LOG - 1u)];
+    e->version = g->version;
+    e->cell = cell;
+    e->before = before;
+    e->after = after;
+}
+
+void astar_grid_changed_all(astar_grid *g) {
+    g->version++;
+    g->known_since = g->version;
+}
+
 astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cost) {
     if (!inside(g, x, y) || !valid_cost(cost)) return ASTAR_EINVAL;
     int32_t at = astar_cell(g->stride, x, y);
     double old = g->cost[at];
     if (old == cost) return ASTAR_OK;
     g->cost[at] = cost;
-    g->version++;
+    log_change(g, at, old, cost);
     /* Dearer terrain leaves the landmarks a lower bound; a cheaper (or opened) cell does not. */
     if (cost < old && g->landmarks) g->landmarks->valid = false;
     if ((old == INFINITY) != (cost == INFINITY)) {
@@ -173,7 +198,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
     if (g->landmarks) g->landmarks->valid = false; /* bulk writes: no telling which way */
     if (g->hierarchy) astar_hierarchy_all_dirty(g);
     g->range_dirty = true;
-    g->version++;
+    astar_grid_changed_all(g);
 }
 
 astar_status astar_grid_cost_range(astar_grid *g, double *min, double *max) {

@@ -58,6 +58,20 @@ static inline unsigned astar_hex_moves(unsigned open, int32_t y) {
 struct astar_landmarks;
 struct astar_hierarchy;
 
+/*
+ * The change log: the last ASTAR_CHANGE_LOG terrain writes that changed a cell, so that what
+ * was built or searched at an older version (a job in flight, a build, a path to check) can
+ * tell which cells changed since instead of assuming all did. Entry v & (ASTAR_CHANGE_LOG - 1)
+ * holds the write that made version v.
+ */
+#define ASTAR_CHANGE_LOG 1024u
+
+typedef struct astar_change {
+    uint32_t version;           /* the grid's version after this write */
+    int32_t cell;
+    double before, after;       /* the cell's cost (INFINITY: blocked) */
+} astar_change;
+
 struct astar_grid {
     int32_t width, height, stride;
     size_t cells;               /* (width + 2) * (height + 2) */
@@ -67,7 +81,10 @@ struct astar_grid {
     double min_cost, max_cost;  /* smallest and largest walkable cost, valid unless range_dirty */
     bool range_dirty;
     astar_diagonal diagonal;
-    uint32_t version;
+    uint32_t version;           /* bumped by every write that changes a cell's cost */
+    uint32_t known_since;       /* the log holds every change after this version (a bulk
+                                   write, or one the log could not hold, sets it) */
+    astar_change *log;          /* ASTAR_CHANGE_LOG entries; NULL until the first change */
     astar_islands islands[ASTAR_ISLAND_KINDS];
     astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
     astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
@@ -96,6 +113,23 @@ static inline void astar_grid_line_bits(astar_grid *g, int32_t cell, bool walkab
     *rw = walkable ? *rw | rb : *rw & ~rb;
     *cw = walkable ? *cw | cb : *cw & ~cb;
 }
+
+/*
+ * Whether the log holds every change after version `since`: none was a bulk write, and there
+ * were at most ASTAR_CHANGE_LOG of them. Then astar_grid_change(g, v) for v from since + 1 up
+ * to g->version (in uint32_t arithmetic) are those changes, oldest first.
+ */
+static inline bool astar_grid_changes_known(const astar_grid *g, uint32_t since) {
+    uint32_t behind = g->version - since;
+    return behind == 0 ||
+           (g->log && behind <= ASTAR_CHANGE_LOG && since - g->known_since <= g->version - g->known_since);
+}
+static inline const astar_change *astar_grid_change(const astar_grid *g, uint32_t v) {
+    return &g->log[v & (ASTAR_CHANGE_LOG - 1u)];
+}
+/* A change the log cannot describe cell by cell (a bulk write): everything built or searched
+ * before it must assume any cell changed. */
+void astar_grid_changed_all(astar_grid *g);
 
 /* After costs were written in bulk: rebuilds the neighbour bits, marks the rest stale. */
 void astar_grid_terrain_reset(astar_grid *g);

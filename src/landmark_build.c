@@ -381,7 +381,7 @@ static void lm_install(void *self) {
     astar_grid *g = b->g;
     if (b->k == 0) {
         astar_landmarks_free(g);
-        g->version++; /* a suspended search may hold the old distances: it starts over */
+        astar_grid_changed_all(g); /* a suspended search may hold the old distances: it starts over */
         return;
     }
     if (b->placed == 0) { /* no walkable cell: nothing to measure from */
@@ -399,7 +399,7 @@ static void lm_install(void *self) {
     b->lm = NULL; /* the grid's now */
     astar_landmarks_free(g);
     g->landmarks = lm;
-    g->version++; /* a suspended search may hold the old distances: it starts over */
+    astar_grid_changed_all(g); /* a suspended search may hold the old distances: it starts over */
 }
 
 static uint64_t lm_total(const void *self) {
