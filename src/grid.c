@@ -24,7 +24,35 @@ static void fill_cells(astar_grid *g, double cost) {
     astar_grid_terrain_reset(g);
     g->min_cost = cost;
     g->max_cost = cost == INFINITY ? -INFINITY : cost;
+    g->min_count = g->max_count = cost == INFINITY ? 0 : (size_t)g->width * (size_t)g->height;
     g->range_dirty = false;
+}
+
+/*
+ * Keeps the cost range in step with one cell going from `old` to `cost`: the counts of cells
+ * at either end tell whether the end moved. Only when the last cell at an end leaves it, for a
+ * cost inside the range, is the new end unknown (a pass when next asked).
+ */
+static void range_changed(astar_grid *g, double old, double cost) {
+    if (g->range_dirty) return;
+    if (old != INFINITY) {
+        if (old == g->min_cost) g->min_count--;
+        if (old == g->max_cost) g->max_count--;
+    }
+    bool walkable = cost != INFINITY;
+    if (walkable && (cost < g->min_cost || g->min_count == 0) && cost <= g->min_cost) {
+        g->min_cost = cost;
+        g->min_count = 1;
+    } else if (walkable && cost == g->min_cost) {
+        g->min_count++;
+    }
+    if (walkable && (cost > g->max_cost || g->max_count == 0) && cost >= g->max_cost) {
+        g->max_cost = cost;
+        g->max_count = 1;
+    } else if (walkable && cost == g->max_cost) {
+        g->max_count++;
+    }
+    if (g->min_count == 0 || g->max_count == 0) g->range_dirty = true;
 }
 
 astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagonal,
@@ -140,12 +168,7 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
         astar_jumps_cell_changed(g, at);
     }
     if (g->hierarchy) astar_hierarchy_cell_changed(g, at, (old == INFINITY) != (cost == INFINITY));
-    if (!g->range_dirty) {
-        if (old == g->min_cost || old == g->max_cost)
-            g->range_dirty = true; /* the range may have shrunk: recompute when asked */
-        if (cost < g->min_cost) g->min_cost = cost;
-        if (cost > g->max_cost && cost != INFINITY) g->max_cost = cost;
-    }
+    range_changed(g, old, cost);
     return ASTAR_OK;
 }
 
@@ -206,14 +229,19 @@ astar_status astar_grid_cost_range(astar_grid *g, double *min, double *max) {
         /* A pass over the cells, a unit each: a lazy table of two numbers. */
         if (astar_progress_charge(astar_progress_get(), g->cells)) return ASTAR_ESTOPPED;
         double lo = INFINITY, hi = -INFINITY;
+        size_t at_lo = 0, at_hi = 0;
         for (size_t i = 0; i < g->cells; i++) {
             double c = g->cost[i];
             if (c == INFINITY) continue;
-            if (c < lo) lo = c;
-            if (c > hi) hi = c;
+            if (c < lo) lo = c, at_lo = 0;
+            if (c == lo) at_lo++;
+            if (c > hi) hi = c, at_hi = 0;
+            if (c == hi) at_hi++;
         }
         g->min_cost = lo;
         g->max_cost = hi;
+        g->min_count = at_lo;
+        g->max_count = at_hi;
         g->range_dirty = false;
     }
     *min = g->min_cost;

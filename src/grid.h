@@ -79,6 +79,8 @@ struct astar_grid {
     uint8_t *open;              /* per cell: bit d set when the neighbour in direction d
                                    is walkable terrain (see ASTAR_DX) */
     double min_cost, max_cost;  /* smallest and largest walkable cost, valid unless range_dirty */
+    size_t min_count, max_count; /* walkable cells at min_cost and at max_cost: a write to one of
+                                    them needs no pass over the map while others are left */
     bool range_dirty;
     astar_diagonal diagonal;
     uint32_t version;           /* bumped by every write that changes a cell's cost */
