@@ -83,7 +83,10 @@ astar_grid *astar_grid_new(int32_t width, int32_t height, astar_diagonal diagona
     g->col_words = ((size_t)height + 2 + 63) / 64 + 2;
     g->row_bits = g->open ? astar_mem(&a, NULL, 0, line_bytes(g, true)) : NULL;
     g->col_bits = g->row_bits ? astar_mem(&a, NULL, 0, line_bytes(g, false)) : NULL;
-    if (!g->col_bits) {
+    /* With the grid, not on the first change: a write to one cell never allocates (nor fails). */
+    g->log = g->col_bits ? astar_mem(&a, NULL, 0, ASTAR_CHANGE_LOG * sizeof *g->log) : NULL;
+    if (!g->log) {
+        astar_mem(&a, g->col_bits, g->col_bits ? line_bytes(g, false) : 0, 0);
         astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
         astar_mem(&a, g->open, g->open ? g->cells : 0, 0);
         astar_mem(&a, g->cost, bytes, 0);
@@ -107,7 +110,7 @@ void astar_grid_free(astar_grid *g) {
     astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
     astar_mem(&a, g->col_bits, line_bytes(g, false), 0);
-    astar_mem(&a, g->log, g->log ? ASTAR_CHANGE_LOG * sizeof *g->log : 0, 0);
+    astar_mem(&a, g->log, ASTAR_CHANGE_LOG * sizeof *g->log, 0);
     astar_mem(&a, g, sizeof *g, 0);
 }
 
@@ -123,17 +126,8 @@ static bool inside(const astar_grid *g, int32_t x, int32_t y) {
     return x >= 0 && y >= 0 && x < g->width && y < g->height;
 }
 
-/* Bumps the version with one cell's change, kept in the log (allocated on the first change;
- * without it, the change is one the log cannot describe). */
+/* Bumps the version with one cell's change, kept in the log. */
 static void log_change(astar_grid *g, int32_t cell, double before, double after) {
-    if (!g->log) {
-        g->log = astar_mem(&g->alloc, NULL, 0, ASTAR_CHANGE_LOG * sizeof *g->log);
-        if (!g->log) {
-            astar_grid_changed_all(g);
-            return;
-        }
-        g->known_since = g->version;
-    }
     g->version++;
     astar_change *e = &g->log[g->version & (ASTAR_CHANGE_LOG - 1u)];
     e->version = g->version;

@@ -86,7 +86,7 @@ struct astar_grid {
     uint32_t version;           /* bumped by every write that changes a cell's cost */
     uint32_t known_since;       /* the log holds every change after this version (a bulk
                                    write, or one the log could not hold, sets it) */
-    astar_change *log;          /* ASTAR_CHANGE_LOG entries; NULL until the first change */
+    astar_change *log;          /* ASTAR_CHANGE_LOG entries */
     astar_islands islands[ASTAR_ISLAND_KINDS];
     astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
     astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
@@ -124,7 +124,7 @@ static inline void astar_grid_line_bits(astar_grid *g, int32_t cell, bool walkab
 static inline bool astar_grid_changes_known(const astar_grid *g, uint32_t since) {
     uint32_t behind = g->version - since;
     return behind == 0 ||
-           (g->log && behind <= ASTAR_CHANGE_LOG && since - g->known_since <= g->version - g->known_since);
+           (behind <= ASTAR_CHANGE_LOG && since - g->known_since <= g->version - g->known_since);
 }
 static inline const astar_change *astar_grid_change(const astar_grid *g, uint32_t v) {
     return &g->log[v & (ASTAR_CHANGE_LOG - 1u)];

@@ -366,6 +366,9 @@ static void lazy_tables(void) {
         astar_grid *twin = world(64, 48, ASTAR_DIAG_NO_CORNER_CUT, 13, NULL);
         lazy_ctx want = {twin, which, 0, 0, 0.0};
         if (which == 2) astar_grid_fill(c.g, 2.0), astar_grid_fill(twin, 2.0);
+        if (which == 3) /* the only cell at the dearest cost leaves it: the range needs a pass */
+            for (int i = 0; i < 2; i++)
+                astar_grid_set_cost(c.g, 5, 5, i ? 1.0 : 9.0), astar_grid_set_cost(twin, 5, 5, i ? 1.0 : 9.0);
         CHECK(lazy_op(&want) == ASTAR_OK);
         grid_copy before = copy_grid(c.g);
         CHECK(stops(64, (trial){lazy_op, NULL, &c}) >= 3);
