@@ -326,7 +326,8 @@ local function main(args)
     for _, g in ipairs(r.gates) do
       where[#where + 1] = string.format("(%d,%d) %d cells on problem %d", g.cells[1], g.cells[2], #g.cells / 2, g.problem)
     end
-    print("  gates: " .. table.concat(where, "; "))
+    print("  gates: " .. table.concat(where, "; ") .. "; check_path since: " .. (r.since and "yes" or "no")
+      .. "; grid:prepare: " .. (r.prepare and "yes" or "no"))
     bad = bad + r.wrong
   end
   print("frame_ms: median frame; replan_ms: median of the other frames that re-planned a unit; toggle_ms: median"
