@@ -1253,6 +1253,8 @@ static void run_doors(astar_grid *g, astar_search *s, const astar_scen *sc, cons
         return;
     }
     int nq = door_queries(&d, sc, &gate, which);
+    door_room room = {0}; /* chosen before any toggle: the dead ends read on the map as loaded */
+    bool have_room = door_find_room(&d, sc, &room);
     printf("doors      %-20s gate of %d cells at (%d,%d) on problem %d, %d problems cross it\n", map, (int)gate.n,
            (int)(gate.cells[0] % w), (int)(gate.cells[0] / w), (int)gate.problem, nq);
 
@@ -1315,8 +1317,7 @@ static void run_doors(astar_grid *g, astar_search *s, const astar_scen *sc, cons
     door_figures(map, "set_cost_ms", set, nset, 1e3);
 
     /* 2. A room's only door closes: set_cost + the first find into the room, then reopened. */
-    door_room room;
-    if (!door_find_room(&d, sc, &room)) {
+    if (!have_room) {
         printf("doors      %-20s no room with a one-cell door\n", map);
     } else {
         printf("doors      %-20s room of %lld cells, door (%d,%d), from (%d,%d) to (%d,%d)\n", map,
