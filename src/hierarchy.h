@@ -140,6 +140,9 @@ astar_status astar_hierarchy_refresh(astar_grid *g);
  */
 int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
                             bool backward, double *dist, astar_hier_heap *heap);
+/* The query scratch (hier_find.c), sized for this grid's abstract graph and clusters; false
+ * on OOM. Made by the first hierarchical query, or ahead by astar_grid_prepare_hierarchy. */
+bool astar_hier_scratch(astar_grid *g, struct astar_hierarchy *h);
 /* Index of an entrance cell in cluster c, or -1. */
 int32_t astar_hier_find_entrance(const astar_hier_cluster *c, int32_t cell);
 bool astar_hier_heap_push(astar_hier_heap *hp, const astar_alloc *a, double key, int32_t at);
