@@ -779,9 +779,13 @@ astar_status astar_hierarchy_finish(astar_grid *g);
  * completes it (queries use the grid's old one, or none, until then; cluster_size 0 drops
  * it then). A unit of work is a pop of a cluster's Dijkstra (one from each entrance) or 8
  * cells of its border scan, of a table's fill or copy, or 8 clusters of the numbering; a
- * cluster is one unit of a stage, so threads share the clusters. A terrain write mid-build
- * starts it over. NULL with *st = ASTAR_EINVAL (cluster_size or threads out of range, or
- * the grid's diagonal mode has no hierarchy) or ASTAR_ENOMEM. astar_grid_hierarchy is this
+ * cluster is one unit of a stage, so threads share the clusters. A terrain write between
+ * steps does not start it over (the exception to astar_build_step's rule above): the next
+ * step redoes the clusters it touched (the written cell's and those across its sides) and
+ * goes on, so what it installs is a fresh build's on the terrain of its last step; a bulk
+ * write, or more than 1024 writes between two steps (the grid's change log), still starts
+ * it over. NULL with *st = ASTAR_EINVAL (cluster_size or threads out of range, or the grid's
+ * diagonal mode has no hierarchy) or ASTAR_ENOMEM. astar_grid_hierarchy is this
  * build on one thread run to the end in one step.
  */
 astar_build *astar_build_hierarchy(astar_grid *g, int32_t cluster_size, int threads, astar_status *st);
