@@ -41,6 +41,7 @@ build = {
             "src/field.c",
             "src/landmark_build.c",
             "src/hier_build.c",
+            "src/prepare.c",
             "src/many.c",
             "src/build.c",
             "src/hier_find.c",

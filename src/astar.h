@@ -640,6 +640,36 @@ astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc 
 void astar_search_free(astar_search *s);
 
 /*
+ * A level's load: astar_grid_prepare builds now every lazy table the grid's queries under
+ * `mode` (ASTAR_DIAG_DEFAULT: the grid's; another square mode on a square grid, hex on a hex
+ * one) would build on their first use: the cost range, the island labels (exact), the
+ * dead-end areas and, when every walkable cell costs the same, the JPS+ table. Fresh tables
+ * are left as they are (a second call costs nothing). What it leaves for the first query:
+ * the hierarchy (astar_grid_hierarchy), landmarks, and a workspace's arrays (below).
+ * ASTAR_EINVAL (mode), ASTAR_ENOMEM, ASTAR_ESTOPPED (the progress handler: what was built
+ * stays built).
+ *
+ * astar_search_prepare makes s ready for g's queries under `mode`: its per-cell arrays for
+ * layered (influence), claims and target (nearest) queries, zeroed so that their pages are
+ * touched now (20 bytes a cell more than a plain query's 16; when the grid has a hierarchy,
+ * 16 more for its refinement's heuristic), and its copy of the dead-end
+ * neighbour bits (a byte a cell) when the areas are built (it builds no table: call
+ * astar_grid_prepare first). ASTAR_EINVAL when s is another size.
+ *
+ * astar_build_prepare: what astar_grid_prepare does as a build (astar_build_step above) of
+ * four coarse units: a unit is a whole table (range, labels, areas, then all of them again:
+ * the JPS+ table, and whatever a write between steps made stale), whatever its size, so a
+ * step of budget 1 makes one table. A write between steps never starts it over.
+ */
+astar_status astar_grid_prepare(astar_grid *g, astar_diagonal mode);
+astar_status astar_search_prepare(astar_search *s, astar_grid *g, astar_diagonal mode);
+astar_build *astar_build_prepare(astar_grid *g, astar_diagonal mode, astar_status *st);
+/* The hierarchy a hierarchical query reads, now: its dirty clusters rebuilt when the grid has
+ * one of cluster_size, else built (astar_grid_hierarchy, whose errors it returns); and the
+ * query scratch the first such query makes (a corridor stamp per cell, 2 bytes). */
+astar_status astar_grid_prepare_hierarchy(astar_grid *g, int32_t cluster_size);
+
+/*
  * Runs one query. Returns res->status. Errors: ASTAR_EINVAL for a bad query
  * (coordinates outside, sizes that differ from the grid, weight < 1, ...),
  * ASTAR_ENOMEM, ASTAR_EABORT (a callback aborted or returned NaN / < 0).
@@ -749,9 +779,13 @@ astar_status astar_hierarchy_finish(astar_grid *g);
  * completes it (queries use the grid's old one, or none, until then; cluster_size 0 drops
  * it then). A unit of work is a pop of a cluster's Dijkstra (one from each entrance) or 8
  * cells of its border scan, of a table's fill or copy, or 8 clusters of the numbering; a
- * cluster is one unit of a stage, so threads share the clusters. A terrain write mid-build
- * starts it over. NULL with *st = ASTAR_EINVAL (cluster_size or threads out of range, or
- * the grid's diagonal mode has no hierarchy) or ASTAR_ENOMEM. astar_grid_hierarchy is this
+ * cluster is one unit of a stage, so threads share the clusters. A terrain write between
+ * steps does not start it over (the exception to astar_build_step's rule above): the next
+ * step redoes the clusters it touched (the written cell's and those across its sides) and
+ * goes on, so what it installs is a fresh build's on the terrain of its last step; a bulk
+ * write, or more than 1024 writes between two steps (the grid's change log), still starts
+ * it over. NULL with *st = ASTAR_EINVAL (cluster_size or threads out of range, or the grid's
+ * diagonal mode has no hierarchy) or ASTAR_ENOMEM. astar_grid_hierarchy is this
  * build on one thread run to the end in one step.
  */
 astar_build *astar_build_hierarchy(astar_grid *g, int32_t cluster_size, int threads, astar_status *st);

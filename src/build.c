@@ -75,6 +75,16 @@ static void start_over(astar_build *b) {
     b->shown = 0.0;
 }
 
+/* Tells the build the changes since its version, when the log holds them all and it takes
+ * them: true when it absorbed every one (it is then at the grid's version). */
+static bool absorb_changes(astar_build *b) {
+    if (!b->ops->changed || !astar_grid_changes_known(b->g, b->version)) return false;
+    for (uint32_t v = b->version + 1u; v != b->g->version + 1u; v++)
+        if (b->ops->changed(b->self, astar_grid_change(b->g, v))) return false;
+    b->version = b->g->version;
+    return true;
+}
+
 /* Worker j of a round: its workspace's unit, then new ones, until its share is spent. */
 static void round_worker(void *ud, int j) {
     astar_build *b = ud;
@@ -139,7 +149,7 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
     if (used_out) *used_out = 0;
     if (!b) return ASTAR_EINVAL;
     if (b->complete) return ASTAR_OK;
-    if (b->begun && b->g->version != b->version) { /* measured on other terrain: start over */
+    if (b->begun && b->g->version != b->version && !absorb_changes(b)) { /* other terrain: start over */
         start_over(b);
         b->restarts++;
     }

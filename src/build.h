@@ -26,6 +26,11 @@ typedef struct astar_build_ops {
     void (*release)(void *self);
     /* Its units search nothing: they get no workspace (NULL), which then is never made. */
     bool bare;
+    /* Optional: a terrain change since the build's version, told between steps, oldest first:
+     * false when the build absorbed it (it redoes what the change dirtied itself), true when it
+     * must start over. NULL: every change starts it over (as does a change the grid's log no
+     * longer holds). */
+    bool (*changed)(void *self, const astar_change *c);
 } astar_build_ops;
 
 /* A build of ops on g with `threads` workers (1..ASTAR_MANY_MAX_THREADS), its memory from g's

@@ -3,9 +3,12 @@
  * are the clusters (each a resumable job: its border scan, then a Dijkstra from each entrance,
  * counted in pops), then the numbering of the entrances as the work between stages. The
  * hierarchy is built aside and put on the grid at once when complete: queries keep the old
- * one (or none) until then. A terrain write mid-build starts it over (the driver's version
- * check): marking only the touched clusters dirty would also be exact, but a write may move
- * the entrances of clusters already built, which a restart handles without new cases.
+ * one (or none) until then. A terrain write mid-build (told by the driver from the grid's
+ * change log, hb_changed) dirties the clusters it touches (astar_hier_touched, the rule the
+ * grid's own hierarchy follows): one in progress starts its job over, one built goes on a list
+ * that another stage builds again before the numbering; one not yet reached is read at its new
+ * terrain when reached. So the build's extra work is bounded by the clusters changed, and it
+ * finishes under any rate of writes that leaves it a cluster's work between them.
  */
 #include "build.h"
 #include "hierarchy.h"
@@ -23,6 +26,10 @@ typedef struct hier_build {
     struct astar_hierarchy *h; /* the one being built, not on the grid */
     int32_t count;
     astar_hier_job **jobs;   /* per cluster, its job while in progress (else NULL) */
+    int32_t *stage;          /* the current stage's clusters by unit; NULL: unit u is cluster u */
+    int32_t *redo;           /* the built clusters changes dirtied since: the next stage's */
+    int32_t *spare;          /* the other list's memory (stage and redo swap) */
+    int32_t nredo;
     int phase;
     int32_t cursor, nodes;   /* the numbering */
     atomic_uint_fast64_t work; /* the units' work so far */
@@ -41,10 +48,15 @@ static void hb_reset(void *self) {
             astar_mem(&b->alloc, b->jobs[k], sizeof *b->jobs[k], 0);
         }
         astar_mem(&b->alloc, b->jobs, (size_t)b->count * sizeof *b->jobs, 0);
+        int32_t *other = b->stage ? b->stage : b->spare; /* the two lists' memory */
+        if (other) astar_mem(&b->alloc, other, (size_t)b->count * sizeof *other, 0);
+        if (b->redo) astar_mem(&b->alloc, b->redo, (size_t)b->count * sizeof *b->redo, 0);
     }
     astar_hierarchy_destroy(b->g, b->h);
     b->h = NULL;
     b->jobs = NULL;
+    b->stage = b->redo = b->spare = NULL;
+    b->nredo = 0;
     b->count = 0;
     b->phase = SETUP;
     b->cursor = b->nodes = 0;
@@ -71,8 +83,20 @@ static astar_status hb_between(void *self, uint64_t budget, uint64_t *used, int3
         b->jobs = astar_mem(&b->alloc, NULL, 0, (size_t)b->count * sizeof *b->jobs);
         if (!b->jobs) return ASTAR_ENOMEM;
         memset(b->jobs, 0, (size_t)b->count * sizeof *b->jobs);
+        b->redo = astar_mem(&b->alloc, NULL, 0, (size_t)b->count * sizeof *b->redo);
+        b->spare = b->redo ? astar_mem(&b->alloc, NULL, 0, (size_t)b->count * sizeof *b->spare) : NULL;
+        if (!b->spare) return ASTAR_ENOMEM; /* reset frees what was made */
         b->phase = NUMBER;
         *units = b->count;
+        return ASTAR_OK;
+    }
+    if (b->nredo > 0) { /* changes dirtied built clusters: build them again, then number anew */
+        int32_t *list = b->redo;
+        b->redo = b->stage ? b->stage : b->spare;
+        b->stage = list;
+        *units = b->nredo;
+        b->nredo = 0;
+        b->cursor = b->nodes = 0;
         return ASTAR_OK;
     }
     /* Every cluster is built: number their entrances, a slice at a time. */
@@ -95,21 +119,41 @@ static astar_status hb_unit(void *self, int32_t u, astar_search *s, uint64_t bud
     (void)s;
     hier_build *b = self;
     const astar_alloc *a = astar_build_locked_alloc(b->build);
-    astar_hier_job *j = b->jobs[u];
+    int32_t k = b->stage ? b->stage[u] : u;
+    astar_hier_job *j = b->jobs[k];
     *used = 0;
     if (!j) {
         j = astar_mem(a, NULL, 0, sizeof *j);
         if (!j) return ASTAR_ENOMEM;
-        astar_hier_job_init(j, u);
-        b->jobs[u] = j;
+        astar_hier_job_init(j, k);
+        b->jobs[k] = j;
     }
     astar_status st = astar_hier_job_run(b->g, b->h, j, a, budget, used);
     atomic_fetch_add(&b->work, *used);
     if (st == ASTAR_RUNNING) return st;
     if (st == ASTAR_OK) atomic_fetch_add(&b->finished, 1);
     astar_mem(a, j, sizeof *j, 0); /* its memory is the cluster's now, or dropped */
-    b->jobs[u] = NULL;
+    b->jobs[k] = NULL;
     return st;
+}
+
+/* Between steps (no unit runs): a terrain write. Absorbed, always: the tables not made yet
+ * will read the terrain as it is now. */
+static bool hb_changed(void *self, const astar_change *c) {
+    hier_build *b = self;
+    if (!b->jobs) return false;
+    int32_t k[5];
+    int n = astar_hier_touched(b->h, b->g, c->cell, k);
+    for (int i = 0; i < n; i++) {
+        astar_hier_job *j = b->jobs[k[i]];
+        if (j) {
+            astar_hier_job_drop(j, &b->alloc); /* in progress: from its start, in its own unit */
+        } else if (!b->h->clusters[k[i]].dirty) {
+            astar_hier_mark(b->h, k[i]); /* built: on the next stage's list, once */
+            b->redo[b->nredo++] = k[i];
+        } /* else not reached yet, or already listed */
+    }
+    return false;
 }
 
 static void hb_install(void *self) {
@@ -131,7 +175,7 @@ static uint64_t hb_total(const void *self) {
 }
 
 static const astar_build_ops HIERARCHY_OPS = {hb_between, hb_unit, hb_install, hb_reset, hb_total, hb_release,
-                                              true};
+                                              true,       hb_changed};
 
 astar_build *astar_build_hierarchy(astar_grid *g, int32_t cluster_size, int threads, astar_status *st) {
     astar_status dummy;

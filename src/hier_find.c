@@ -22,8 +22,7 @@ static bool near(const struct astar_hierarchy *h, const astar_query *q) {
     return dx >= -1 && dx <= 1 && dy >= -1 && dy <= 1;
 }
 
-/* The query scratch, sized for this grid's abstract graph and clusters. */
-static bool scratch(astar_grid *g, struct astar_hierarchy *h) {
+bool astar_hier_scratch(astar_grid *g, struct astar_hierarchy *h) {
     const astar_alloc *a = &h->alloc;
     int32_t want = h->nodes + 2;
     if (want > h->scratch_nodes) {
@@ -413,7 +412,7 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     }
     st = astar_hierarchy_refresh(g);
     if (st != ASTAR_OK) return astar_finish(res, st);
-    if (!scratch(g, h)) return astar_finish(res, ASTAR_ENOMEM);
+    if (!astar_hier_scratch(g, h)) return astar_finish(res, ASTAR_ENOMEM);
     double lo, hi;
     if ((st = astar_grid_cost_range(g, &lo, &hi)) != ASTAR_OK) return astar_finish(res, st);
 

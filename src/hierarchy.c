@@ -540,23 +540,34 @@ astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_sta
 
 /* ----------------------------------------------------------- kept in step */
 
-static void mark(struct astar_hierarchy *h, int32_t k) {
+void astar_hier_mark(struct astar_hierarchy *h, int32_t k) {
     if (!h->clusters[k].dirty) atomic_fetch_add_explicit(&h->dirty, 1, memory_order_relaxed);
     h->clusters[k].dirty = true;
     h->stale = true;
 }
 
-void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability) {
-    struct astar_hierarchy *h = g->hierarchy;
+int astar_hier_touched(const struct astar_hierarchy *h, const astar_grid *g, int32_t cell, int32_t out[5]) {
     int32_t y = cell / g->stride - 1, x = cell % g->stride - 1;
-    mark(h, astar_hier_cluster_of(h, x, y));
-    if (!walkability) return; /* a cost: only its own cluster's inner costs change */
-    /* Runs along a border change on both sides of it. */
+    int n = 0;
+    out[n++] = astar_hier_cluster_of(h, x, y);
+    /* A walkability change moves the runs along a border on both sides of it; a cost change of
+     * a border cell moves a short run's cheapest crossing, which the cluster across reads too.
+     * An inner cell's neighbours are in its own cluster: a cost there changes only its costs. */
     for (int d = 0; d < 4; d++) {
         int32_t nx = x + ASTAR_DX[d], ny = y + ASTAR_DY[d];
         if (nx < 0 || ny < 0 || nx >= g->width || ny >= g->height) continue;
-        mark(h, astar_hier_cluster_of(h, nx, ny));
+        int32_t k = astar_hier_cluster_of(h, nx, ny);
+        if (k == out[0]) continue;
+        out[n++] = k; /* each side's cluster differs from the others' */
     }
+    return n;
+}
+
+void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability) {
+    (void)walkability; /* both kinds reach across a border (astar_hier_touched) */
+    int32_t k[5];
+    int n = astar_hier_touched(g->hierarchy, g, cell, k);
+    for (int i = 0; i < n; i++) astar_hier_mark(g->hierarchy, k[i]);
 }
 
 void astar_hierarchy_all_dirty(astar_grid *g) {

@@ -83,6 +83,11 @@ static inline int32_t astar_hier_cluster_of(const struct astar_hierarchy *h, int
     return (y / h->size) * h->cols + x / h->size;
 }
 
+/* The clusters of h a change of `cell` (its walkability or its cost) dirties, each once, into
+ * out (at most 5); how many. */
+int astar_hier_touched(const struct astar_hierarchy *h, const astar_grid *g, int32_t cell, int32_t out[5]);
+/* Marks cluster k of h dirty (to be built again). */
+void astar_hier_mark(struct astar_hierarchy *h, int32_t k);
 /* Keeps the hierarchy in step with one cell's terrain change (walkability or only its cost). */
 void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability);
 /* After a bulk write: every cluster dirty. */
@@ -135,6 +140,9 @@ astar_status astar_hierarchy_refresh(astar_grid *g);
  */
 int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
                             bool backward, double *dist, astar_hier_heap *heap);
+/* The query scratch (hier_find.c), sized for this grid's abstract graph and clusters; false
+ * on OOM. Made by the first hierarchical query, or ahead by astar_grid_prepare_hierarchy. */
+bool astar_hier_scratch(astar_grid *g, struct astar_hierarchy *h);
 /* Index of an entrance cell in cluster c, or -1. */
 int32_t astar_hier_find_entrance(const astar_hier_cluster *c, int32_t cell);
 bool astar_hier_heap_push(astar_hier_heap *hp, const astar_alloc *a, double key, int32_t at);

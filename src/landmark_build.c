@@ -413,7 +413,7 @@ static uint64_t lm_total(const void *self) {
            k * dirs * (size + n);
 }
 
-static const astar_build_ops LANDMARK_OPS = {lm_between, lm_unit, lm_install, lm_reset, lm_total, lm_release, false};
+static const astar_build_ops LANDMARK_OPS = {lm_between, lm_unit, lm_install, lm_reset, lm_total, lm_release, false, NULL};
 
 astar_build *astar_build_landmarks(astar_grid *g, int32_t k, int threads, astar_status *st) {
     astar_status dummy;

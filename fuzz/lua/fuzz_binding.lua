@@ -30,7 +30,8 @@
 -- object still work), and those found before issue 25's attacks ("mods2": builds and the
 -- options of landmarks and hierarchies, option tables that close what the call uses, tables
 -- whose border is far beyond their keys, scheduler callbacks that close other scheduled
--- objects).
+-- objects), and those found before issue 26's grid:prepare ("living": prepare and its Build,
+-- among the writes and the steps of other builds).
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -2066,6 +2067,28 @@ function A.build_ops(st)
   end)
 end
 
+-- grid:prepare (issue 26): the lazy tables, workspaces, a hierarchy, or a Build of the tables.
+function A.prepare(st)
+  local e = st:pick("grid")
+  if not e then return end
+  local g = e.obj
+  local plan = {}
+  if st:chance(0.6) then plan.workspaces = st:chance(0.9) and st:int(0, 3) or st:weird() end
+  if st:chance(0.3) then plan.hierarchy = st:chance(0.9) and st:choice({ true, false, 2, 3, 4, 12 }) or st:weird() end
+  if st:chance(0.3) then plan.diagonal = st:chance(0.9) and st:choice(DIAGS) or st:weird() end
+  if st:chance(0.4) then plan.build = st:chance(0.9) and st:chance(0.5) or st:weird() end
+  local opts = plan
+  local r = st:int(1, 10)
+  if r == 1 then opts = nil
+  elseif r == 2 then opts = st:weird()
+  elseif r <= 4 then opts = st:closing(plan, { "workspaces", "hierarchy", "diagonal", "build" }) end
+  st:with_ctx({ e }, function()
+    local res = st:call("grid:prepare", g.prepare, g, opts)
+    if res[1] and e.closed and not st.cfg.bombs then st:failure("grid:prepare ran on a closed grid") end
+    if res[1] and type(res[2]) == "userdata" then st:add("build", res[2], { grid = e, w = e.w, h = e.h }) end
+  end)
+end
+
 -- A build under a scheduler, beside its searches; its callback and theirs may close what the
 -- others use (issue 25, defect 6).
 function A.sched_build(st)
@@ -2382,6 +2405,7 @@ local ACTIONS = {
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
+  { "prepare", 3, "living" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

@@ -377,11 +377,28 @@ function Grid:hierarchy(cluster_size, opts) end
 ---A build of what grid:hierarchy(cluster_size) builds, run in steps (b:step(n)); its clusters
 ---are built aside (on threads: one cluster per worker at a time) and installed on the grid
 ---at once by the step that completes it (hierarchical finds use the old hierarchy, or none,
----until then). A terrain change before then starts it over (b:restarts() counts it).
+---until then). A terrain write between steps makes it redo the clusters the write touched and
+---go on (what it installs is a fresh build's on the final terrain); a bulk write (fill, load)
+---or more than 1024 writes between two steps start it over (b:restarts() counts it).
 ---@param cluster_size integer 2..256 (0: drops the grid's when it completes)
 ---@param opts astar.BuildOptions?
 ---@return astar.Build
 function Grid:build_hierarchy(cluster_size, opts) end
+
+---@class astar.PrepareOptions
+---@field workspaces integer? 0..64 search workspaces made ready (default 1): their per-cell arrays made and touched
+---@field hierarchy (boolean|integer)? also the hierarchy a hierarchical find reads: true (cluster size 12, what such a find builds) or a size 2..256
+---@field diagonal astar.Diagonal? the tables of another square mode's queries (default: the grid's mode)
+---@field build boolean? true: return an astar.Build that makes the tables in steps (one table a unit), for a loading screen
+
+---Builds now what the grid's queries would build on their first use, so that a level's load
+---pays for it instead of a frame: the cost range, the island labels, the dead-end areas and,
+---on uniform terrain, the JPS+ table; ready workspaces; with `hierarchy`, the hierarchy and its
+---query scratch. Fresh tables are left as they are. With build = true returns an astar.Build
+---whose steps make one table each (coarse units); a write between its steps never restarts it.
+---@param opts astar.PrepareOptions?
+---@return astar.Build? build with build = true
+function Grid:prepare(opts) end
 
 ---Builds now the table jump point search reads (JPS+), which the first jumping query would
 ---build: for the grid's mode, or the one named. Returns the bytes the grid's tables take.
@@ -523,14 +540,15 @@ local Build = {}
 
 ---Does at most n units of work (default: to the end): a unit is a node a Dijkstra expands,
 ---or 8 cells of a pass over the grid (a hierarchy: 8 cells of a cluster's border scan, fill
----or copy, or 8 clusters of the numbering). The step that completes the build installs it.
+---or copy, or 8 clusters of the numbering; grid:prepare's: a whole table). The step that
+---completes the build installs it.
 ---@param n integer?
 ---@return "running"|"done" status
 ---@return integer work done by this step (at most n)
 function Build:step(n) end
 
 ---Runs the build to the end and installs it; returns what grid:landmarks() returns, or for a
----hierarchy build what grid:hierarchy() returns.
+---hierarchy build what grid:hierarchy() returns (grid:prepare's: nothing).
 ---@return integer|astar.HierarchyInfo? count landmarks queries use now, or the hierarchy's figures
 ---@return integer? bytes landmarks only
 function Build:finish() end

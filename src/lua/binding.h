@@ -287,6 +287,7 @@ void resolve_grid_callbacks(run_ctx *c, astar_query *q, const query_args *a);
 void resolve_graph_callbacks(run_ctx *c, astar_graph_query *q, const query_args *a);
 workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner);
 void free_pool(lua_State *L, pool *p);
+workspace *pool_reserve(lua_State *L, pool *p, const lobject *owner, int n);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);
 int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
@@ -375,6 +376,7 @@ int grid_search(lua_State *L);
 int grid_build_landmarks(lua_State *L);
 int read_build_threads(lua_State *L, int arg);
 int grid_build_hierarchy(lua_State *L);
+int grid_prepare(lua_State *L);
 int push_hierarchy(lua_State *L, astar_grid *grid);
 /* The mode check of grid:hierarchy and grid:build_hierarchy (a Lua error when it has none). */
 void check_hierarchy_mode(lua_State *L, astar_grid *grid);

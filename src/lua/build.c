@@ -16,6 +16,7 @@ typedef struct lbuild {
     lgrid *grid;
     int32_t k;               /* the landmarks, or the cluster size */
     bool hierarchy;
+    bool prepare;            /* grid:prepare({build = true}): the lazy tables */
 } lbuild;
 
 static void build_free(lua_State *L, void *o) {
@@ -28,6 +29,7 @@ static void build_free(lua_State *L, void *o) {
 static int build_tostring(lua_State *L) {
     lbuild *b = luaL_checkudata(L, 1, BUILD_MT);
     if (b->base.freed) lua_pushliteral(L, "astar.Build (freed)");
+    else if (b->prepare) lua_pushfstring(L, "astar.Build(prepare, %d%%)", (int)(astar_build_progress(b->build) * 100.0));
     else lua_pushfstring(L, "astar.Build(%s %d, %d%%)", b->hierarchy ? "hierarchy" : "landmarks", (int)b->k,
                          (int)(astar_build_progress(b->build) * 100.0));
     return 1;
@@ -97,6 +99,76 @@ int grid_build_hierarchy(lua_State *L) {
     return 1;
 }
 
+/* The most workspaces grid:prepare makes ready: each holds 36 bytes a cell. */
+#define PREPARE_MAX_WORKSPACES 64
+
+static const char *const PREPARE_OPTIONS[] = {"workspaces", "hierarchy", "diagonal", "build", NULL};
+
+/*
+ * grid:prepare([{workspaces = n, hierarchy = true | size, diagonal = mode, build = true}]):
+ * the lazy tables the grid's queries would build on first use, built now (astar_grid_prepare),
+ * n (default 1) workspaces of its pool made and ready (astar_search_prepare), the hierarchy a hierarchical
+ * query reads (true: the size such a query builds when there is none); with build = true, an
+ * astar.Build that makes the tables in steps (the workspaces are made at the call).
+ */
+int grid_prepare(lua_State *L) {
+    check_object(L, 1, GRID_MT); /* resolved once the options are read: their __index may close it */
+    if (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TTABLE) type_error(L, 2, "table or nil");
+    int at = read_fields(L, 2, PREPARE_OPTIONS);
+    int workspaces = 1; /* the one every query takes first */
+    if (!lua_isnil(L, at)) {
+        lua_Number n = lua_tonumber(L, at);
+        if (lua_type(L, at) != LUA_TNUMBER || n != floor(n) || n < 0 || n > PREPARE_MAX_WORKSPACES)
+            arg_error_fmt(L, 2, "option 'workspaces' must be an integer in 0..%d, got %s", PREPARE_MAX_WORKSPACES,
+                          value_str(L, at));
+        workspaces = (int)n;
+    }
+    int32_t size = 0;
+    if (lua_type(L, at + 1) == LUA_TBOOLEAN) {
+        size = lua_toboolean(L, at + 1) ? HIERARCHY_DEFAULT_SIZE : 0;
+    } else if (!lua_isnil(L, at + 1)) {
+        lua_Number n = lua_tonumber(L, at + 1);
+        if (lua_type(L, at + 1) != LUA_TNUMBER || n != floor(n) || n < 2 || n > ASTAR_HIER_MAX_SIZE)
+            arg_error_fmt(L, 2, "option 'hierarchy' must be a boolean or a cluster size in 2..%d, got %s",
+                          ASTAR_HIER_MAX_SIZE, value_str(L, at + 1));
+        size = (int32_t)n;
+    }
+    astar_diagonal mode = ASTAR_DIAG_DEFAULT;
+    if (!lua_isnil(L, at + 2)) {
+        int i = name_index(L, at + 2, DIAGONAL_NAMES);
+        if (i < 0)
+            arg_error_fmt(L, 2, "option 'diagonal' must be " DIAGONAL_RULE ", got %s", value_str(L, at + 2));
+        mode = (astar_diagonal)i;
+    }
+    if (!lua_isnil(L, at + 3) && lua_type(L, at + 3) != LUA_TBOOLEAN)
+        arg_error_fmt(L, 2, "option 'build' must be a boolean, got %s", value_str(L, at + 3));
+    bool build = lua_toboolean(L, at + 3);
+    if (build && size > 0)
+        arg_error_fmt(L, 2, "option 'hierarchy' cannot be used with 'build' (grid:build_hierarchy is its build)");
+    lgrid *g = check_grid(L, 1);
+    if (mode != ASTAR_DIAG_DEFAULT && astar_grid_diagonal(g->grid) == ASTAR_DIAG_HEX)
+        arg_error_fmt(L, 2, "option 'diagonal': a hex grid has no diagonal modes");
+    if (size > 0) check_hierarchy_mode(L, g->grid);
+    check_writable(L, &g->base, "grid");
+    astar_status st = ASTAR_OK;
+    if (!build) {
+        st = astar_grid_prepare(g->grid, mode);
+        if (st == ASTAR_OK && size > 0) st = astar_grid_prepare_hierarchy(g->grid, size);
+        if (st != ASTAR_OK) return status_error(L, st);
+    }
+    /* After the tables: a workspace copies the dead-end areas' bits. */
+    workspace *w = pool_reserve(L, &g->pool, &g->base, workspaces);
+    for (int i = 0; i < workspaces && st == ASTAR_OK; i++, w = w->next) st = astar_search_prepare(w->search, g->grid, mode);
+    if (st != ASTAR_OK) return status_error(L, st);
+    if (!build) return 0;
+    lbuild *b = new_build(L, g, 0, false);
+    b->prepare = true;
+    check_grid(L, 1); /* again: making the build may have run a finalizer */
+    b->build = astar_build_prepare(g->grid, mode, &st);
+    if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
+    return 1;
+}
+
 /* What a step may touch: its own build open, its grid open and read by no running query. */
 static lbuild *check_build(lua_State *L) {
     lbuild *b = check_open(L, 1, BUILD_MT);
@@ -132,6 +204,7 @@ static int build_finish(lua_State *L) {
     astar_status st = astar_build_step(b->build, UINT64_MAX, NULL);
     if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return status_error(L, st);
     if (st != ASTAR_OK) return luaL_error(L, "build failed: %s", astar_status_name(st));
+    if (b->prepare) return 0;
     if (b->hierarchy) return push_hierarchy(L, b->grid->grid);
     lua_pushinteger(L, astar_grid_landmark_count(b->grid->grid));
     lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(b->grid->grid));

@@ -373,7 +373,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
     {"build_landmarks", grid_build_landmarks},
     {"build_hierarchy", grid_build_hierarchy},
-    {"hierarchy", grid_hierarchy},
+    {"hierarchy", grid_hierarchy}, {"prepare", grid_prepare},
     {NULL, NULL}};
 static const lquery_method GRID_QUERIES[] = {
     {"find", grid_find, find_run},

@@ -506,16 +506,8 @@ void resolve_graph_callbacks(run_ctx *c, astar_graph_query *q, const query_args 
 
 /* ------------------------------------------------------------------ pool */
 
-/*
- * A free workspace of pool p, whose object is owner: the first that is not busy, else a new
- * one (made at the end, so that the outermost query always takes the first, warm one).
- */
-workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner) {
-    for (workspace *w = p->first; w; w = w->next)
-        if (!w->busy) {
-            w->busy = true;
-            return w;
-        }
+/* A new workspace at the end of pool p (free), whose object is owner. */
+static workspace *new_workspace(lua_State *L, pool *p, const lobject *owner) {
     astar_alloc a = lua_allocator(L);
     workspace *w = a.fn(a.ud, NULL, 0, sizeof *w);
     if (!w) no_memory(L);
@@ -524,12 +516,33 @@ workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner) {
         a.fn(a.ud, w, sizeof *w, 0);
         status_error(L, astar_last_status()); /* a grid's workspace counts its cells first */
     }
-    w->busy = true;
+    w->busy = false;
     w->next = NULL;
     workspace **tail = &p->first;
     while (*tail) tail = &(*tail)->next;
     *tail = w;
     return w;
+}
+
+/*
+ * A free workspace of pool p, whose object is owner: the first that is not busy, else a new
+ * one (made at the end, so that the outermost query always takes the first, warm one).
+ */
+workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner) {
+    workspace *w = p->first;
+    while (w && w->busy) w = w->next;
+    if (!w) w = new_workspace(L, p, owner);
+    w->busy = true;
+    return w;
+}
+
+/* Makes p hold at least n workspaces (the new ones free, at its end); its first. An error
+ * leaves those made so far in the pool. */
+workspace *pool_reserve(lua_State *L, pool *p, const lobject *owner, int n) {
+    int have = 0;
+    for (workspace *w = p->first; w; w = w->next) have++;
+    for (; have < n; have++) new_workspace(L, p, owner);
+    return p->first;
 }
 
 /* Frees every workspace of p (its object is being freed: none is busy). */
