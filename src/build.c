@@ -75,6 +75,16 @@ static void start_over(astar_build *b) {
     b->shown = 0.0;
 }
 
+/* Whether the build's work so far holds on the terrain as it is now (its kind says, change
+ * by change) or it must start over. */
+static bool still_good(const astar_build *b) {
+    const astar_grid *g = b->g;
+    if (!b->ops->changed || !astar_grid_changes_known(g, b->version)) return false;
+    for (uint32_t v = b->version + 1u; v != g->version + 1u; v++)
+        if (b->ops->changed(b->self, astar_grid_change(g, v))) return false;
+    return true;
+}
+
 /* Worker j of a round: its workspace's unit, then new ones, until its share is spent. */
 static void round_worker(void *ud, int j) {
     astar_build *b = ud;
@@ -139,9 +149,13 @@ astar_status astar_build_step(astar_build *b, uint64_t budget, uint64_t *used_ou
     if (used_out) *used_out = 0;
     if (!b) return ASTAR_EINVAL;
     if (b->complete) return ASTAR_OK;
-    if (b->begun && b->g->version != b->version) { /* measured on other terrain: start over */
-        start_over(b);
-        b->restarts++;
+    if (b->begun && b->g->version != b->version) { /* measured on other terrain */
+        if (still_good(b)) {
+            b->version = b->g->version;
+        } else {
+            start_over(b);
+            b->restarts++;
+        }
     }
     if (!b->begun) {
         b->begun = true;

@@ -26,6 +26,11 @@ typedef struct astar_build_ops {
     void (*release)(void *self);
     /* Its units search nothing: they get no workspace (NULL), which then is never made. */
     bool bare;
+    /* Asked (calling thread, before a step works) for each terrain change since the build
+     * last worked, oldest first: true when the work so far is no good on the new terrain and
+     * the build must start over. NULL, or changes the grid's log no longer holds: it starts
+     * over on any change. */
+    bool (*changed)(void *self, const astar_change *c);
 } astar_build_ops;
 
 /* A build of ops on g with `threads` workers (1..ASTAR_MANY_MAX_THREADS), its memory from g's

@@ -131,7 +131,7 @@ static uint64_t hb_total(const void *self) {
 }
 
 static const astar_build_ops HIERARCHY_OPS = {hb_between, hb_unit, hb_install, hb_reset, hb_total, hb_release,
-                                              true};
+                                              true, NULL};
 
 astar_build *astar_build_hierarchy(astar_grid *g, int32_t cluster_size, int threads, astar_status *st) {
     astar_status dummy;
