@@ -110,7 +110,8 @@ local function run(map)
     end
     print(string.format("  [%s] set_cost close (ms): median %s max %s; open (repair): median %s max %s", label,
       ms(median(close)), ms(max(close)), ms(median(open)), ms(max(open))))
-    print(string.format("  [%s] after open: first query median %s ms (max %s), again %s ms; first/again median %.2f, max %.2f; %d expansions",
+    print(string.format("  [%s] after open: first query median %s ms (max %s), again %s ms; " ..
+      "first/again median %.2f, max %.2f; %d expansions",
       label, ms(median(first)), ms(max(first)), ms(median(again)), median(ratio), max(ratio), median(exp)))
     print(string.format("  [%s] after close: first query median %s ms, again %s ms", label,
       ms(median(closed_first)), ms(median(closed_again))))
