@@ -177,4 +177,25 @@ describe("landmarks in a living world", function()
     b:finish()
     assert.are.equal(6, (g:landmarks()))
   end)
+
+  it("under a used-up work limit a repairing write is done and puts them out of use", function()
+    local g = astar.grid(20, 20)
+    for y = 1, 20 do g:set_cost(10, y, false) end
+    assert.are.equal(4, (g:landmarks(4)))
+    astar.set_work_limit(0)
+    local raised = pcall(g.set_cost, g, 10, 15, 3) -- a raise: no work, they stay
+    local lowered = pcall(g.set_cost, g, 10, 5, 1) -- an opening: its repair is stopped
+    astar.set_work_limit(nil)
+    assert.is_true(raised and lowered)
+    assert.are.equal(3, g:get_cost(10, 15))
+    assert.are.equal(1, g:get_cost(10, 5))
+    assert.are.equal(0, (g:landmarks()))
+    local world = { w = 20, h = 20, cost = {}, diagonal = "no_corner_cut" }
+    for y = 1, 20 do
+      world.cost[y] = {}
+      for x = 1, 20 do world.cost[y][x] = g:get_cost(x, y) end
+    end
+    local _, info = g:find(1, 20, 20, 20)
+    assert.are.equal(oracle.cost(world, 1, 20, 20, 20), info.cost)
+  end)
 end)
