@@ -343,8 +343,8 @@ size_t astar_grid_landmark_bytes(const astar_grid *g);
  * (they read the island labels), on a new finite cost where every cost was the same (one
  * table serves both ways), and on a write the grid's change log no longer lists (a bulk
  * write, more than 1024 writes); raised costs and blocked cells let it go on (what it
- * measured stays a lower bound). ASTAR_ENOMEM: the work so far is dropped, the grid keeps what it had, and
- * the next step starts over. ASTAR_ESTOPPED (the progress handler, above; its units are the
+ * measured stays a lower bound). ASTAR_ENOMEM: the work so far is dropped, the grid keeps
+ * what it had, and the next step starts over. ASTAR_ESTOPPED (the progress handler, above; its units are the
  * budget's): the build stops between two units and keeps what it did, as a spent budget
  * does, and the next step goes on. Not while another thread queries or writes the grid (the
  * workers read it; the install writes it); between steps the grid may be used freely.

@@ -219,7 +219,8 @@ static void test_exact_answers(void) {
             finds++;
             bool ok = dist[sy][sx] == INFINITY ? st == ASTAR_UNREACHABLE
                                                : st == ASTAR_OK && fabs(res.cost - dist[sy][sx]) <= TOL;
-            if (!ok && wrong < 3) printf("  find %d,%d -> %d,%d: %d %.9g, oracle %.9g\n", sx, sy, gx, gy, st, res.cost, dist[sy][sx]);
+            if (!ok && wrong < 3)
+                printf("  find %d,%d -> %d,%d: %d %.9g, oracle %.9g\n", sx, sy, gx, gy, st, res.cost, dist[sy][sx]);
             wrong += !ok;
         }
         astar_search_free(s);
