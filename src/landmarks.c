@@ -34,7 +34,6 @@
  * recomputes shrink for the new ones (and bumps the serial: a suspended search holds it).
  */
 #include "landmarks.h"
-#include "hierarchy.h" /* its heap */
 #include "search.h"    /* the search's step costs */
 
 #include <string.h>
@@ -48,6 +47,7 @@ double astar_landmarks_shrink(double largest, double lo) {
 void astar_landmarks_free(astar_grid *g) {
     astar_landmarks *lm = g->landmarks;
     if (!lm) return;
+    astar_hier_heap_free(&lm->heap, &g->alloc);
     astar_mem(&g->alloc, lm->block, lm->bytes, 0);
     astar_mem(&g->alloc, lm, sizeof *lm, 0);
     g->landmarks = NULL;
@@ -140,15 +140,12 @@ void astar_landmarks_lowered(astar_grid *g, int32_t cell) {
     astar_landmarks *lm = g->landmarks;
     if (!lm || !lm->valid || lm->k == 0) return;
     astar_progress *progress = astar_progress_get();
-    astar_hier_heap heap;
-    memset(&heap, 0, sizeof heap);
     bool changed = false, ok = true;
     double largest = lm->largest;
     for (int32_t column = 0; column < lm->dirs * lm->k && ok; column++) {
         enum way way = lm->dirs == 1 ? WAY_BOTH : column < lm->k ? WAY_FROM : WAY_TO;
-        ok = repair_table(g, lm, cell, column, way, &heap, progress, &changed, &largest);
+        ok = repair_table(g, lm, cell, column, way, &lm->heap, progress, &changed, &largest);
     }
-    astar_hier_heap_free(&heap, &g->alloc);
     if (!ok) { /* half repaired: some values may still overestimate */
         astar_landmarks_invalidate(g);
         return;
@@ -241,5 +238,6 @@ astar_status astar_grid_landmark(const astar_grid *g, int32_t i, int32_t *x, int
 }
 
 size_t astar_grid_landmark_bytes(const astar_grid *g) {
-    return g->landmarks ? g->landmarks->bytes + sizeof *g->landmarks : 0;
+    const astar_landmarks *lm = g->landmarks;
+    return lm ? lm->bytes + sizeof *lm + (size_t)lm->heap.cap * (sizeof *lm->heap.key + sizeof *lm->heap.at) : 0;
 }

@@ -245,13 +245,17 @@ static int stop_now(void *ud) {
  * bounded by the block and what changes, counted on the handler; a stop puts them out of use. */
 static void test_door_work(void) {
     /* Two rooms joined by a door at (20, 10) in a wall x = 20; the landmarks see both. */
-    astar_grid *g = astar_grid_new(41, 21, ASTAR_DIAG_ALWAYS, NULL);
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_grid *g = astar_grid_new(41, 21, ASTAR_DIAG_ALWAYS, &a);
     for (int32_t y = 0; y < 21; y++)
         if (y != 10) astar_grid_set_cost(g, 20, y, INFINITY);
     CHECK(astar_grid_landmarks(g, 8) == ASTAR_OK && astar_grid_landmark_count(g) == 8);
     uint64_t serial = astar_landmarks_serial(g);
     astar_set_progress_handler(1, count_units, NULL);
+    long allocs = -1;
     for (int t = 0; t < 6; t++) {
+        if (t == 1) allocs = cnt.allocs; /* the first opening made the repairs' heap: kept */
         units = 0;
         astar_grid_set_cost(g, 20, 10, INFINITY); /* closes: a raise, nothing to do */
         CHECK(units == 0);
@@ -260,6 +264,7 @@ static void test_door_work(void) {
         CHECK(units > 0 && units <= 9 * 8); /* walkable cells of the block, one table each (one cost) */
     }
     CHECK(astar_landmarks_serial(g) == serial && astar_grid_landmark_count(g) == 8);
+    CHECK(cnt.allocs == allocs); /* a door that opens allocates nothing */
     /* A shortcut through the wall lowers many values: counted per cell lowered. */
     units = 0;
     astar_grid_set_cost(g, 20, 3, 1.0);
@@ -270,6 +275,22 @@ static void test_door_work(void) {
     astar_set_progress_handler(0, NULL, NULL);
     CHECK(astar_grid_get_cost(g, 20, 17) == 1.0 && astar_grid_landmark_count(g) == 0);
     astar_grid_free(g);
+    CHECK(cnt.live == 0 && cnt.bytes == 0); /* the heap is freed with them */
+}
+
+/* Out of memory in a repair (its heap): the write stands, the landmarks go out of use. */
+static void test_oom(void) {
+    counting cnt = {0};
+    astar_alloc a = {count_alloc, &cnt};
+    astar_grid *g = astar_grid_new(30, 10, ASTAR_DIAG_NO_CORNER_CUT, &a);
+    for (int32_t y = 0; y < 10; y++) astar_grid_set_cost(g, 15, y, INFINITY);
+    CHECK(astar_grid_landmarks(g, 3) == ASTAR_OK && astar_grid_landmark_count(g) == 3);
+    cnt.fail_at = cnt.allocs + 1;
+    CHECK(astar_grid_set_cost(g, 15, 5, 1.0) == ASTAR_OK);
+    cnt.fail_at = 0;
+    CHECK(astar_grid_get_cost(g, 15, 5) == 1.0 && astar_grid_landmark_count(g) == 0);
+    astar_grid_free(g);
+    CHECK(cnt.live == 0 && cnt.bytes == 0);
 }
 
 /* A suspended search that reads landmarks, a repair between its slices: exact answer. */
@@ -347,6 +368,7 @@ int main(void) {
     test_random_writes();
     test_exact_answers();
     test_door_work();
+    test_oom();
     test_job();
     test_build();
     return check_summary();
