@@ -209,7 +209,7 @@ describe("landmarks", function()
     assert(with * 2 < without, with .. " expansions with landmarks, " .. without .. " without")
   end)
 
-  it("an opened wall or a cheaper cell puts them out of use; dearer terrain keeps them", function()
+  it("stay in use and exact when a wall opens or a cell gets cheaper (repaired); fill drops them", function()
     local world = oracle.world_from_rows({
       "..........",
       "..........",
@@ -219,21 +219,24 @@ describe("landmarks", function()
     }, "always")
     local grid = oracle.grid(astar, world)
     assert.are.equal(4, grid:landmarks(4))
+    local function exact()
+      for _, q in ipairs({ { 1, 1, 1, 5 }, { 1, 5, 1, 1 }, { 10, 5, 1, 1 }, { 2, 1, 2, 5 }, { 5, 1, 4, 5 } }) do
+        local _, info = grid:find(q[1], q[2], q[3], q[4])
+        assert(info.cost == oracle.cost(world, q[1], q[2], q[3], q[4]), table.concat(q, ",")) -- to the bit
+      end
+    end
     grid:set_cost(3, 2, 5) -- dearer: the stored distances are still lower bounds
     world.cost[2][3] = 5
     assert.are.equal(4, grid:landmarks())
     assert(oracle.near(select(2, grid:find(1, 1, 1, 5)).cost, oracle.cost(world, 1, 1, 1, 5)))
     grid:set_blocked(2, 3, false) -- a shortcut: d(L, n) measured around the wall would overestimate
     world.cost[3][2] = 1
-    assert.are.equal(0, grid:landmarks())
-    for _, q in ipairs({ { 1, 1, 1, 5 }, { 1, 5, 1, 1 }, { 10, 5, 1, 1 }, { 2, 1, 2, 5 } }) do
-      local _, info = grid:find(q[1], q[2], q[3], q[4])
-      assert(info.cost == oracle.cost(world, q[1], q[2], q[3], q[4]), table.concat(q, ",")) -- to the bit
-    end
-    assert.are.equal(4, grid:landmarks(4)) -- rebuilt on the new terrain
+    assert.are.equal(4, grid:landmarks())
+    exact()
     grid:set_cost(5, 5, 0.5)
-    assert.are.equal(0, grid:landmarks())
-    grid:landmarks(4)
+    world.cost[5][5] = 0.5
+    assert.are.equal(4, grid:landmarks())
+    exact()
     grid:fill(1)
     assert.are.equal(0, grid:landmarks())
   end)

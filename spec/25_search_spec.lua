@@ -88,18 +88,27 @@ describe("grid:search", function()
     assert.are.equal(winfo.cost, info.cost)
   end)
 
-  it("starts over when landmarks are built or dropped while it was suspended", function()
+  it("starts over when the landmarks its heuristic reads are rebuilt or dropped; one without goes on", function()
     local g = astar.grid(60, 60)
     for y = 1, 50 do g:set_cost(30, y, false) end
-    local job = g:search(1, 1, 60, 1)
-    job:step(20)
-    g:landmarks(4) -- the suspended search must not keep reading the old (no) distances
+    local plain = g:search(1, 1, 60, 1)
+    plain:step(20)
+    g:landmarks(4) -- it reads none: it goes on
+    local job = g:search(1, 1, 60, 1) -- reads them
+    job:step(30)
+    plain:step(30)
+    g:landmarks(5) -- the suspended search must not keep reading the old distances
     job:step(30)
     g:landmarks(0)
     assert.are.equal("found", job:step())
+    assert.are.equal("found", plain:step())
+    local want = select(2, g:find(1, 1, 60, 1, { jump = false })).cost
     local _, info = job:result()
     assert.are.equal(2, info.restarts)
-    assert.are.equal(select(2, g:find(1, 1, 60, 1, { jump = false })).cost, info.cost)
+    assert.are.equal(want, info.cost)
+    _, info = plain:result()
+    assert.are.equal(0, info.restarts)
+    assert.are.equal(want, info.cost)
   end)
 
   it("survives an error in a callback: the next step starts over and finishes", function()

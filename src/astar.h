@@ -225,8 +225,9 @@ astar_status astar_grid_set_all(astar_grid *g, const double *costs);
 /* The smallest walkable terrain cost (INFINITY if no cell is walkable; NaN when the progress
  * handler stopped the pass that recomputes it after writes). */
 double astar_grid_min_cost(astar_grid *g);
-/* Bumped on every terrain change (and when landmarks are built or dropped); lets caches
- * and suspended searches know they are stale. */
+/* Bumped on every terrain change; lets caches and suspended searches know they are stale
+ * (landmarks built or dropped do not move it: a suspended search that reads them sees that
+ * on its own). */
 uint32_t astar_grid_version(const astar_grid *g);
 
 /*
@@ -274,10 +275,16 @@ astar_status astar_grid_dead_end(astar_grid *g, int32_t x, int32_t y, int32_t *a
  * move the build's did not (the same mode, or on squares a stricter one: never <
  * no_corner_cut < one_walkable < always).
  *
- * Raising a cost or blocking a cell keeps them valid (distances only grew); lowering a
- * cost, opening a cell, astar_grid_fill or astar_grid_set_all makes them stale: queries
- * ignore them until astar_grid_landmarks is called again (it is not rebuilt behind the
- * caller's back: a build runs up to 2k + 1 Dijkstras over the whole grid).
+ * Raising a cost or blocking a cell keeps them valid at no cost (distances only grew).
+ * Lowering a cost or opening a cell repairs them inside astar_grid_set_cost, in work bounded
+ * by the stored distances that go down (a Dijkstra from the cell's 3x3 block per landmark
+ * and direction, a unit of the progress handler per cell settled; a door opened again after
+ * it closed changes nothing); if the handler stops that, or memory runs out, the write still
+ * happens and the landmarks become stale. astar_grid_fill and astar_grid_set_all (bulk
+ * writes) make them stale: queries ignore them until astar_grid_landmarks is called
+ * again (it is not rebuilt behind the caller's back: a build runs up to 2k + 1 Dijkstras
+ * over the whole grid). A search suspended in slices whose heuristic reads them starts over
+ * at its next step when they were repaired, rebuilt or dropped meanwhile.
  *
  * Memory: 4 * k bytes per cell (floats) on terrain of one cost, 8 * k where costs differ:
  * k = 16 on 1024x1024 is 64 MiB or 128 MiB. Distances are stored rounded toward zero and
@@ -329,11 +336,15 @@ size_t astar_grid_landmark_bytes(const astar_grid *g);
  * allocates the tables and brings the grid's island labels up to date (as a query
  * would). Returns ASTAR_RUNNING until the step that completes the build, which installs
  * the result and returns ASTAR_OK (later steps return ASTAR_OK and do nothing). If the
- * grid's terrain changed since the build began (astar_grid_version moved: any write, or
- * landmarks installed or dropped by someone else), the step starts the build over from
- * nothing (astar_build_restarts counts it): tables measured on other terrain are never
- * installed. ASTAR_ENOMEM: the work so far is dropped, the grid keeps what it had, and
- * the next step starts over. ASTAR_ESTOPPED (the progress handler, above; its units are the
+ * grid's terrain changed since the build last worked (astar_grid_version moved), the step
+ * starts the build over from nothing (astar_build_restarts counts it) when the change could
+ * make its work wrong, so such tables are never installed: a hierarchy build on any write; a
+ * landmark build on a lowered cost or an opened cell, on any write during its first passes
+ * (they read the island labels), on a new finite cost where every cost was the same (one
+ * table serves both ways), and on a write the grid's change log no longer lists (a bulk
+ * write, more than 1024 writes); raised costs and blocked cells let it go on (what it
+ * measured stays a lower bound). ASTAR_ENOMEM: the work so far is dropped, the grid keeps
+ * what it had, and the next step starts over. ASTAR_ESTOPPED (the progress handler, above; its units are the
  * budget's): the build stops between two units and keeps what it did, as a spent budget
  * does, and the next step goes on. Not while another thread queries or writes the grid (the
  * workers read it; the install writes it); between steps the grid may be used freely.

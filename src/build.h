@@ -26,10 +26,10 @@ typedef struct astar_build_ops {
     void (*release)(void *self);
     /* Its units search nothing: they get no workspace (NULL), which then is never made. */
     bool bare;
-    /* Optional: a terrain change since the build's version, told between steps, oldest first:
-     * false when the build absorbed it (it redoes what the change dirtied itself), true when it
-     * must start over. NULL: every change starts it over (as does a change the grid's log no
-     * longer holds). */
+    /* Optional: asked (calling thread, before a step works) for each terrain change since the
+     * build last worked, oldest first: false when the build absorbed it (its work so far holds,
+     * or it redoes what the change dirtied itself), true when it must start over. NULL, or
+     * changes the grid's log no longer holds: it starts over on any change. */
     bool (*changed)(void *self, const astar_change *c);
 } astar_build_ops;
 

@@ -148,8 +148,6 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
     if (old == cost) return ASTAR_OK;
     g->cost[at] = cost;
     log_change(g, at, old, cost);
-    /* Dearer terrain leaves the landmarks a lower bound; a cheaper (or opened) cell does not. */
-    if (cost < old && g->landmarks) g->landmarks->valid = false;
     if ((old == INFINITY) != (cost == INFINITY)) {
         bool walkable = cost != INFINITY;
         for (int d = 0; d < 8; d++) { /* the neighbour in direction d sees this cell at d ^ 2 */
@@ -161,6 +159,9 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
         astar_dead_ends_stale(g);
         astar_jumps_cell_changed(g, at);
     }
+    /* Dearer terrain leaves the landmarks' bound as it is; a cheaper (or opened) cell may make
+     * some distances overestimate: they are repaired here, on the moves now legal. */
+    if (cost < old && g->landmarks) astar_landmarks_lowered(g, at);
     if (g->hierarchy) astar_hierarchy_cell_changed(g, at, (old == INFINITY) != (cost == INFINITY));
     range_changed(g, old, cost);
     return ASTAR_OK;
@@ -212,7 +213,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
     for (int k = 0; k < ASTAR_ISLAND_KINDS; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
     astar_dead_ends_stale(g);
     for (int k = 0; k < ASTAR_JUMP_KINDS; k++) g->jumps[k].fresh = false; /* rebuilt on next use */
-    if (g->landmarks) g->landmarks->valid = false; /* bulk writes: no telling which way */
+    astar_landmarks_invalidate(g); /* bulk writes: no telling which way */
     if (g->hierarchy) astar_hierarchy_all_dirty(g);
     g->range_dirty = true;
     astar_grid_changed_all(g);

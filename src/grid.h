@@ -91,6 +91,7 @@ struct astar_grid {
     astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
     astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */
+    uint64_t landmark_serial;   /* bumped whenever what queries read of landmarks changes */
     struct astar_hierarchy *hierarchy; /* two-tier search's clusters; NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */

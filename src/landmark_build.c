@@ -8,16 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The float at or below d; NaN (no information) for d unreached, or outside what a
- * normal float holds with the relative error ASTAR_LANDMARK_UP assumes. */
-static float down(double d) {
-    if (d == 0.0) return 0.0f;
-    if (!(d >= 0x1p-100 && d <= 0x1p100)) return NAN;
-    float f = (float)d;
-    if ((double)f > d) f = nextafterf(f, 0.0f);
-    return f;
-}
-
 /* The cell (bordered index) of node id `id`. */
 static int32_t cell_of(const astar_grid *g, int32_t id) {
     return astar_cell(g->stride, id % g->width, id / g->width);
@@ -245,7 +235,7 @@ static astar_status lm_unit(void *self, int32_t u, astar_search *s, uint64_t bud
     size_t column = (size_t)(m->dir * b->k + m->landmark);
     for (int32_t id = m->copied; id < end; id++) {
         double d = astar_field_g(s, cell_of(g, id));
-        float v = down(d);
+        float v = astar_landmark_down(d);
         if (m->landmark < 0) {
             b->near[id] = v;
             continue;
@@ -379,9 +369,8 @@ static astar_status lm_between(void *self, uint64_t budget, uint64_t *used, int3
 static void lm_install(void *self) {
     lm_build *b = self;
     astar_grid *g = b->g;
-    if (b->k == 0) {
+    if (b->k == 0) { /* (a suspended search that reads them sees the serial move) */
         astar_landmarks_free(g);
-        astar_grid_changed_all(g); /* a suspended search may hold the old distances: it starts over */
         return;
     }
     if (b->placed == 0) { /* no walkable cell: nothing to measure from */
@@ -392,14 +381,33 @@ static void lm_install(void *self) {
     b->near = NULL;
     astar_landmarks *lm = b->lm;
     lm->k = b->placed;
-    double lo = b->lo;
-    double eps = b->largest > 0 && lo > 0 ? 0x1p-22 + 0x1p-23 * ASTAR_LANDMARK_UP * b->largest / lo : 0.0;
-    lm->shrink = eps < 1.0 ? 1.0 - eps : 0.0;
+    lm->largest = b->largest;
+    lm->lo = b->lo; /* the smallest cost at the set-up: only raises came since (lm_changed) */
+    lm->shrink = astar_landmarks_shrink(lm->largest, lm->lo);
     lm->valid = true;
     b->lm = NULL; /* the grid's now */
     astar_landmarks_free(g);
     g->landmarks = lm;
-    astar_grid_changed_all(g); /* a suspended search may hold the old distances: it starts over */
+    g->landmark_serial++; /* a suspended search that reads landmarks starts over */
+}
+
+/* A terrain change during the build (build.c): whether it must start over. What it measured
+ * stays a valid table under raised costs and blocked cells, and so does a Dijkstra in
+ * flight, which reads the terrain as it goes (see landmarks.c: (I) holds on each move it
+ * relaxed at a cost no higher than the move's now). It starts over on a lowered cost or an
+ * opened cell; while it reads the island labels its set-up made exact (the passes before
+ * the seed); and, for one table serving both ways, on a new finite cost (no longer one cost:
+ * a way back may be cheaper than the way there). */
+static bool lm_changed(void *self, const astar_change *c) {
+    lm_build *b = self;
+    if (b->phase == SETUP) return false; /* nothing done yet */
+    if (b->phase == FILL || b->phase == LARGEST || b->phase == SEED) return true;
+    if (!(c->after > c->before)) return true;
+    if (b->dirs == 1 && c->after != INFINITY) return true;
+    /* The workers' Dijkstras read the cost range when they begin (query.c): brought up to
+     * date here, on the calling thread, as the set-up does. */
+    double lo, hi;
+    return astar_grid_cost_range(b->g, &lo, &hi) != ASTAR_OK;
 }
 
 static uint64_t lm_total(const void *self) {
@@ -413,7 +421,8 @@ static uint64_t lm_total(const void *self) {
            k * dirs * (size + n);
 }
 
-static const astar_build_ops LANDMARK_OPS = {lm_between, lm_unit, lm_install, lm_reset, lm_total, lm_release, false, NULL};
+static const astar_build_ops LANDMARK_OPS = {lm_between, lm_unit, lm_install, lm_reset, lm_total, lm_release, false,
+                                             lm_changed};
 
 astar_build *astar_build_landmarks(astar_grid *g, int32_t k, int threads, astar_status *st) {
     astar_status dummy;

@@ -4,6 +4,7 @@
 #define ASTAR_LANDMARKS_H
 
 #include "grid.h"
+#include "hierarchy.h" /* its heap, which repairs use */
 
 /*
  * dist holds, per cell, k distances from the landmarks and then k distances
@@ -19,13 +20,39 @@ typedef struct astar_landmarks {
     int32_t cells[ASTAR_MAX_LANDMARKS];
     astar_diagonal mode;        /* the moves they were measured under */
     double shrink;              /* < 1: undoes what rounding to floats may add to h's slope */
-    bool valid;                 /* false once a cost went down: the distances may overestimate */
+    double largest, lo;         /* what shrink was computed for: the largest distance stored
+                                   and a bound at or below every walkable cost */
+    bool valid;                 /* false after a bulk write or a repair that could not finish */
+    astar_hier_heap heap;       /* the repairs' (kept: a door that opens allocates nothing) */
 } astar_landmarks;
 
 /* What rounding a stored distance toward zero may have taken off: stored * this >= exact. */
 #define ASTAR_LANDMARK_UP (1.0 + 0x1p-22)
 
+/* The float at or below d; NaN (no information) for d unreached, or outside what a normal
+ * float holds with the relative error ASTAR_LANDMARK_UP assumes. */
+static inline float astar_landmark_down(double d) {
+    if (d == 0.0) return 0.0f;
+    if (!(d >= 0x1p-100 && d <= 0x1p100)) return NAN;
+    float f = (float)d;
+    if ((double)f > d) f = nextafterf(f, 0.0f);
+    return f;
+}
+
+/* The factor h is multiplied by for distances up to `largest` on costs of at least `lo`
+ * (landmarks.c says why); 0 where it would leave nothing. */
+double astar_landmarks_shrink(double largest, double lo);
+
+/* Frees the grid's landmarks (and bumps the serial). */
 void astar_landmarks_free(astar_grid *g);
+/* Puts them out of use until a new build (and bumps the serial). */
+void astar_landmarks_invalidate(astar_grid *g);
+/* Changes whenever what a query reads of the landmarks changes (installed, dropped, repaired,
+ * put out of use): a suspended search whose heuristic reads them starts over when it moved. */
+static inline uint64_t astar_landmarks_serial(const astar_grid *g) { return g->landmark_serial; }
+/* After cell `cell`'s cost went down (grid.c, the neighbour bits already updated): lowers
+ * the stored distances that could now overestimate, in work bounded by those that change. */
+void astar_landmarks_lowered(astar_grid *g, int32_t cell);
 /* Whether the landmarks may serve a query that moves under `mode` (the effective one). */
 const astar_landmarks *astar_landmarks_for(const astar_grid *g, astar_diagonal mode);
 

@@ -661,6 +661,7 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
     astar_status st = start_search(s, g, q, jps_ok, corridor, corridor_gen, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;
+    s->job_landmarks = astar_landmarks_serial(g);
     return settle(s, res, st);
 }
 
@@ -677,11 +678,13 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     query_ctx *c = &s->job;
     astar_result_init(res);
     res->scored = c->q->ninterests > 0;
-    if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
+    /* The terrain changed under it, or the landmarks its h reads (their memory too): start over. */
+    if (c->g->version != s->job_version || (c->lm.dist && astar_landmarks_serial(c->g) != s->job_landmarks)) {
         astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
         if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
         s->job_restarts++;
         s->job_version = c->g->version;
+        s->job_landmarks = astar_landmarks_serial(c->g);
         if (st != ASTAR_RUNNING) return settle(s, res, st);
     }
     return settle(s, res, continue_search(s, n, res));

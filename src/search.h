@@ -126,6 +126,7 @@ struct astar_search {
     query_ctx job;
     bool job_live;          /* started and not finished: astar_search_step continues it */
     uint32_t job_version;   /* the grid's terrain version when it started */
+    uint64_t job_landmarks; /* the grid's landmark serial then (read when its h reads them) */
     uint32_t job_restarts;
     astar_result job_result; /* the final result, once there is one */
 };

@@ -350,8 +350,9 @@ function Grid:landmarks(k, opts) end
 
 ---A build of what grid:landmarks(k) builds, run in steps (b:step(n)) for a loading screen or
 ---a frame budget; its tables are installed on the grid at once by the step that completes it
----(queries use the old landmarks, or none, until then). If the terrain changes before then,
----the next step starts it over (b:restarts() counts it): stale tables are never installed.
+---(queries use the old landmarks, or none, until then). If a cost goes down or a cell opens
+---before then, the next step starts it over (b:restarts() counts it): tables that could
+---overestimate are never installed. Raised costs and blocked cells let it go on.
 ---@param k integer 0..64
 ---@param opts astar.BuildOptions?
 ---@return astar.Build
