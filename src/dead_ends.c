@@ -258,6 +258,10 @@ astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out)
             de->open = astar_mem(&g->alloc, NULL, 0, g->cells);
             if (!de->open) return ASTAR_ENOMEM;
         }
+        if (!de->log) { /* with the table: a cell write allocates nothing */
+            de->log = astar_mem(&g->alloc, NULL, 0, ASTAR_DEAD_END_LOG * sizeof(int32_t));
+            if (!de->log) return ASTAR_ENOMEM;
+        }
         astar_status st = build(g, kind, de, astar_progress_get());
         if (st != ASTAR_OK) return st;
         de->fresh = true;
@@ -324,16 +328,8 @@ void astar_dead_ends_free(astar_grid *g) {
  * retiring an area drops its property, so the areas that would break it are retired.
  */
 
-/* The byte of de->open at `cell` changed: views copy it again (all of them when the log cannot
- * be had: a new serial). */
-static void note(astar_grid *g, astar_dead_ends *de, int32_t cell) {
-    if (!de->log) {
-        de->log = astar_mem(&g->alloc, NULL, 0, ASTAR_DEAD_END_LOG * sizeof(int32_t));
-        if (!de->log) {
-            de->serial = atomic_fetch_add(&builds, 1) + 1;
-            return;
-        }
-    }
+/* The byte of de->open at `cell` changed: views copy it again. */
+static void note(astar_dead_ends *de, int32_t cell) {
     de->log[de->edits++ & (ASTAR_DEAD_END_LOG - 1u)] = cell;
 }
 
@@ -343,7 +339,7 @@ static void retire(astar_grid *g, astar_dead_ends *de, int32_t k) {
     de->open[gate] |= (uint8_t)(de->into[k] & g->open[gate]);
     de->into[k] = 0;
     de->nretired++;
-    note(g, de, gate);
+    note(de, gate);
 }
 
 static int32_t depth_of(const astar_dead_ends *de, int32_t k) { return k < 0 ? 0 : de->depth[k]; }
@@ -411,7 +407,7 @@ static void cell_opened(astar_grid *g, int kind, astar_dead_ends *de, int32_t c,
         int32_t n = c + offset[d];
         int e = d ^ 2;
         if (!join(g, de, c, x, n, e, (near >> d & 1u) != 0)) de->open[n] |= (uint8_t)(1u << e);
-        note(g, de, n);
+        note(de, n);
     }
 }
 
@@ -427,7 +423,7 @@ void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
         }
         for (int d = 0; d < 8; d++) { /* as the grid's bits: a blocked cell is never entered */
             de->open[cell + offset[d]] &= (uint8_t)~(1u << (d ^ 2));
-            note(g, de, cell + offset[d]);
+            note(de, cell + offset[d]);
         }
     }
 }

@@ -43,8 +43,7 @@ typedef struct astar_dead_ends {
     uint8_t *open;       /* per cell: the grid's neighbour bits without the moves from a
                             gateway into its areas that are not retired; NULL until needed */
     int32_t *log;        /* the last ASTAR_DEAD_END_LOG cells whose byte of `open` changed since
-                            the build (entry e & (ASTAR_DEAD_END_LOG - 1) is edit e); NULL until
-                            the first */
+                            the build (entry e & (ASTAR_DEAD_END_LOG - 1) is edit e) */
     uint64_t edits;      /* bytes of `open` changed since the build */
     int32_t nareas, nretired;
     uint64_t serial;     /* changes with every build, over all grids: copies compare it */
