@@ -371,23 +371,25 @@ static int32_t area_at(const astar_dead_ends *de, int32_t cell) {
 }
 
 /*
- * The move between c (just opened, area x) and its neighbour n, which n sees in direction e.
- * Walks the two chains up to where they meet: an area holding n but not c must be entered
- * through c; one holding c but not n through n; else it is retired (when `joined`: the move is
- * one of the kind's graph; else only looks). Returns whether the move n -> c is an area's way
- * in that stays shut. (Retired areas on the way need nothing: up() skips them.)
+ * The move between c (just opened, area x) and its walkable neighbour n, which n sees in
+ * direction e. Walks the two chains up to where they meet: an area holding n but not c must be
+ * entered through c; one holding c but not n through n; any other is retired. Returns whether
+ * the move n -> c is an area's way in that stays shut. (Retired areas on the way need nothing:
+ * up() skips them. An area whose gateway is c, or n, is at most one on each chain: areas with
+ * the same gateway are siblings. So the walks are the areas retired, and a few.)
  */
 static bool join(astar_grid *g, astar_dead_ends *de, int32_t c, int32_t x, int32_t n, int e,
-                 bool joined) {
+                 unsigned *own) {
     int32_t a = area_at(de, n), b = x;
     bool shut = false;
     while (a != b) {
         if (depth_of(de, a) >= depth_of(de, b)) {
-            if (joined && de->gateway[a] != c) retire(g, de, a);
+            if (de->gateway[a] != c) retire(g, de, a);
+            else *own |= de->into[a]; /* c's way into a: shut in c's own byte */
             a = up(de, a);
         } else {
             if (de->gateway[b] == n) shut |= (de->into[b] >> e) & 1u;
-            else if (joined) retire(g, de, b);
+            else retire(g, de, b);
             b = up(de, b);
         }
     }
@@ -403,12 +405,23 @@ static void cell_opened(astar_grid *g, int kind, astar_dead_ends *de, int32_t c,
         de->area[c] = x < 0 ? -1 : x;
     }
     int32_t x = de->area[c];
+    unsigned own = 0;
     for (int d = 0; d < 8; d++) {
+        /* A move out of the kind's graph (a diagonal of kind 0, two of a hex) is not one the
+         * areas are about, nor one from a blocked neighbour (its byte is set again when it
+         * opens): opened as in the grid's bits. A move left open is always exact (it only
+         * skips less); under no_corner_cut a diagonal into an area mostly stays shut anyway,
+         * by its straight sides. */
         int32_t n = c + offset[d];
         int e = d ^ 2;
-        if (!join(g, de, c, x, n, e, (near >> d & 1u) != 0)) de->open[n] |= (uint8_t)(1u << e);
+        if (!(near >> d & 1u) || !join(g, de, c, x, n, e, &own)) de->open[n] |= (uint8_t)(1u << e);
         note(de, n);
     }
+    /* c's own byte: the grid's, but the ways into the areas c is the gateway of (those that
+     * hold a neighbour; the others' cells by c are blocked). While c was blocked, bits were
+     * only set in it. */
+    de->open[c] = (uint8_t)(g->open[c] & ~own);
+    note(de, c);
 }
 
 void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
