@@ -354,6 +354,10 @@ static int32_t depth_of(const astar_dead_ends *de, int32_t k) { return k < 0 ? 0
 static int32_t up(astar_dead_ends *de, int32_t k) {
     int32_t p = de->parent[k];
     while (p >= 0 && !de->into[p]) p = de->parent[p];
+    for (int32_t q = de->parent[k], next; q != p; q = next) { /* the retired ones passed, too */
+        next = de->parent[q];
+        de->parent[q] = p;
+    }
     return de->parent[k] = p;
 }
 
