@@ -249,10 +249,12 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
  * Dead ends: areas of the walkable terrain that join the rest of their island through one
  * gateway cell (rooms with one door, alcoves, corridor ends, and the areas nested in them),
  * under the moves of the grid's diagonal mode. *area gets the innermost area holding the cell,
- * an id >= 0 (until the terrain's walkability changes), and *gateway the node id of the cell
- * it is entered through; both -1 when the cell is in no dead end (or is blocked). Built on
- * first need and again after walkability changes, as islands are; queries with dead_ends set
- * skip the areas they need nothing from. ASTAR_EINVAL outside the grid, ASTAR_ENOMEM.
+ * an id >= 0 (kept until the areas are built again), and *gateway the node id of the cell it
+ * is entered through; both -1 when the cell is in no dead end (or is blocked). Built on first
+ * need (and first need after a bulk write); a cell write updates them without a rebuild:
+ * blocking keeps every area, opening may retire the areas it joins (named and skipped no
+ * more until the next build; docs/contract.md). Queries with dead_ends set skip the areas
+ * they need nothing from. ASTAR_EINVAL outside the grid, ASTAR_ENOMEM.
  */
 astar_status astar_grid_dead_end(astar_grid *g, int32_t x, int32_t y, int32_t *area,
                                  int32_t *gateway);

@@ -3,7 +3,8 @@
  * components, by an iterative depth-first search), arranged per island as a block-cut tree
  * rooted at the island's largest block. Each other block is a dead-end area: the cells
  * beyond its parent cut cell, the gateway, which every way between the area and the rest
- * passes. Built on first need, rebuilt after the terrain's walkability changes.
+ * passes. Built on first need; then it follows the terrain's walkability cell by cell (the
+ * second half of this file) and is built again only after a bulk write or when asked to.
  */
 #include "grid.h"
 
@@ -27,6 +28,9 @@ typedef struct scratch {
 } scratch;
 
 #define ROOT 0xFFu
+
+/* area[] of a cell blocked at the build and not opened since. */
+#define BLOCKED (-2)
 
 static void scratch_free(const astar_alloc *a, scratch *w, size_t cells) {
     int32_t **arrays[] = {&w->disc, &w->low, &w->vstack};
@@ -141,12 +145,39 @@ static int32_t island_blocks(const astar_grid *g, int kind, const int32_t *offse
 }
 
 static void free_areas(const astar_alloc *a, astar_dead_ends *de) {
-    astar_mem(a, de->gateway, (size_t)de->nareas * sizeof(int32_t), 0);
-    astar_mem(a, de->parent, (size_t)de->nareas * sizeof(int32_t), 0);
-    astar_mem(a, de->into, (size_t)de->nareas, 0);
-    de->gateway = de->parent = NULL;
+    int32_t **arrays[] = {&de->gateway, &de->parent, &de->depth};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) {
+        astar_mem(a, *arrays[i], *arrays[i] ? (size_t)de->nareas * sizeof(int32_t) : 0, 0);
+        *arrays[i] = NULL;
+    }
+    astar_mem(a, de->into, de->into ? (size_t)de->nareas : 0, 0);
     de->into = NULL;
-    de->nareas = 0;
+    de->nareas = de->nretired = 0;
+}
+
+/* Room for nareas areas in de (its old ones freed); false on OOM (de has none). */
+static bool new_areas(const astar_alloc *a, astar_dead_ends *de, int32_t nareas) {
+    free_areas(a, de);
+    if (nareas == 0) return true;
+    size_t bytes = astar_array_size((size_t)nareas, sizeof(int32_t));
+    de->nareas = nareas;
+    de->gateway = astar_mem(a, NULL, 0, bytes);
+    de->parent = de->gateway ? astar_mem(a, NULL, 0, bytes) : NULL;
+    de->depth = de->parent ? astar_mem(a, NULL, 0, bytes) : NULL;
+    de->into = de->depth ? astar_mem(a, NULL, 0, (size_t)nareas) : NULL;
+    if (!de->into) free_areas(a, de);
+    return de->into != NULL;
+}
+
+/* Each area's depth in the tree, in two walks per chain of areas not yet numbered. */
+static void number_depths(astar_dead_ends *de) {
+    for (int32_t k = 0; k < de->nareas; k++) de->depth[k] = 0;
+    for (int32_t k = 0; k < de->nareas; k++) {
+        int32_t a = k, n = 0;
+        for (; a >= 0 && de->depth[a] == 0; a = de->parent[a]) n++;
+        int32_t base = a >= 0 ? de->depth[a] : 0;
+        for (a = k; n > 0; n--, a = de->parent[a]) de->depth[a] = base + n;
+    }
 }
 
 /* Two passes over the cells (the first, and the numbering with the copy of the neighbour
@@ -187,28 +218,18 @@ static astar_status build(astar_grid *g, int kind, astar_dead_ends *de, astar_pr
     }
     int32_t *area_of = w.low, nareas = 0;
     for (int32_t b = 0; b < nblocks; b++) area_of[b] = w.size[b] < 0 ? -1 : nareas++;
-    free_areas(a, de);
-    size_t bytes = astar_array_size((size_t)nareas, sizeof(int32_t));
-    if (nareas > 0) {
-        de->gateway = astar_mem(a, NULL, 0, bytes);
-        de->parent = de->gateway ? astar_mem(a, NULL, 0, bytes) : NULL;
-        de->into = de->parent ? astar_mem(a, NULL, 0, (size_t)nareas) : NULL;
-        if (!de->into) {
-            astar_mem(a, de->gateway, de->gateway ? bytes : 0, 0);
-            astar_mem(a, de->parent, de->parent ? bytes : 0, 0);
-            de->gateway = de->parent = NULL;
-            scratch_free(a, &w, g->cells);
-            return ASTAR_ENOMEM;
-        }
+    if (!new_areas(a, de, nareas)) {
+        scratch_free(a, &w, g->cells);
+        return ASTAR_ENOMEM;
     }
-    de->nareas = nareas;
     for (size_t i = 0; i < g->cells; i++)
-        if (owner[i] >= 0) owner[i] = area_of[owner[i]];
+        owner[i] = owner[i] >= 0 ? area_of[owner[i]] : g->cost[i] == INFINITY ? BLOCKED : -1;
     for (int32_t b = 0; b < nblocks; b++) {
         if (area_of[b] < 0) continue;
         de->gateway[area_of[b]] = w.top[b];
         de->parent[area_of[b]] = de->area[w.top[b]];
     }
+    number_depths(de);
     memcpy(de->open, g->open, g->cells);
     for (int32_t k = 0; k < nareas; k++) {
         int32_t gate = de->gateway[k];
@@ -220,11 +241,8 @@ static astar_status build(astar_grid *g, int kind, astar_dead_ends *de, astar_pr
     }
     scratch_free(a, &w, g->cells);
     de->serial = atomic_fetch_add(&builds, 1) + 1;
+    de->edits = 0;
     return ASTAR_OK;
-}
-
-void astar_dead_ends_stale(astar_grid *g) {
-    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) g->dead_ends[k].fresh = false;
 }
 
 astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out) {
@@ -240,6 +258,10 @@ astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out)
             de->open = astar_mem(&g->alloc, NULL, 0, g->cells);
             if (!de->open) return ASTAR_ENOMEM;
         }
+        if (!de->log) { /* with the table: a cell write allocates nothing */
+            de->log = astar_mem(&g->alloc, NULL, 0, ASTAR_DEAD_END_LOG * sizeof(int32_t));
+            if (!de->log) return ASTAR_ENOMEM;
+        }
         astar_status st = build(g, kind, de, astar_progress_get());
         if (st != ASTAR_OK) return st;
         de->fresh = true;
@@ -248,14 +270,183 @@ astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out)
     return ASTAR_OK;
 }
 
+/* Frees a table's memory but its log. */
+static void free_table(astar_grid *g, astar_dead_ends *de) {
+    astar_mem(&g->alloc, de->area, de->area ? g->cells * sizeof(int32_t) : 0, 0);
+    astar_mem(&g->alloc, de->open, de->open ? g->cells : 0, 0);
+    free_areas(&g->alloc, de);
+}
+
+astar_status astar_dead_ends_refresh(astar_grid *g, bool whole) {
+    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) {
+        astar_dead_ends *de = &g->dead_ends[k];
+        if (!de->area || (de->fresh && (whole ? de->edits : (uint64_t)de->nretired) == 0))
+            continue; /* never used, or nothing to restore */
+        astar_status st;
+        if (!de->fresh) {
+            if ((st = astar_dead_ends_get(g, k, &de)) != ASTAR_OK) return st;
+            continue;
+        }
+        /* Built into a second table, so that a stop leaves this one as it was (still exact). */
+        astar_dead_ends next = {0};
+        size_t bytes = astar_array_size(g->cells, sizeof(int32_t));
+        next.area = astar_mem(&g->alloc, NULL, 0, bytes);
+        next.open = next.area ? astar_mem(&g->alloc, NULL, 0, g->cells) : NULL;
+        st = next.open ? build(g, k, &next, astar_progress_get()) : ASTAR_ENOMEM;
+        if (st == ASTAR_OK) {
+            astar_dead_ends old = *de;
+            next.log = old.log; /* edits count from 0 again: views see the new serial */
+            next.fresh = true;
+            *de = next;
+            next = old;
+        }
+        free_table(g, &next);
+        if (st != ASTAR_OK) return st;
+    }
+    return ASTAR_OK;
+}
+
+void astar_dead_ends_bulk_changed(astar_grid *g) {
+    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) g->dead_ends[k].fresh = false;
+}
+
 void astar_dead_ends_free(astar_grid *g) {
     for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) {
         astar_dead_ends *de = &g->dead_ends[k];
-        astar_mem(&g->alloc, de->area, de->area ? g->cells * sizeof(int32_t) : 0, 0);
-        astar_mem(&g->alloc, de->open, de->open ? g->cells : 0, 0);
-        free_areas(&g->alloc, de);
+        free_table(g, de);
+        astar_mem(&g->alloc, de->log, de->log ? ASTAR_DEAD_END_LOG * sizeof(int32_t) : 0, 0);
         memset(de, 0, sizeof *de);
     }
+}
+
+/*
+ * Following the terrain (docs/design/dead_ends.md, "A living world"). S(A), the cells of area
+ * A, are the walkable cells whose chain of areas (area[cell], its parent, ...) holds A. A
+ * table is exact while every area not retired keeps the property the build gave it: every
+ * move from a cell of S(A) ends in S(A) or at A's gateway. Blocking a cell only removes
+ * cells and moves. Opening one, c, adds c to the areas of its own chain and adds its moves;
+ * retiring an area drops its property, so the areas that would break it are retired.
+ */
+
+/* The byte of de->open at `cell` changed: views copy it again. */
+static void note(astar_dead_ends *de, int32_t cell) {
+    de->log[de->edits++ & (ASTAR_DEAD_END_LOG - 1u)] = cell;
+}
+
+static void retire(astar_grid *g, astar_dead_ends *de, int32_t k) {
+    if (!de->into[k]) return;
+    int32_t gate = de->gateway[k];
+    de->open[gate] |= (uint8_t)(de->into[k] & g->open[gate]);
+    de->into[k] = 0;
+    de->nretired++;
+    note(de, gate);
+}
+
+static int32_t depth_of(const astar_dead_ends *de, int32_t k) { return k < 0 ? 0 : de->depth[k]; }
+
+/*
+ * The first area above k that is not retired (-1: none), which becomes k's parent: a retired
+ * area's cells are its parent's, so the chains lose nothing, and a walk never crosses the same
+ * retired areas twice (each is retired once per build, which paid for it: a set_cost's walks
+ * are the areas it retires and a few more). Depths stay: they still fall along every chain,
+ * which is all meet() needs.
+ */
+static int32_t up(astar_dead_ends *de, int32_t k) {
+    int32_t p = de->parent[k];
+    while (p >= 0 && !de->into[p]) p = de->parent[p];
+    for (int32_t q = de->parent[k], next; q != p; q = next) { /* the retired ones passed, too */
+        next = de->parent[q];
+        de->parent[q] = p;
+    }
+    return de->parent[k] = p;
+}
+
+/* Where two chains meet: the innermost area on both that is not retired (or either start). */
+static int32_t meet(astar_dead_ends *de, int32_t a, int32_t b) {
+    while (a != b) {
+        if (depth_of(de, a) >= depth_of(de, b)) a = up(de, a);
+        else b = up(de, b);
+    }
+    return a;
+}
+
+static int32_t area_at(const astar_dead_ends *de, int32_t cell) {
+    return de->area[cell] < 0 ? -1 : de->area[cell];
+}
+
+/*
+ * The move between c (just opened, area x) and its walkable neighbour n, which n sees in
+ * direction e. Walks the two chains up to where they meet: an area holding n but not c must be
+ * entered through c; one holding c but not n through n; any other is retired. Returns whether
+ * the move n -> c is an area's way in that stays shut. (Retired areas on the way need nothing:
+ * up() skips them. An area whose gateway is c, or n, is at most one on each chain: areas with
+ * the same gateway are siblings. So the walks are the areas retired, and a few.)
+ */
+static bool join(astar_grid *g, astar_dead_ends *de, int32_t c, int32_t x, int32_t n, int e,
+                 unsigned *own) {
+    int32_t a = area_at(de, n), b = x;
+    bool shut = false;
+    while (a != b) {
+        if (depth_of(de, a) >= depth_of(de, b)) {
+            if (de->gateway[a] != c) retire(g, de, a);
+            else *own |= de->into[a]; /* c's way into a: shut in c's own byte */
+            a = up(de, a);
+        } else {
+            if (de->gateway[b] == n) shut |= (de->into[b] >> e) & 1u;
+            else retire(g, de, b);
+            b = up(de, b);
+        }
+    }
+    return shut;
+}
+
+static void cell_opened(astar_grid *g, int kind, astar_dead_ends *de, int32_t c, const int32_t *offset) {
+    unsigned near = joined(kind, c / g->stride - 1) & g->open[c];
+    if (de->area[c] == BLOCKED) { /* its area: the innermost holding all its neighbours */
+        int32_t x = -2;
+        for (int d = 0; d < 8; d++)
+            if (near >> d & 1u) x = x == -2 ? area_at(de, c + offset[d]) : meet(de, x, area_at(de, c + offset[d]));
+        de->area[c] = x < 0 ? -1 : x;
+    }
+    int32_t x = de->area[c];
+    unsigned own = 0;
+    for (int d = 0; d < 8; d++) {
+        /* A move out of the kind's graph (a diagonal of kind 0, two of a hex) is not one the
+         * areas are about, nor one from a blocked neighbour (its byte is set again when it
+         * opens): opened as in the grid's bits. A move left open is always exact (it only
+         * skips less); under no_corner_cut a diagonal into an area mostly stays shut anyway,
+         * by its straight sides. */
+        int32_t n = c + offset[d];
+        int e = d ^ 2;
+        if (!(near >> d & 1u) || !join(g, de, c, x, n, e, &own)) de->open[n] |= (uint8_t)(1u << e);
+        note(de, n);
+    }
+    /* c's own byte: the grid's, but the ways into the areas c is the gateway of (those that
+     * hold a neighbour; the others' cells by c are blocked). While c was blocked, bits were
+     * only set in it. */
+    de->open[c] = (uint8_t)(g->open[c] & ~own);
+    note(de, c);
+}
+
+void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
+    int32_t offset[8];
+    for (int d = 0; d < 8; d++) offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) {
+        astar_dead_ends *de = &g->dead_ends[k];
+        if (!de->fresh) continue; /* built from the terrain on next use */
+        if (walkable) {
+            cell_opened(g, k, de, cell, offset);
+            continue;
+        }
+        for (int d = 0; d < 8; d++) { /* as the grid's bits: a blocked cell is never entered */
+            de->open[cell + offset[d]] &= (uint8_t)~(1u << (d ^ 2));
+            note(de, cell + offset[d]);
+        }
+    }
+}
+
+const uint8_t *astar_dead_ends_job_open(const astar_grid *g, uint32_t since, const uint8_t *open) {
+    return g->version == since ? open : g->open;
 }
 
 bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de,
@@ -283,12 +474,17 @@ bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de
         v->cap = de->nareas;
         v->serial = 0; /* the list of patches is gone: copy it all again */
     }
-    if (v->serial != de->serial) {
+    if (v->serial != de->serial || de->edits - v->edits > ASTAR_DEAD_END_LOG) {
         memcpy(v->open, de->open, cells);
         v->serial = de->serial;
     } else {
         for (int32_t i = 0; i < v->npatched; i++) v->open[v->patched[i]] = de->open[v->patched[i]];
+        for (uint64_t e = v->edits; e != de->edits; e++) {
+            int32_t cell = de->log[e & (ASTAR_DEAD_END_LOG - 1u)];
+            v->open[cell] = de->open[cell];
+        }
     }
+    v->edits = de->edits;
     v->npatched = 0;
     if (++v->stamp == 0) {
         memset(v->mark, 0, (size_t)v->cap * sizeof(uint32_t));
@@ -297,11 +493,13 @@ bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de
     return true;
 }
 
-void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de, int32_t cell) {
+void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de,
+                              const uint8_t *terrain, int32_t cell) {
     for (int32_t k = de->area[cell]; k >= 0 && v->mark[k] != v->stamp; k = de->parent[k]) {
         v->mark[k] = v->stamp;
         int32_t gate = de->gateway[k];
-        v->open[gate] |= de->into[k];
+        if (!de->into[k]) continue; /* retired: nothing shut */
+        v->open[gate] |= (uint8_t)(de->into[k] & terrain[gate]);
         v->patched[v->npatched++] = gate;
     }
 }
@@ -322,7 +520,10 @@ astar_status astar_grid_dead_end(astar_grid *g, int32_t x, int32_t y, int32_t *a
     astar_dead_ends *de;
     astar_status st = astar_dead_ends_get(g, astar_dead_end_kind(g->diagonal), &de);
     if (st != ASTAR_OK) return st;
+    /* The innermost area that still is one: retired areas, and those whose gateway is blocked
+     * (cut off, nothing to skip), give their cells to their parent. */
     int32_t k = de->area[cell];
+    while (k >= 0 && (!de->into[k] || g->cost[de->gateway[k]] == INFINITY)) k = de->parent[k];
     if (k < 0) return ASTAR_OK;
     int32_t gate = de->gateway[k];
     *area = k;

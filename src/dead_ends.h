@@ -25,25 +25,59 @@ static inline int astar_dead_end_kind(astar_diagonal mode) {
  * Areas are the blocks (biconnected components) of the walkable cells, in the block-cut tree
  * of each island rooted at its largest block: an area is everything on the far side of its
  * gateway, so areas nest. A cell's area is the innermost one holding it.
+ *
+ * The table follows the terrain without a rebuild (docs/design/dead_ends.md, "A living
+ * world"): a cell's area never changes after the build (a cell blocked then has none until it
+ * is opened: then it gets one once), blocking a cell only clears its bits in `open`, and
+ * opening one *retires* the areas it may join to others: their `into` becomes 0, their moves
+ * are given back in `open`, and they are never skipped again until the next build (a lookup
+ * treats their cells as their parent's). astar_dead_ends_refresh rebuilds.
  */
 typedef struct astar_dead_ends {
-    int32_t *area;       /* per cell: its innermost area, or -1 (not in a dead end, blocked) */
+    int32_t *area;       /* per cell: its innermost area; -1: none (the main part), -2: blocked
+                            at the build and not opened since */
     int32_t *gateway;    /* per area: the cell it is entered through */
     int32_t *parent;     /* per area: the area holding its gateway, or -1 */
-    uint8_t *into;       /* per area: the directions from its gateway into it */
+    int32_t *depth;      /* per area: 1 + its parent's (-1 is at 0) */
+    uint8_t *into;       /* per area: the directions from its gateway into it; 0: retired */
     uint8_t *open;       /* per cell: the grid's neighbour bits without the moves from a
-                            gateway into its areas; NULL until first needed */
-    int32_t nareas;
+                            gateway into its areas that are not retired; NULL until needed */
+    int32_t *log;        /* the last ASTAR_DEAD_END_LOG cells whose byte of `open` changed since
+                            the build (entry e & (ASTAR_DEAD_END_LOG - 1) is edit e) */
+    uint64_t edits;      /* bytes of `open` changed since the build */
+    int32_t nareas, nretired;
     uint64_t serial;     /* changes with every build, over all grids: copies compare it */
     bool fresh;
 } astar_dead_ends;
 
-/* The terrain's walkability changed: rebuild on next use. */
-void astar_dead_ends_stale(astar_grid *g);
+#define ASTAR_DEAD_END_LOG 1024u
+
+/* A cell became walkable or blocked (after the grid's own bits changed): every table built
+ * follows, in time proportional to the change (the areas it retires), not to the map. */
+void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable);
+/* After a bulk write: every table is stale, built again by astar_dead_ends_refresh (ahead)
+ * or on its next use, as island labels and JPS+ tables are. (Not in the write itself: its
+ * units are a cell each, and a stop there would leave a changed grid with a half-built table.) */
+void astar_dead_ends_bulk_changed(astar_grid *g);
 /* A kind's areas into *out, built if missing or stale; ASTAR_ENOMEM, or ASTAR_ESTOPPED (the
  * progress handler stopped the build: not fresh, built again next time). */
 astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out);
+/* Rebuilds now every table built whose areas were retired since its build (whole: that
+ * changed at all since, so that it also finds the areas blocked cells made), or which is
+ * stale: the explicit place for the whole-map work (grid:prepare()), O(cells) per table
+ * rebuilt, nothing for the others. Same statuses as astar_dead_ends_get; a table whose
+ * rebuild stops or runs out of memory stays as it was (exact). */
+astar_status astar_dead_ends_refresh(astar_grid *g, bool whole);
 void astar_dead_ends_free(astar_grid *g);
+
+/*
+ * The neighbour bytes a search job begun at grid version `since` may read now: `open` (its
+ * query's view) while the terrain is as it began, the grid's own bytes after any change. A
+ * view is re-synced only when a query starts on it, so after a change it may still hold a move
+ * into a cell blocked since; skipping dead ends is only a speed-up, reading the grid's bytes
+ * is always exact. For search.c's rule of when a live job starts over.
+ */
+const uint8_t *astar_dead_ends_job_open(const astar_grid *g, uint32_t since, const uint8_t *open);
 
 /*
  * A query's view: `open` is a copy of de->open that the query patches to reopen the areas it
@@ -59,13 +93,18 @@ typedef struct astar_dead_end_view {
     int32_t cap;         /* the size of mark and patched */
     uint32_t stamp;
     uint64_t serial;     /* the build open was copied from, 0 = none */
+    uint64_t edits;      /* the build's edits open has (astar_dead_ends.edits) */
 } astar_dead_end_view;
 
-/* Makes v a fresh copy of de's bytes with nothing reopened; false on OOM. */
+/* Makes v a fresh copy of de's bytes with nothing reopened: undoes the last query's patches
+ * and copies the bytes edited since (the whole copy only after another build or more edits
+ * than the log holds); false on OOM. */
 bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de,
                                const astar_alloc *a, size_t cells);
-/* Reopens the areas holding `cell` and every area around them (no-op outside dead ends). */
-void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de, int32_t cell);
+/* Reopens the areas holding `cell` and every area around them (no-op outside dead ends);
+ * terrain is the grid's neighbour bits (a cell blocked since the build stays shut). */
+void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de,
+                              const uint8_t *terrain, int32_t cell);
 void astar_dead_end_view_free(astar_dead_end_view *v, const astar_alloc *a);
 
 #endif

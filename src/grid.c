@@ -156,7 +156,7 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
         }
         astar_grid_line_bits(g, at, walkable);
         astar_islands_cell_changed(g, at, walkable);
-        astar_dead_ends_stale(g);
+        astar_dead_ends_cell_changed(g, at, walkable);
         astar_jumps_cell_changed(g, at);
     }
     /* Dearer terrain leaves the landmarks' bound as it is; a cheaper (or opened) cell may make
@@ -211,7 +211,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
         }
     }
     for (int k = 0; k < ASTAR_ISLAND_KINDS; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
-    astar_dead_ends_stale(g);
+    astar_dead_ends_bulk_changed(g);
     for (int k = 0; k < ASTAR_JUMP_KINDS; k++) g->jumps[k].fresh = false; /* rebuilt on next use */
     astar_landmarks_invalidate(g); /* bulk writes: no telling which way */
     if (g->hierarchy) astar_hierarchy_all_dirty(g);

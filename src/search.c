@@ -493,17 +493,17 @@ static astar_status skip_dead_ends(query_ctx *c, int32_t start) {
     if (de->nareas == 0) return ASTAR_OK;
     astar_dead_end_view *v = &s->dead_ends;
     if (!astar_dead_end_view_begin(v, de, &s->alloc, s->cells)) return ASTAR_ENOMEM;
-    astar_dead_end_view_keep(v, de, start);
+    astar_dead_end_view_keep(v, de, g->open, start);
     if (g->cost[start] == INFINITY)
-        for (int d = 0; d < 8; d++) astar_dead_end_view_keep(v, de, start + c->offset[d]);
+        for (int d = 0; d < 8; d++) astar_dead_end_view_keep(v, de, g->open, start + c->offset[d]);
     if (q->ntargets) {
         for (int32_t i = 0; i < q->ntargets; i++)
-            astar_dead_end_view_keep(v, de, astar_cell(c->stride, q->targets[i] % g->width, q->targets[i] / g->width));
+            astar_dead_end_view_keep(v, de, g->open, astar_cell(c->stride, q->targets[i] % g->width, q->targets[i] / g->width));
     } else {
-        astar_dead_end_view_keep(v, de, c->goal);
+        astar_dead_end_view_keep(v, de, g->open, c->goal);
     }
     for (int32_t i = 0; i < q->ninterests; i++)
-        astar_dead_end_view_keep(v, de, astar_cell(c->stride, q->interests[i] % g->width, q->interests[i] / g->width));
+        astar_dead_end_view_keep(v, de, g->open, astar_cell(c->stride, q->interests[i] % g->width, q->interests[i] / g->width));
     c->open = v->open;
     return ASTAR_OK;
 }

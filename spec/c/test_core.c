@@ -1331,8 +1331,10 @@ static void test_dead_ends(void) {
     q.dead_ends = 0;
     CHECK(astar_find(s, g, &q, &off) == ASTAR_OK);
     CHECK(on.cost == off.cost && on.expansions <= off.expansions);
-    astar_grid_set_cost(g, 2, 3, INFINITY); /* the door shut: the room is an island now */
-    CHECK(astar_grid_dead_end(g, 1, 1, &area, &gate) == ASTAR_OK && area == -1);
+    /* The door shut: the room is an island now, and keeps its area (cut off all the more: a
+     * table built follows the terrain without a rebuild, spec/c/test_dead_ends.c). */
+    astar_grid_set_cost(g, 2, 3, INFINITY);
+    CHECK(astar_grid_dead_end(g, 1, 1, &area, &gate) == ASTAR_OK && area >= 0 && gate == 2 * 7 + 2);
     astar_search_free(s);
     astar_grid_free(g);
 }
