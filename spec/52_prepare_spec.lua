@@ -97,6 +97,38 @@ describe("grid:prepare", function()
     end
   end)
 
+  it("gives back the dead-end areas that writes retired (they stay retired until then)", function()
+    -- A room (x 2..4, y 2..4) whose only door is (3, 5), off a hall below; (5, 3) is wall
+    -- between the room and the hall's side corridor. Opening it gives the room a second way in:
+    -- its area is retired; shutting it again leaves the room a dead end that only a rebuild
+    -- finds again, and prepare is that rebuild's place.
+    local g = astar.grid(9, 9)
+    g:load({
+      "#########",
+      "#...#...#",
+      "#...#.#.#",
+      "#...#.#.#",
+      "##.##.#.#",
+      "#.......#",
+      "#.......#",
+      "#.......#",
+      "#########",
+    }, { ["."] = 1, ["#"] = false })
+    g:prepare()
+    local area, gx, gy = g:dead_end(3, 3)
+    assert.is_truthy(area)
+    assert.are.same({ 3, 4 }, { gx, gy }) -- the room's own cell by the door: the cut above its block
+    g:set_cost(5, 3, 1) -- a second way in
+    assert.is_false(g:dead_end(3, 3))
+    g:set_cost(5, 3, false) -- shut again: still retired
+    assert.is_false(g:dead_end(3, 3))
+    g:prepare()
+    local again, gx2, gy2 = g:dead_end(3, 3)
+    assert.is_truthy(again)
+    assert.are.same({ 3, 4 }, { gx2, gy2 })
+    assert.are.equal(0, units_of(function() g:prepare() end)) -- and then nothing to do
+  end)
+
   it("builds what it says: dead_end and component cost nothing after it, a second prepare nothing", function()
     local g = level(true)
     assert(units_of(function() g:dead_end(5, 5) end) > 0) -- the areas: built by the first ask

@@ -21,7 +21,10 @@ astar_status astar_grid_prepare(astar_grid *g, astar_diagonal mode) {
     if ((mode == ASTAR_DIAG_HEX) != (g->diagonal == ASTAR_DIAG_HEX) && mode != ASTAR_DIAG_DEFAULT) return ASTAR_EINVAL;
     astar_query q;
     prepared_query(&q, mode);
-    return astar_find_prepare(g, &q);
+    astar_status st = astar_find_prepare(g, &q);
+    /* Dead-end areas that writes since their build retired (or that blocked cells would add)
+     * come back only with a rebuild: this is its place, not a query. */
+    return st == ASTAR_OK ? astar_dead_ends_refresh(g, true) : st;
 }
 
 astar_status astar_search_prepare(astar_search *s, astar_grid *g, astar_diagonal mode) {
@@ -80,7 +83,10 @@ static astar_status pb_between(void *self, uint64_t budget, uint64_t *used, int3
     switch (b->part) {
     case P_RANGE: st = astar_grid_cost_range(g, &lo, &hi); break;
     case P_ISLANDS: st = astar_islands_get(g, astar_island_kind(mode), true, &is); break;
-    case P_DEAD_ENDS: st = astar_dead_ends_get(g, astar_dead_end_kind(mode), &de); break;
+    case P_DEAD_ENDS:
+        st = astar_dead_ends_get(g, astar_dead_end_kind(mode), &de);
+        if (st == ASTAR_OK) st = astar_dead_ends_refresh(g, true);
+        break;
     default: st = astar_grid_prepare(g, b->mode); break; /* the JPS+ table, and what went stale */
     }
     if (st != ASTAR_OK) return st;

@@ -332,7 +332,7 @@ function Grid:reachable(sx, sy, gx, gy) end
 
 ---The innermost dead end holding a cell: an area behind one gateway cell (a room with one
 ---door, an alcove, a corridor's end) under the grid's diagonal mode, as an id and the
----gateway's x, y; false when the cell is in none or blocked. Rebuilt after walkability changes.
+---gateway's x, y; false when the cell is in none or blocked. Follows walkability changes (an area a new opening may join is retired); grid:prepare() rebuilds.
 ---@param x integer
 ---@param y integer
 ---@return integer|false area
