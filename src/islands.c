@@ -27,7 +27,7 @@
 #define FLOODS ASTAR_ISLAND_FLOODS
 #define REACHED(f) (-2 - (f))        /* a split's mark of a cell flood f reached; the build's
                                         of a root given label f */
-#define END (-1)                     /* the end of a flood's list */
+#define CHUNK 32                     /* int32_t per chunk of a flood's list */
 
 /* find with path halving, for the writers (the build and the changes). */
 static int32_t find_halving(int32_t *parent, int32_t id) {
@@ -61,8 +61,10 @@ static unsigned joined_at(const astar_grid *g, int kind, int32_t cell) {
     return joined(kind, cell / g->stride - 1);
 }
 
-/* A per-cell array's bytes: the labels, and the floods' lists (allocated on the first split). */
 static size_t label_bytes(const astar_grid *g) { return g->cells * sizeof(int32_t); }
+/* The floods' pool, in chunks: room for a quarter of the cells (about a byte per cell), and a
+ * chunk per flood more. */
+static int32_t pool_chunks(const astar_grid *g) { return (int32_t)(g->cells / 4 / (CHUNK - 1)) + FLOODS + 1; }
 
 static void offsets(const astar_grid *g, int32_t off[8]) {
     for (int d = 0; d < 8; d++) off[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
@@ -161,15 +163,18 @@ static astar_status join(const astar_grid *g, int kind, astar_islands *is, int32
 }
 
 /*
- * The floods of a split, a cell of each in turns. Flood f's cells are a list through `next`
- * from first[f] to last[f]; at[f] is the next to take (END: it ran dry); a cell it reached is
- * labelled REACHED(f) until the split ends. Floods that met are one side: a union-find of at
- * most 8 in side[].
+ * The floods of a split, a cell of each in turns. A cell a flood reaches is labelled REACHED(f)
+ * until the split ends, and appended to the flood's list: chunks of the pool, CHUNK - 1 cells
+ * and the next chunk's index each. Floods that met are one side: a union-find of at most 8.
  */
 typedef struct splitting {
     int k;
     int side[FLOODS];
-    int32_t first[FLOODS], last[FLOODS], at[FLOODS], cells[FLOODS];
+    int32_t cells[FLOODS];           /* reached (0 once its side is labelled) */
+    int32_t first[FLOODS];           /* its first chunk */
+    int32_t put[FLOODS], put_n[FLOODS];  /* the chunk it appends to, and the cells there */
+    int32_t take[FLOODS], take_i[FLOODS]; /* the chunk it takes its next cell from, and where */
+    int32_t used;                    /* chunks handed out */
 } splitting;
 
 static int side_of(const splitting *sp, int f) {
@@ -177,26 +182,50 @@ static int side_of(const splitting *sp, int f) {
     return f;
 }
 
-static void reach(astar_islands *is, splitting *sp, int f, int32_t cell) {
+/* Flood f reaches a cell; false when the pool is used up. */
+static bool reach(astar_islands *is, splitting *sp, int f, int32_t cell) {
+    if (sp->cells[f] == 0 || sp->put_n[f] == CHUNK - 1) {
+        if (sp->used == is->chunks) return false;
+        int32_t c = sp->used++;
+        if (sp->cells[f] == 0) sp->first[f] = sp->take[f] = c, sp->take_i[f] = 0;
+        else is->pool[sp->put[f] * CHUNK + CHUNK - 1] = c;
+        sp->put[f] = c;
+        sp->put_n[f] = 0;
+    }
+    is->pool[sp->put[f] * CHUNK + sp->put_n[f]++] = cell;
+    sp->cells[f]++;
     is->label[cell] = REACHED(f);
-    is->next[cell] = END;
-    if (sp->at[f] == END) sp->at[f] = cell;
-    if (sp->cells[f]++) is->next[sp->last[f]] = cell;
-    else sp->first[f] = cell;
-    sp->last[f] = cell;
+    return true;
+}
+
+/* Whether flood f has taken every cell it reached. */
+static bool dry(const splitting *sp, int f) {
+    return sp->cells[f] == 0 || (sp->take[f] == sp->put[f] && sp->take_i[f] == sp->put_n[f]);
+}
+
+/* The next cell flood f takes (not dry). */
+static int32_t take(const astar_islands *is, splitting *sp, int f) {
+    if (sp->take_i[f] == CHUNK - 1) { /* on to the next chunk: there is one, it is not dry */
+        sp->take[f] = is->pool[sp->take[f] * CHUNK + CHUNK - 1];
+        sp->take_i[f] = 0;
+    }
+    return is->pool[sp->take[f] * CHUNK + sp->take_i[f]++];
 }
 
 /* Whether every flood of side s has run dry. */
 static bool closed(const splitting *sp, int s) {
     for (int f = 0; f < sp->k; f++)
-        if (side_of(sp, f) == s && sp->at[f] != END) return false;
+        if (side_of(sp, f) == s && !dry(sp, f)) return false;
     return true;
 }
 
 /* Labels the cells flood f reached: `id`. */
 static void label_flood(astar_islands *is, const splitting *sp, int f, int32_t id) {
-    for (int32_t c = sp->first[f]; c != sp->last[f]; c = is->next[c]) is->label[c] = id;
-    is->label[sp->last[f]] = id;
+    for (int32_t c = sp->first[f];; c = is->pool[c * CHUNK + CHUNK - 1]) {
+        int32_t n = c == sp->put[f] ? sp->put_n[f] : CHUNK - 1;
+        for (int32_t i = 0; i < n; i++) is->label[is->pool[c * CHUNK + i]] = id;
+        if (c == sp->put[f]) return;
+    }
 }
 
 /* The cells the floods of side s reached: a unit each, to label them. */
@@ -225,27 +254,27 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
     if (sp.k < 2) return ASTAR_OK; /* nothing to cut apart */
     /* Labels used up (after a sixteenth of the cells' splits): all afresh, here at the change. */
     if (is->labels > is->room - FLOODS) return build(g, kind, is, p);
-    if (!is->next && !(is->next = astar_mem(&g->alloc, NULL, 0, label_bytes(g)))) return ASTAR_ENOMEM;
+    sp.used = 0;
     for (int f = 0; f < sp.k; f++) {
         sp.side[f] = f;
-        sp.at[f] = END;
         sp.cells[f] = 0;
-        reach(is, &sp, f, seed[f]);
+        reach(is, &sp, f, seed[f]); /* a chunk each: the pool has room for 8 */
     }
     int live = sp.k; /* sides neither closed nor met */
     while (live > 1) {
         for (int f = 0; f < sp.k && live > 1; f++) {
-            int32_t at = sp.at[f];
-            if (at == END) continue;
+            if (dry(&sp, f)) continue;
             if (astar_progress_charge(p, 1)) return ASTAR_ESTOPPED; /* labels REACHED: rebuilt */
-            sp.at[f] = is->next[at];
+            int32_t at = take(is, &sp, f);
             unsigned to = joined_at(g, kind, at);
             for (int d = 0; d < 8; d++) {
                 int32_t next = at + off[d];
                 if (!(to >> d & 1u) || g->cost[next] == INFINITY) continue;
                 int32_t label = is->label[next];
                 if (label >= 0) { /* not reached yet */
-                    reach(is, &sp, f, next);
+                    /* The pool used up: the floods reached a quarter of the cells; a build
+                     * (three passes) costs at most 12 times what they did. */
+                    if (!reach(is, &sp, f, next)) return build(g, kind, is, p);
                     continue;
                 }
                 int a = side_of(&sp, f), b = side_of(&sp, -2 - label);
@@ -257,7 +286,7 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
             /* Run dry: its side is closed once all its floods are (a side that met another
              * cannot close: the other's cells border it). Never the last live one. */
             int s = side_of(&sp, f);
-            if (sp.at[f] == END && live > 1 && closed(&sp, s)) { /* an island of its own */
+            if (dry(&sp, f) && live > 1 && closed(&sp, s)) { /* an island of its own */
                 int32_t n = side_cells(&sp, s);
                 if (astar_progress_charge(p, (uint64_t)n)) return ASTAR_ESTOPPED;
                 int32_t id = is->labels++;
@@ -287,8 +316,8 @@ void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
         astar_islands *is = &g->islands[kind];
         if (!is->fresh) continue; /* none, or to be built on their next use */
         astar_status st = walkable ? join(g, kind, is, cell, p) : split(g, kind, is, cell, p);
-        /* A set_cost cannot fail half-way: stopped, the labels are left to be built again on
-         * their next use (a stop is the only failure: a change allocates nothing). */
+        /* A set_cost cannot fail half-way: stopped (or, building afresh, out of memory), the
+         * labels are left to be built again on their next use. */
         if (st != ASTAR_OK) is->fresh = false;
     }
 }
@@ -308,7 +337,17 @@ void astar_islands_terrain_reset(astar_grid *g) {
 astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out) {
     astar_islands *is = &g->islands[kind];
     *out = NULL;
-    if (!is->label && !(is->label = astar_mem(&g->alloc, NULL, 0, label_bytes(g)))) return ASTAR_ENOMEM;
+    if (!is->label) {
+        /* The floods' scratch with the labels: a change allocates nothing. */
+        is->label = astar_mem(&g->alloc, NULL, 0, label_bytes(g));
+        is->pool = is->label ? astar_mem(&g->alloc, NULL, 0, (size_t)pool_chunks(g) * CHUNK * sizeof(int32_t)) : NULL;
+        if (!is->pool) {
+            astar_mem(&g->alloc, is->label, is->label ? label_bytes(g) : 0, 0);
+            is->label = NULL;
+            return ASTAR_ENOMEM;
+        }
+        is->chunks = pool_chunks(g);
+    }
     if (!is->fresh) {
         astar_status st = build(g, kind, is, astar_progress_get());
         if (st != ASTAR_OK) return st;
@@ -321,7 +360,7 @@ void astar_islands_free(astar_grid *g) {
     for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
         astar_islands *is = &g->islands[kind];
         astar_mem(&g->alloc, is->label, is->label ? label_bytes(g) : 0, 0);
-        astar_mem(&g->alloc, is->next, is->next ? label_bytes(g) : 0, 0);
+        astar_mem(&g->alloc, is->pool, (size_t)is->chunks * CHUNK * sizeof(int32_t), 0);
         astar_mem(&g->alloc, is->parent, (size_t)is->room * sizeof(int32_t), 0);
         memset(is, 0, sizeof *is);
     }

@@ -17,8 +17,8 @@ typedef struct astar_islands {
      * can be; when a change finds none left, all are built afresh). */
     int32_t *parent;
     int32_t labels, room;
-    /* Per cell: scratch of a split (the next cell of a flood's list) and of a build (its stack). */
-    int32_t *next;
+    /* A split's scratch: its floods' lists, in `chunks` chunks (islands.c). */
+    int32_t *pool, chunks;
     bool fresh;                 /* exact: built, and every change since followed */
 } astar_islands;
 
