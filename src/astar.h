@@ -79,7 +79,11 @@ astar_status astar_last_status(void);
  *     exact);
  *   - a bulk write (astar_grid_fill, _set_all, the layer and mask operations) and a
  *     constructor count all their units before they write or allocate anything: they stop
- *     before any change, and once they go on they run to the end without asking again.
+ *     before any change, and once they go on they run to the end without asking again (a
+ *     grid's bulk write counts, with its cells, the island labels it builds again);
+ *   - astar_grid_set_cost cannot stop: it always writes the cell. The island labels it keeps
+ *     exact count the cells their floods take (islands below); a stop there leaves those
+ *     labels to be built again by the next call that needs them.
  * Once fn has said stop it is asked again before the next unit of any call, until it says go
  * on or is removed. Installing (again) starts the count at 0. fn NULL or every 0 removes the
  * handler; without one the loops' counters never run out, so it costs nothing.
@@ -235,8 +239,12 @@ uint32_t astar_grid_version(const astar_grid *g);
  * diagonal mode (8-connected for ASTAR_DIAG_ALWAYS, 4-connected otherwise: a
  * diagonal step past a corner needs an open side cell anyway). *id gets an
  * island id >= 0 (the same for every cell of the island, until the terrain
- * changes), or -1 for a blocked cell. The labels are rebuilt on demand after
- * terrain changes; queries use them too, so that a goal on another island is
+ * changes), or -1 for a blocked cell. The labels are built on first need (three
+ * passes over the cells), then kept exact by every change: astar_grid_set_cost
+ * that opens a cell joins its neighbours' islands (a few steps); one that blocks a
+ * cell floods from its neighbours in turns, so its work is bounded by the sides it
+ * cuts off, never the largest (docs/design/living.md); a bulk write builds them
+ * again at once. Queries use them too, so that a goal on another island is
  * "unreachable" without a search. ASTAR_EINVAL outside the grid, ASTAR_ENOMEM.
  */
 astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *id);
@@ -849,9 +857,8 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
  * During a call, the grid, the query's layers, claims and mask are read by
  * every worker at once: nobody may write to them until the call returns. The
  * lazy state a query may build on the grid (island labels, the cost range) is
- * brought up to date on the calling thread before any worker starts; island
- * labels are rebuilt exactly if blocked cells left them over-joined, so an
- * unreachable goal costs 0 expansions, as after astar_grid_component.
+ * brought up to date on the calling thread before any worker starts (island
+ * labels are exact: an unreachable goal costs 0 expansions).
  * Allocations go through the allocator given at creation, serialised by a
  * mutex, so it need not be thread-safe. An astar_many is used by one call at
  * a time.

@@ -172,8 +172,10 @@ double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y) {
     return g->cost[astar_cell(g->stride, x, y)];
 }
 
-/* A bulk write's units: a cell each. */
-static uint64_t cells_of(const astar_grid *g) { return (uint64_t)g->width * (uint64_t)g->height; }
+/* A bulk write's units: a cell each, and the island labels it builds again (built before). */
+static uint64_t cells_of(const astar_grid *g) {
+    return (uint64_t)g->width * (uint64_t)g->height + astar_islands_reset_units(g);
+}
 
 astar_status astar_grid_fill(astar_grid *g, double cost) {
     if (!valid_cost(cost)) return ASTAR_EINVAL;
@@ -210,7 +212,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
             g->open[at] = (uint8_t)bits;
         }
     }
-    for (int k = 0; k < ASTAR_ISLAND_KINDS; k++) g->islands[k].state = ASTAR_ISLANDS_STALE;
+    astar_islands_terrain_reset(g); /* here, at the write's own cost: never in a query */
     astar_dead_ends_bulk_changed(g);
     for (int k = 0; k < ASTAR_JUMP_KINDS; k++) g->jumps[k].fresh = false; /* rebuilt on next use */
     astar_landmarks_invalidate(g); /* bulk writes: no telling which way */

@@ -10,122 +10,359 @@
  * two diagonal ones the row leans to. Per-query costs and blocks can only cut paths, never add them,
  * so "different islands" stays a proof of "unreachable" for every query.
  *
- * The labels are a union-find forest. Opening a cell joins it to its walkable
- * neighbours at once. Blocking a cell may split an island, which a forest
- * cannot undo: the labels then over-merge (state OVER) - still a proof where
- * they differ - and are rebuilt when an exact answer is asked for, or once
- * searches that a fresh build would have skipped have cost as much as a build.
+ * The labels stay exact through every change, in work bounded by the change
+ * (docs/design/living.md, "Islands"). Each cell holds a label; a small
+ * union-find over the labels joins islands. Opening a cell joins the labels of
+ * its neighbours. Blocking one may cut its island apart, which a union-find
+ * cannot undo: floods from its neighbours, a cell each in turns, tell the
+ * sides apart. Floods that meet are one side; a flood that runs dry before
+ * meeting the others has gone round a whole side, which takes a fresh label;
+ * once one flood is left, what it has not reached keeps the old label. So the
+ * work is bounded by the smaller sides (at most 8 floods), never the larger.
  */
 #include "grid.h"
 
 #include <string.h>
 
-static int32_t find(const int32_t *link, int32_t cell) {
-    while (link[cell] >= 0) cell = link[cell];
-    return cell;
-}
+#define FLOODS ASTAR_ISLAND_FLOODS
+#define REACHED(f) (-2 - (f))        /* a split's mark of a cell flood f reached; the build's
+                                        of a root given label f */
+#define CHUNK 32                     /* int32_t per chunk of a flood's list */
 
-/* find with path halving, for the writers (build and cell changes). */
-static int32_t find_halving(int32_t *link, int32_t cell) {
-    while (link[cell] >= 0) {
-        int32_t up = link[cell];
-        if (link[up] >= 0) link[cell] = link[up];
-        cell = up;
+/* find with path halving, for the writers (the build and the changes). */
+static int32_t find_halving(int32_t *parent, int32_t id) {
+    while (parent[id] >= 0) {
+        int32_t up = parent[id];
+        if (parent[up] >= 0) parent[id] = parent[up];
+        id = up;
     }
-    return cell;
+    return id;
 }
 
-/* Union by size: a root holds minus its set's size, so trees stay O(log n) deep. */
-static void unite(int32_t *link, int32_t a, int32_t b) {
-    a = find_halving(link, a);
-    b = find_halving(link, b);
-    if (a == b) return;
-    if (link[a] > link[b]) { /* b's set is larger: it becomes the root */
+/* Union by size of two roots: a root holds minus its island's cells, so trees stay
+ * O(log n) deep. Returns the root of the union. */
+static int32_t unite(int32_t *parent, int32_t a, int32_t b) {
+    if (a == b) return a;
+    if (parent[a] > parent[b]) { /* b's island is larger: it becomes the root */
         int32_t t = a;
         a = b;
         b = t;
     }
-    link[a] += link[b];
-    link[b] = a;
+    parent[a] += parent[b];
+    parent[b] = a;
+    return a;
 }
 
 /* The directions that join a cell of row y to its neighbours under a kind of connectivity. */
 static unsigned joined(int kind, int32_t y) {
     return kind == 0 ? 0x0Fu : kind == 1 ? 0xFFu : astar_hex_moves(0xFFu, y);
 }
+static unsigned joined_at(const astar_grid *g, int kind, int32_t cell) {
+    return joined(kind, cell / g->stride - 1);
+}
 
-/* Three passes over the cells, a unit per cell each (the middle one charged row by row);
- * false when the progress handler said stop (link is then garbage). */
-static bool build(const astar_grid *g, int kind, int32_t *link, astar_progress *p) {
-    if (astar_progress_charge(p, g->cells)) return false;
-    for (size_t i = 0; i < g->cells; i++) link[i] = g->cost[i] == INFINITY ? ASTAR_ISLAND_NONE : -1;
-    /* Joining each cell to the neighbours scanned before it (W, N, NE, NW where the kind
-     * joins them) joins every adjacent pair once. */
-    for (int32_t y = 0; y < g->height; y++) {
-        if (astar_progress_charge(p, (uint64_t)g->stride)) return false;
-        unsigned back = joined(kind, y) & ((1u << 3) | (1u << 0) | (1u << 4) | (1u << 7));
-        int32_t row = astar_cell(g->stride, 0, y);
-        for (int32_t at = row; at < row + g->width; at++) {
-            if (link[at] == ASTAR_ISLAND_NONE) continue;
-            for (int d = 0; d < 8; d++) {
-                int32_t next = at + ASTAR_DY[d] * g->stride + ASTAR_DX[d];
-                if ((back >> d & 1u) && link[next] != ASTAR_ISLAND_NONE) unite(link, at, next);
-            }
-        }
-    }
-    if (astar_progress_charge(p, g->cells)) return false;
-    for (size_t i = 0; i < g->cells; i++) /* flat: every cell one step from its root */
-        if (link[i] >= 0) link[i] = find_halving(link, (int32_t)i);
+static size_t label_bytes(const astar_grid *g) { return g->cells * sizeof(int32_t); }
+/* The floods' pool, in chunks: room for a quarter of the cells (about a byte per cell), and a
+ * chunk per flood more. */
+static int32_t pool_chunks(const astar_grid *g) { return (int32_t)(g->cells / 4 / (CHUNK - 1)) + FLOODS + 1; }
+
+static void offsets(const astar_grid *g, int32_t off[8]) {
+    for (int d = 0; d < 8; d++) off[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
+}
+
+/* At most one island per two cells (plus room for a split's new ones): an island's first cell
+ * in scan order has a blocked west neighbour, its own. */
+static int32_t label_cap(const astar_grid *g) { return (int32_t)(g->cells / 2 + FLOODS); }
+
+/* Room for `need` labels in the union-find (need <= label_cap). */
+static bool room_for(const astar_grid *g, astar_islands *is, int32_t need) {
+    if (need <= is->room) return true;
+    int32_t room = is->room < 32 ? 64 : is->room * 2;
+    if (room < need) room = need;
+    if (room > label_cap(g)) room = label_cap(g);
+    int32_t *p = astar_mem(&g->alloc, is->parent, (size_t)is->room * sizeof *p, (size_t)room * sizeof *p);
+    if (!p) return false;
+    is->parent = p;
+    is->room = room;
     return true;
 }
 
-void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
-    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
-        astar_islands *is = &g->islands[kind];
-        if (!is->link || is->state == ASTAR_ISLANDS_STALE) continue;
-        if (!walkable) {
-            /* The cell stays in its set: other cells may reach their root through it. */
-            if (is->state == ASTAR_ISLANDS_FRESH) is->state = ASTAR_ISLANDS_OVER;
+/*
+ * Labels every cell afresh, in three passes of a unit per cell: the first joins each walkable
+ * cell to the neighbours scanned before it (W, N, NE, NW where the kind joins them: every
+ * adjacent pair once) in a union-find over the cells held in `label` itself; the second gives
+ * each root a label (its island's size into parent[]), the third the other cells their root's.
+ * Labels run 0 .. islands - 1, and a sixteenth of the cells more are left for changes to take.
+ */
+static astar_status build(const astar_grid *g, int kind, astar_islands *is, astar_progress *p) {
+    is->fresh = false;
+    int32_t *link = is->label;
+    if (astar_progress_charge(p, g->cells)) return ASTAR_ESTOPPED;
+    const int32_t stride = g->stride;
+    for (int32_t at = 0; at < (int32_t)g->cells; at++) {
+        if (g->cost[at] == INFINITY) {
+            link[at] = ASTAR_ISLAND_NONE;
             continue;
         }
-        if (is->link[cell] == ASTAR_ISLAND_NONE) is->link[cell] = -1;
-        unsigned dirs = joined(kind, cell / g->stride - 1);
+        link[at] = -1; /* a root, one cell; the border is blocked: the neighbours are inside */
+        unsigned back = joined_at(g, kind, at) & ((1u << 3) | (1u << 0) | (1u << 4) | (1u << 7));
         for (int d = 0; d < 8; d++) {
-            int32_t next = cell + ASTAR_DY[d] * g->stride + ASTAR_DX[d];
-            if ((dirs >> d & 1u) && g->cost[next] != INFINITY) unite(is->link, cell, next);
+            int32_t next = at + ASTAR_DY[d] * stride + ASTAR_DX[d];
+            if ((back >> d & 1u) && link[next] != ASTAR_ISLAND_NONE)
+                unite(link, find_halving(link, at), find_halving(link, next));
         }
+    }
+    /* Roots become REACHED(label): negative, told from the cells that point at a root. */
+    if (astar_progress_charge(p, g->cells)) return ASTAR_ESTOPPED;
+    is->labels = 0;
+    for (int32_t at = 0; at < (int32_t)g->cells; at++) {
+        int32_t v = link[at];
+        if (v == ASTAR_ISLAND_NONE) continue;
+        if (v >= 0) {
+            link[at] = find_halving(link, at); /* stops at a root, relabelled or not */
+            continue;
+        }
+        if (!room_for(g, is, is->labels + 1)) return ASTAR_ENOMEM;
+        is->parent[is->labels] = v;
+        link[at] = REACHED(is->labels++);
+    }
+    if (astar_progress_charge(p, g->cells)) return ASTAR_ESTOPPED;
+    for (int32_t at = 0; at < (int32_t)g->cells; at++) {
+        int32_t v = link[at];
+        if (v == ASTAR_ISLAND_NONE) continue;
+        if (v < 0) v = at; /* a root */
+        int32_t root = link[v];
+        link[at] = root < 0 ? -2 - root : root; /* the root done already: its label */
+    }
+    int32_t spare = is->labels + (int32_t)(g->cells / 16) + FLOODS;
+    if (!room_for(g, is, spare < label_cap(g) ? spare : label_cap(g))) return ASTAR_ENOMEM;
+    is->fresh = true;
+    return ASTAR_OK;
+}
+
+/* A cell opened: it joins its neighbours' islands, or makes one of its own. */
+static astar_status join(const astar_grid *g, int kind, astar_islands *is, int32_t cell, astar_progress *p) {
+    int32_t off[8];
+    offsets(g, off);
+    unsigned dirs = joined_at(g, kind, cell);
+    int32_t id = -1;
+    for (int d = 0; d < 8; d++) {
+        int32_t next = cell + off[d];
+        if (!(dirs >> d & 1u) || g->cost[next] == INFINITY) continue;
+        int32_t root = find_halving(is->parent, is->label[next]);
+        id = id < 0 ? root : unite(is->parent, id, root);
+    }
+    if (id < 0) {
+        if (is->labels == is->room) return build(g, kind, is, p); /* labels used up: afresh */
+        id = is->labels++;
+        is->parent[id] = 0;
+    }
+    is->label[cell] = id;
+    is->parent[id]--;
+    return ASTAR_OK;
+}
+
+/*
+ * The floods of a split, a cell of each in turns. A cell a flood reaches is labelled REACHED(f)
+ * until the split ends, and appended to the flood's list: chunks of the pool, CHUNK - 1 cells
+ * and the next chunk's index each. Floods that met are one side: a union-find of at most 8.
+ */
+typedef struct splitting {
+    int k;
+    int side[FLOODS];
+    int32_t cells[FLOODS];           /* reached (0 once its side is labelled) */
+    int32_t first[FLOODS];           /* its first chunk */
+    int32_t put[FLOODS], put_n[FLOODS];  /* the chunk it appends to, and the cells there */
+    int32_t take[FLOODS], take_i[FLOODS]; /* the chunk it takes its next cell from, and where */
+    int32_t used;                    /* chunks handed out */
+} splitting;
+
+static int side_of(const splitting *sp, int f) {
+    while (sp->side[f] != f) f = sp->side[f];
+    return f;
+}
+
+/* Flood f reaches a cell; false when the pool is used up. */
+static bool reach(astar_islands *is, splitting *sp, int f, int32_t cell) {
+    if (sp->cells[f] == 0 || sp->put_n[f] == CHUNK - 1) {
+        if (sp->used == is->chunks) return false;
+        int32_t c = sp->used++;
+        if (sp->cells[f] == 0) sp->first[f] = sp->take[f] = c, sp->take_i[f] = 0;
+        else is->pool[sp->put[f] * CHUNK + CHUNK - 1] = c;
+        sp->put[f] = c;
+        sp->put_n[f] = 0;
+    }
+    is->pool[sp->put[f] * CHUNK + sp->put_n[f]++] = cell;
+    sp->cells[f]++;
+    is->label[cell] = REACHED(f);
+    return true;
+}
+
+/* Whether flood f has taken every cell it reached. */
+static bool dry(const splitting *sp, int f) {
+    return sp->cells[f] == 0 || (sp->take[f] == sp->put[f] && sp->take_i[f] == sp->put_n[f]);
+}
+
+/* The next cell flood f takes (not dry). */
+static int32_t take(const astar_islands *is, splitting *sp, int f) {
+    if (sp->take_i[f] == CHUNK - 1) { /* on to the next chunk: there is one, it is not dry */
+        sp->take[f] = is->pool[sp->take[f] * CHUNK + CHUNK - 1];
+        sp->take_i[f] = 0;
+    }
+    return is->pool[sp->take[f] * CHUNK + sp->take_i[f]++];
+}
+
+/* Whether every flood of side s has run dry. */
+static bool closed(const splitting *sp, int s) {
+    for (int f = 0; f < sp->k; f++)
+        if (side_of(sp, f) == s && !dry(sp, f)) return false;
+    return true;
+}
+
+/* Labels the cells flood f reached: `id`. */
+static void label_flood(astar_islands *is, const splitting *sp, int f, int32_t id) {
+    for (int32_t c = sp->first[f];; c = is->pool[c * CHUNK + CHUNK - 1]) {
+        int32_t n = c == sp->put[f] ? sp->put_n[f] : CHUNK - 1;
+        for (int32_t i = 0; i < n; i++) is->label[is->pool[c * CHUNK + i]] = id;
+        if (c == sp->put[f]) return;
     }
 }
 
-astar_status astar_islands_get(astar_grid *g, int kind, bool exact, astar_islands **out) {
+/* The cells the floods of side s reached: a unit each, to label them. */
+static int32_t side_cells(const splitting *sp, int s) {
+    int32_t n = 0;
+    for (int f = 0; f < sp->k; f++)
+        if (side_of(sp, f) == s) n += sp->cells[f];
+    return n;
+}
+
+/* A cell blocked (its label still set): it leaves its island, whose other cells may now lie on
+ * up to 8 islands, one per side its neighbours' floods find. A unit per cell a flood takes and
+ * per cell it labels. */
+static astar_status split(const astar_grid *g, int kind, astar_islands *is, int32_t cell, astar_progress *p) {
+    int32_t off[8];
+    offsets(g, off);
+    int32_t home = find_halving(is->parent, is->label[cell]);
+    is->label[cell] = ASTAR_ISLAND_NONE;
+    is->parent[home]++;
+    int32_t seed[FLOODS];
+    splitting sp;
+    sp.k = 0;
+    unsigned dirs = joined_at(g, kind, cell);
+    for (int d = 0; d < 8; d++)
+        if ((dirs >> d & 1u) && g->cost[cell + off[d]] != INFINITY) seed[sp.k++] = cell + off[d];
+    if (sp.k < 2) return ASTAR_OK; /* nothing to cut apart */
+    /* Labels used up (after a sixteenth of the cells' splits): all afresh, here at the change. */
+    if (is->labels > is->room - FLOODS) return build(g, kind, is, p);
+    sp.used = 0;
+    for (int f = 0; f < sp.k; f++) {
+        sp.side[f] = f;
+        sp.cells[f] = 0;
+        reach(is, &sp, f, seed[f]); /* a chunk each: the pool has room for 8 */
+    }
+    int live = sp.k; /* sides neither closed nor met */
+    while (live > 1) {
+        for (int f = 0; f < sp.k && live > 1; f++) {
+            if (dry(&sp, f)) continue;
+            if (astar_progress_charge(p, 1)) return ASTAR_ESTOPPED; /* labels REACHED: rebuilt */
+            int32_t at = take(is, &sp, f);
+            unsigned to = joined_at(g, kind, at);
+            for (int d = 0; d < 8; d++) {
+                int32_t next = at + off[d];
+                if (!(to >> d & 1u) || g->cost[next] == INFINITY) continue;
+                int32_t label = is->label[next];
+                if (label >= 0) { /* not reached yet */
+                    /* The pool used up: the floods reached a quarter of the cells; a build
+                     * (three passes) costs at most 12 times what they did. */
+                    if (!reach(is, &sp, f, next)) return build(g, kind, is, p);
+                    continue;
+                }
+                int a = side_of(&sp, f), b = side_of(&sp, -2 - label);
+                if (a != b) { /* two sides met: one */
+                    sp.side[b] = a;
+                    live--;
+                }
+            }
+            /* Run dry: its side is closed once all its floods are (a side that met another
+             * cannot close: the other's cells border it). Never the last live one. */
+            int s = side_of(&sp, f);
+            if (dry(&sp, f) && live > 1 && closed(&sp, s)) { /* an island of its own */
+                int32_t n = side_cells(&sp, s);
+                if (astar_progress_charge(p, (uint64_t)n)) return ASTAR_ESTOPPED;
+                int32_t id = is->labels++;
+                for (int o = 0; o < sp.k; o++)
+                    if (side_of(&sp, o) == s) {
+                        label_flood(is, &sp, o, id);
+                        sp.cells[o] = 0; /* done with: not labelled again below */
+                    }
+                is->parent[id] = -n;
+                is->parent[home] += n;
+                live--;
+            }
+        }
+    }
+    /* What the floods of the side left reached stays on `home`, the root of its labels. */
+    for (int f = 0; f < sp.k; f++) {
+        if (!sp.cells[f]) continue;
+        if (astar_progress_charge(p, (uint64_t)sp.cells[f])) return ASTAR_ESTOPPED;
+        label_flood(is, &sp, f, home);
+    }
+    return ASTAR_OK;
+}
+
+void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
+    astar_progress *p = astar_progress_get();
+    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
+        astar_islands *is = &g->islands[kind];
+        if (!is->fresh) continue; /* none, or to be built on their next use */
+        astar_status st = walkable ? join(g, kind, is, cell, p) : split(g, kind, is, cell, p);
+        /* A set_cost cannot fail half-way: stopped (or, building afresh, out of memory), the
+         * labels are left to be built again on their next use. */
+        if (st != ASTAR_OK) is->fresh = false;
+    }
+}
+
+uint64_t astar_islands_reset_units(const astar_grid *g) {
+    uint64_t units = 0;
+    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++)
+        if (g->islands[kind].label) units += 3 * (uint64_t)g->cells; /* a build's at most */
+    return units;
+}
+
+void astar_islands_terrain_reset(astar_grid *g) {
+    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++)
+        if (g->islands[kind].label) build(g, kind, &g->islands[kind], astar_progress_none());
+}
+
+astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out) {
     astar_islands *is = &g->islands[kind];
     *out = NULL;
-    if (!is->link) {
-        size_t bytes = astar_array_size(g->cells, sizeof *is->link);
-        is->link = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
-        if (!is->link) return ASTAR_ENOMEM;
-        is->state = ASTAR_ISLANDS_STALE;
-    }
-    bool rebuild = is->state == ASTAR_ISLANDS_STALE ||
-                   (is->state == ASTAR_ISLANDS_OVER && (exact || is->wasted > g->cells / 8));
-    if (rebuild) {
-        if (!build(g, kind, is->link, astar_progress_get())) {
-            is->state = ASTAR_ISLANDS_STALE; /* half built: none until the next build */
-            return ASTAR_ESTOPPED;
+    if (!is->label) {
+        /* The floods' scratch with the labels: a change allocates nothing. */
+        is->label = astar_mem(&g->alloc, NULL, 0, label_bytes(g));
+        is->pool = is->label ? astar_mem(&g->alloc, NULL, 0, (size_t)pool_chunks(g) * CHUNK * sizeof(int32_t)) : NULL;
+        if (!is->pool) {
+            astar_mem(&g->alloc, is->label, is->label ? label_bytes(g) : 0, 0);
+            is->label = NULL;
+            return ASTAR_ENOMEM;
         }
-        is->state = ASTAR_ISLANDS_FRESH;
-        is->wasted = 0;
+        is->chunks = pool_chunks(g);
+    }
+    if (!is->fresh) {
+        astar_status st = build(g, kind, is, astar_progress_get());
+        if (st != ASTAR_OK) return st;
     }
     *out = is;
     return ASTAR_OK;
 }
 
-int32_t astar_islands_root(const astar_islands *is, int32_t cell) { return find(is->link, cell); }
-
 void astar_islands_free(astar_grid *g) {
     for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
-        astar_mem(&g->alloc, g->islands[kind].link, g->cells * sizeof(int32_t), 0);
-        g->islands[kind].link = NULL;
+        astar_islands *is = &g->islands[kind];
+        astar_mem(&g->alloc, is->label, is->label ? label_bytes(g) : 0, 0);
+        astar_mem(&g->alloc, is->pool, (size_t)is->chunks * CHUNK * sizeof(int32_t), 0);
+        astar_mem(&g->alloc, is->parent, (size_t)is->room * sizeof(int32_t), 0);
+        memset(is, 0, sizeof *is);
     }
 }
 
@@ -141,11 +378,9 @@ astar_status astar_grid_component(astar_grid *g, int32_t x, int32_t y, int32_t *
         return ASTAR_OK;
     }
     astar_islands *is;
-    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), true, &is);
+    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), &is);
     if (st != ASTAR_OK) return st;
-    int32_t root = astar_islands_root(is, cell);
-    /* The root's public node id: the same for the whole island. */
-    *id = (root / g->stride - 1) * g->width + (root % g->stride - 1);
+    *id = astar_islands_root(is, cell); /* the root label: the same for the whole island */
     return ASTAR_OK;
 }
 
@@ -156,7 +391,7 @@ astar_status astar_grid_reachable(astar_grid *g, int32_t sx, int32_t sy, int32_t
     int32_t start = astar_cell(g->stride, sx, sy), goal = astar_cell(g->stride, gx, gy);
     if (g->cost[goal] == INFINITY) return ASTAR_OK;
     astar_islands *is;
-    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), true, &is);
+    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), &is);
     if (st != ASTAR_OK) return st;
     int32_t target = astar_islands_root(is, goal);
     if (g->cost[start] != INFINITY) {

@@ -6,19 +6,20 @@
 
 /* Labels for one kind of connectivity: 0 = 4-connected, 1 = 8-connected, 2 = hex. */
 #define ASTAR_ISLAND_KINDS 3
-
-typedef enum { ASTAR_ISLANDS_FRESH, ASTAR_ISLANDS_OVER, ASTAR_ISLANDS_STALE } astar_islands_state;
+/* A blocked cell's neighbours under any kind: the most sides a blocked cell can cut apart. */
+#define ASTAR_ISLAND_FLOODS 8
 
 typedef struct astar_islands {
-    /*
-     * Union-find over the cells: a root holds -(its set's size), another cell
-     * the cell it joined, a cell that was blocked when the labels were built
-     * ASTAR_ISLAND_NONE. NULL until first needed.
-     */
-    int32_t *link;
-    astar_islands_state state;  /* OVER: cells were blocked since the build, so two cells
-                                   in one set may have been cut apart; never the reverse */
-    uint64_t wasted;            /* expansions of unreachable searches while OVER */
+    /* Per cell: its label, or ASTAR_ISLAND_NONE when blocked. NULL until first needed. */
+    int32_t *label;
+    /* Union-find over the labels: a root holds -(the cells of its island), another label the
+     * label it joined. `labels` are in use out of `room` (half the cells: more than islands
+     * can be; when a change finds none left, all are built afresh). */
+    int32_t *parent;
+    int32_t labels, room;
+    /* A split's scratch: its floods' lists, in `chunks` chunks (islands.c). */
+    int32_t *pool, chunks;
+    bool fresh;                 /* exact: built, and every change since followed */
 } astar_islands;
 
 #define ASTAR_ISLAND_NONE INT32_MIN
@@ -28,14 +29,28 @@ static inline int astar_island_kind(astar_diagonal mode) {
     return mode == ASTAR_DIAG_ALWAYS ? 1 : mode == ASTAR_DIAG_HEX ? 2 : 0;
 }
 
-/* Keeps the island labels in step with one cell's change of walkability. */
+/* Keeps the built labels exact through one cell's change of walkability (g->cost already
+ * holds the new cost): work bounded by the change (islands.c), counted on the progress
+ * handler, no allocation; a stop leaves those labels to be built again on their next use. */
 void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable);
-/* The labels for a kind of connectivity into *out, built or rebuilt if `exact` asks for it or
- * they are stale; ASTAR_ENOMEM, or ASTAR_ESTOPPED (the progress handler stopped the build: the
- * labels are stale). With exact false, OVER labels are returned as they are. */
-astar_status astar_islands_get(astar_grid *g, int kind, bool exact, astar_islands **out);
-/* The set a walkable cell belongs to. Reads only, so concurrent queries may share it. */
-int32_t astar_islands_root(const astar_islands *is, int32_t cell);
+/* After a bulk write (astar_grid_terrain_reset): the labels built before are built again now,
+ * on a handler that never stops: the write counted astar_islands_reset_units first. */
+void astar_islands_terrain_reset(astar_grid *g);
+uint64_t astar_islands_reset_units(const astar_grid *g);
+/* The exact labels for a kind of connectivity into *out, built on first need (or after a
+ * stopped change); ASTAR_ENOMEM, or ASTAR_ESTOPPED (the progress handler stopped the build:
+ * none until the next call). */
+astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out);
+/* The island of a cell: a label >= 0, the same for all of its cells; ASTAR_ISLAND_NONE for a
+ * blocked one. Reads only, so concurrent queries may share the labels. */
+static inline int32_t astar_islands_root(const astar_islands *is, int32_t cell) {
+    int32_t id = is->label[cell];
+    if (id < 0) return id;
+    while (is->parent[id] >= 0) id = is->parent[id];
+    return id;
+}
+/* The cells of the island whose root label is `root`. */
+static inline int32_t astar_islands_size(const astar_islands *is, int32_t root) { return -is->parent[root]; }
 void astar_islands_free(astar_grid *g);
 
 #endif

@@ -106,7 +106,7 @@ static astar_status setup(lm_build *b) {
     /* The island labels the seed is chosen by: exact, so they stay as they are until a write
      * (which starts the build over). */
     astar_islands *is;
-    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), true, &is);
+    astar_status st = astar_islands_get(g, astar_island_kind(g->diagonal), &is);
     if (st != ASTAR_OK) return st;
     /* Where every walkable cell costs the same, a way back costs what the way there does:
      * one direction serves both terms and halves the memory. */
@@ -168,9 +168,10 @@ static astar_status before_seed(lm_build *b, uint64_t budget, uint64_t *used) {
         if (b->phase == LARGEST) {
             int32_t cells = (int32_t)g->cells;
             int32_t end = pass_end(b->cursor, cells, budget - *used, &cost);
-            for (int32_t at = b->cursor; at < end; at++)
-                if (is->link[at] < 0 && is->link[at] != ASTAR_ISLAND_NONE && -is->link[at] > b->size)
-                    b->size = -is->link[at];
+            for (int32_t at = b->cursor; at < end; at++) {
+                int32_t root = astar_islands_root(is, at);
+                if (root >= 0 && astar_islands_size(is, root) > b->size) b->size = astar_islands_size(is, root);
+            }
             b->cursor = end;
             *used += cost;
             if (end == cells) b->phase = SEED, b->cursor = 0;
@@ -179,7 +180,7 @@ static astar_status before_seed(lm_build *b, uint64_t budget, uint64_t *used) {
         int32_t end = pass_end(b->cursor, b->n, budget - *used, &cost);
         for (int32_t id = b->cursor; id < end && b->seed < 0; id++) {
             int32_t root = astar_islands_root(is, cell_of(g, id));
-            if (root >= 0 && is->link[root] != ASTAR_ISLAND_NONE && -is->link[root] == b->size) b->seed = id;
+            if (root >= 0 && astar_islands_size(is, root) == b->size) b->seed = id;
         }
         b->cursor = end;
         *used += cost;

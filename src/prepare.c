@@ -82,7 +82,7 @@ static astar_status pb_between(void *self, uint64_t budget, uint64_t *used, int3
     astar_dead_ends *de;
     switch (b->part) {
     case P_RANGE: st = astar_grid_cost_range(g, &lo, &hi); break;
-    case P_ISLANDS: st = astar_islands_get(g, astar_island_kind(mode), true, &is); break;
+    case P_ISLANDS: st = astar_islands_get(g, astar_island_kind(mode), &is); break;
     case P_DEAD_ENDS:
         st = astar_dead_ends_get(g, astar_dead_end_kind(mode), &de);
         if (st == ASTAR_OK) st = astar_dead_ends_refresh(g, true);

@@ -568,7 +568,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
      * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c->goal)) {
-        st = astar_islands_get(g, astar_island_kind(c->diagonal), false, &c->islands);
+        st = astar_islands_get(g, astar_island_kind(c->diagonal), &c->islands);
         if (st != ASTAR_OK) return st;
         bool same = false;
         int32_t home = astar_islands_root(c->islands, start);
@@ -595,10 +595,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
             st = astar_jumps_get(g, astar_jump_kind(c->diagonal), &table); /* JPS+; built on first need */
             if (st != ASTAR_OK) return st;
         }
-        st = astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, table, res);
-        if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
-            c->islands->wasted += res->expansions;
-        return st;
+        return astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, table, res);
     }
 
     st = skip_dead_ends(c, start);
@@ -635,8 +632,6 @@ static astar_status continue_search(astar_search *s, uint64_t budget, astar_resu
                       : c->layered ? run_layered(c, budget, res)
                                    : run_plain(c, budget, res);
     astar_meter_sync(&c->meter, res->expansions);
-    if (st == ASTAR_UNREACHABLE && c->islands && c->islands->state == ASTAR_ISLANDS_OVER)
-        c->islands->wasted += res->expansions; /* a fresh build might have spared this search */
     return st;
 }
 
@@ -717,9 +712,8 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     astar_status st = astar_grid_cost_range(g, &lo, &hi);
     if (st != ASTAR_OK || q->partial || q->known) return st; /* astar_find leaves the labels alone then */
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
-    /* Exact: labels left over-joined would count the wasted searches in them (a write). */
     astar_islands *is;
-    if ((st = astar_islands_get(g, astar_island_kind(mode), true, &is)) != ASTAR_OK) return st;
+    if ((st = astar_islands_get(g, astar_island_kind(mode), &is)) != ASTAR_OK) return st;
     astar_dead_ends *de;
     if (dead_ends_apply(q) && (st = astar_dead_ends_get(g, astar_dead_end_kind(mode), &de)) != ASTAR_OK)
         return st;

@@ -53,8 +53,7 @@ static void compare(astar_search *s, astar_grid *g, astar_diagonal mode, int32_t
                     astar_status_name(st_ref), (int)sx, (int)sy, (int)gx, (int)gy, (int)mode);
         return;
     }
-    /* (Expansions only of searches that find: an unreachable search may be one the island
-     * labels spare the next time, once such searches have cost as much as a rebuild.) */
+    /* (Expansions only of searches that find.) */
     if (same_as_online && (st_online != st || (st == ASTAR_OK && online.expansions != plus.expansions))) {
         t->online_differs++;
         if (t->online_differs < 5)
