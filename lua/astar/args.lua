@@ -56,14 +56,13 @@ end
 -- (list_length), each point's coordinates once: x, else [1] (an __index may run), before the
 -- caller checks its grid open.
 function M.read_path(path)
-  local xs, ys, n = {}, {}, 0
+  local xs, ys = {}, {}
   local len = M.list_length(path)
   local flat = type(rawget(path, 1)) == "number"
+  local n = flat and math.floor((len + 1) / 2) or len
   if flat then
-    n = math.floor((len + 1) / 2)
     for i = 1, n do xs[i], ys[i] = rawget(path, 2 * i - 1), rawget(path, 2 * i) end
   else
-    n = len
     for i = 1, n do
       local p = rawget(path, i)
       if type(p) ~= "table" then
