@@ -26,6 +26,11 @@ local function step_ok(world, mode, ax, ay, bx, by)
   local dx, dy = bx - ax, by - ay
   if math.abs(dx) > 1 or math.abs(dy) > 1 or (dx == 0 and dy == 0) then return false end
   if not open(world, bx, by) then return false end
+  if mode == "hex" then -- odd-r: odd rows (0-based: even y here) lean right
+    if dy == 0 then return true end
+    if (ay - 1) % 2 == 1 then return dx >= 0 end
+    return dx <= 0
+  end
   if dx == 0 or dy == 0 then return true end
   local sides = (open(world, ax + dx, ay) and 1 or 0) + (open(world, ax, ay + dy) and 1 or 0)
   if mode == "never" then return false end
@@ -166,6 +171,27 @@ describe("check_path with since", function()
     end
     assert.is_true(checked > scale(1000) and stale > scale(60) and unlogged > scale(10),
       checked .. " checked, " .. stale .. " stale, " .. unlogged .. " changes the log lost")
+  end)
+
+  it("on hex grids too", function()
+    local rng = oracle.rng(SEED + 2)
+    local stale = 0
+    for _ = 1, scale(80) do
+      local world = random_world(rng)
+      local g = astar.grid(world.w, world.h, { topology = "hex" })
+      for y = 1, world.h do for x = 1, world.w do g:set_cost(x, y, world.cost[y][x]) end end
+      local p, info = g:find(1, 1, world.w, world.h, { path = "flat" })
+      if p then
+        for _ = 1, rng.int(1, 4) do change(rng, g, world) end
+        local xs, ys = cells_of(p)
+        local from = rng.int(1, #xs)
+        local want = first_bad(world, "hex", xs, ys, from)
+        assert.are.equal(want, g:check_path(p, from, { since = info.version }))
+        assert.are.equal(want, g:check_path(p, from))
+        if want then stale = stale + 1 end
+      end
+    end
+    assert.is_true(stale > scale(5), stale .. " stale")
   end)
 
   it("under another diagonal mode too (the full check), and with since at the current version", function()
