@@ -701,7 +701,9 @@ typedef int32_t (*astar_path_reader)(void *ud, int32_t i);
  * node_cost, edge_cost or fog (influence, claims, noise and turns never block a step).
  *
  * since NULL: every cell is read once, in order (memory speed: no query is set up).
- * since = &v, a version the whole path was allowed at (astar_grid_version when it was found):
+ * since = &v, a version the whole path was allowed at under mode (astar_grid_version when it
+ * was found; astar_grid_set_diagonal does not move the version, so a path checked under the
+ * grid's mode must have been found under the same):
  * when the grid's change log still holds every change after v (no bulk write, at most
  * 1024 changes; else the whole path is read as without since), only the steps near a cell
  * blocked since v are looked at: a step's legality reads only the 3x3 around its first
