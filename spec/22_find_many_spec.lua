@@ -110,7 +110,7 @@ describe("grid:find_many", function()
     for y = 1, 5 do g:set_cost(5, y, false) end
     local r = g:find_many({ { 1, 1, 9, 5 }, { 1, 1, 5, 3 }, { 1, 1, 4, 5 } }, nil, { threads = 2 })
     assert.is_nil(r[1].path)
-    assert.are.same({ status = "unreachable", expansions = 0 }, r[1].info)
+    assert.are.same({ status = "unreachable", expansions = 0, version = g:version() }, r[1].info)
     assert.is_nil(r[2].path)
     assert.are.equal("found", r[3].info.status)
   end)

@@ -134,9 +134,9 @@ describe("astar.debug", function()
     fails("bad argument #2 to 'ascii' %(options table or nil expected, got string%)", d.ascii, g, "path")
     fails("bad argument #2 to 'ascii' %(unknown option 'paht'%)", d.ascii, g, { paht = {} })
     fails("unknown option 'scale'", d.ascii, g, { scale = 2 }) -- pixels: png only
-    fails("option 'path': path 1, point 2 is not a cell of the 10x6 grid", d.ascii, g,
+    fails("option 'path': path point 2 is not a cell of the 10x6 grid", d.ascii, g,
       { path = { { x = 1, y = 1 }, { x = 11, y = 1 } } })
-    fails("option 'path': path 2, point 1 is not a cell", d.png, g,
+    fails("option 'path': path 2: path point 1 is not a cell", d.png, g,
       { path = { { { x = 1, y = 1 } }, { { x = 1.5, y = 1 } } } })
     fails("option 'explored': point 1 is not a cell", d.ascii, g, { explored = { { x = 0, y = 1 } } })
     fails("option 'influence' must be an astar.Influence of 10x6", d.ascii, g, { influence = astar.influence(6, 10) })

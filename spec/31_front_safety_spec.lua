@@ -163,7 +163,7 @@ describe("astar.smooth's errors", function()
     fails("^bad argument #1 to 'smooth' %(astar.Grid expected, got table%)$", s, { width = 5, height = 5 }, path)
     fails("^bad argument #1 to 'smooth' %(attempt to use a freed astar.Grid%)$", s, freed, path)
     fails("^bad argument #2 to 'smooth' %(table expected, got string%)$", s, g, "path")
-    fails("^bad argument #2 to 'smooth' %(point 2 is not an {x=, y=} cell of the grid%)$", s, g,
+    fails("^bad argument #2 to 'smooth' %(path point 2 is not a cell of the 5x5 grid%)$", s, g,
       { { x = 1, y = 1 }, { x = 6, y = 1 } })
     fails("^bad argument #3 to 'smooth' %(options table or nil expected, got number%)$", s, g, path, 3)
     fails("^bad argument #3 to 'smooth' %(unknown option 'diagnoal'%)$", s, g, path, { diagnoal = "never" })
@@ -368,7 +368,7 @@ describe("astar.debug, whatever it is given", function()
     fails("^bad argument #1 to 'ascii' %(astar.Grid expected, got table%)$", d.ascii, { get_cost = function() end })
     fails("^bad argument #1 to 'png' %(attempt to use a freed astar.Grid%)$", d.png, freed_grid)
     fails("^bad argument #1 to 'explore' %(attempt to use a freed astar.Grid%)$", d.explore, freed_grid, 1, 1, 2, 2)
-    fails("^bad argument #2 to 'ascii' %(option 'path': a path {{x=, y=}, ...} or a list of paths expected, got string%)$",
+    fails("^bad argument #2 to 'ascii' %(option 'path': a path or a list of paths expected, got string%)$",
       d.ascii, g, { path = "S" })
     fails("^bad argument #2 to 'ascii' %(option 'explored': a list of points, an astar.Field or a function expected, " ..
       "got number%)$", d.ascii, g, { explored = 3 })

@@ -367,9 +367,9 @@ describe("tables whose border is far beyond their keys (issue 25, defect 5)", fu
   it("the Lua front reads a list to its first hole too (smooth, debug)", function()
     local g = astar.grid(8, 8)
     local path = far_border({ { x = 1, y = 1 }, { x = 2, y = 2 } }, 2)
-    assert.matches("bad argument #2 to 'smooth' %(point 3 is not an {x=, y=} cell of the grid%)",
+    assert.matches("bad argument #2 to 'smooth' %(path point 3 must be a point {x=, y=}, got nil%)",
       err_of(astar.smooth, g, path))
-    assert.matches("option 'path': path 1, point 3 is not a cell", err_of(astar.debug.ascii, g, { path = path }))
+    assert.matches("option 'path': path point 3 must be a point", err_of(astar.debug.ascii, g, { path = path }))
     assert.matches("option 'explored': point 3 is not a cell", err_of(astar.debug.ascii, g, { explored = path }))
   end)
 end)

@@ -737,6 +737,38 @@ const int32_t *astar_search_path(const astar_search *s, int32_t *length);
 astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
                               int32_t n, int32_t from, double *cost);
 
+/*
+ * Cell i (0-based) of a path being checked by astar_path_terrain: its node id, or -1 when the
+ * entry is not a cell of the grid (the check then ends with ASTAR_EINVAL). A reader lets a
+ * caller keep the path in its own form (a script's table) and hand over only the cells asked.
+ */
+typedef int32_t (*astar_path_reader)(void *ud, int32_t i);
+
+/*
+ * The terrain-only check of a grid path of n cells (read through read): *index gets the
+ * first i in (from, n) whose step ids[i-1] -> ids[i] the terrain under mode (ASTAR_DIAG_DEFAULT:
+ * the grid's) no longer allows (a blocked cell, a move that is not a neighbour's or that the
+ * corner rule forbids), or -1. What astar_path_costs says is INFINITY for a query with no
+ * node_cost, edge_cost or fog (influence, claims, noise and turns never block a step).
+ *
+ * since NULL: every cell is read once, in order (memory speed: no query is set up).
+ * since = &v, a version the whole path was allowed at under mode (astar_grid_version when it
+ * was found; astar_grid_set_diagonal does not move the version, so a path checked under the
+ * grid's mode must have been found under the same):
+ * when the grid's change log still holds every change after v (no bulk write, at most
+ * 1024 changes; else the whole path is read as without since), only the steps near a cell
+ * blocked since v are looked at: a step's legality reads only the 3x3 around its first
+ * cell, and the path is a chain of neighbours, so a cell at Chebyshev distance D from every
+ * such change needs none of the next D - 2 cells read. The work is the cells read (a few per
+ * change near the path, about log D per stretch away from them) times the changes; none at
+ * all when nothing changed. A pair of cells read farther apart than their indices allow (not
+ * a chain of neighbours: a smoothed path) is ASTAR_EINVAL with *index the later one; so is
+ * a reader's -1 (*index = that i). Reads only the grid: no workspace, no allocation.
+ */
+astar_status astar_path_terrain(const astar_grid *g, astar_diagonal mode, int32_t n, int32_t from,
+                                const uint32_t *since, astar_path_reader read, void *ud,
+                                int32_t *index);
+
 /* astar_repair's `within` up to which the heuristic aims at the rejoin cells themselves. */
 #define ASTAR_REPAIR_LOCAL 64
 

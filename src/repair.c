@@ -72,6 +72,110 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
     return ASTAR_OK;
 }
 
+/* Changes blocked since a version beyond which astar_path_terrain reads every cell instead:
+ * each cell it reads is measured against each of them. */
+#define STALE_CHANGES 64
+
+/* The move index (ASTAR_DX) of a step (dx + 1) + 3 (dy + 1); -1 for none. */
+static const int8_t MOVE_OF[9] = {7, 0, 4, 3, -1, 1, 6, 2, 5};
+
+/* A path cell as the check carries it: its node id and coordinates (one division per cell). */
+typedef struct path_at {
+    int32_t id, x, y;
+} path_at;
+
+static path_at cell_at(int32_t w, int32_t id) {
+    path_at p = {id, 0, id / w};
+    p.x = id - p.y * w;
+    return p;
+}
+
+/* Is the terrain at (x, y) walkable (-1 and width or height: the border, blocked)? From the
+ * bit per cell of row_bits: a path's cells are scattered over the map, and a bit is 64 times
+ * more likely than a cost to be in cache already. */
+static unsigned walkable(const astar_grid *g, int32_t x, int32_t y) {
+    int32_t c = x + 1;
+    return (unsigned)(g->row_bits[(size_t)(y + 1) * g->row_words + 1 + (size_t)(c >> 6)] >> (c & 63)) & 1u;
+}
+
+/* Does the terrain under mode (resolved) allow the step a -> b? The legal-move table of a's
+ * row, given the bits it reads for move d: b's, and for a diagonal its two side cells'. */
+static bool step_allowed(const astar_grid *g, astar_diagonal mode, path_at a, path_at b) {
+    int32_t dx = b.x - a.x, dy = b.y - a.y;
+    if (dx < -1 || dx > 1 || dy < -1 || dy > 1) return false;
+    int d = MOVE_OF[(dy + 1) * 3 + (dx + 1)];
+    if (d < 0 || !walkable(g, b.x, b.y)) return false;
+    unsigned open = 1u << d;
+    if (d >= 4) {
+        int s1 = d - 4, s2 = (d - 3) & 3; /* diagonal 4 + i is flanked by i and (i + 1) % 4 */
+        open |= walkable(g, a.x + ASTAR_DX[s1], a.y + ASTAR_DY[s1]) << s1;
+        open |= walkable(g, a.x + ASTAR_DX[s2], a.y + ASTAR_DY[s2]) << s2;
+    }
+    return astar_legal_row(g, mode, a.y)[open] >> d & 1u;
+}
+
+static int32_t chebyshev(path_at a, path_at b) {
+    int32_t dx = a.x - b.x, dy = a.y - b.y;
+    if (dx < 0) dx = -dx;
+    if (dy < 0) dy = -dy;
+    return dx > dy ? dx : dy;
+}
+
+astar_status astar_path_terrain(const astar_grid *g, astar_diagonal mode, int32_t n, int32_t from,
+                                const uint32_t *since, astar_path_reader read, void *ud,
+                                int32_t *index) {
+    if (!index) return ASTAR_EINVAL;
+    *index = -1;
+    if (!g || !read || n < 1 || from < 0 || from >= n || mode < ASTAR_DIAG_DEFAULT || mode > ASTAR_DIAG_HEX)
+        return ASTAR_EINVAL;
+    if (mode == ASTAR_DIAG_DEFAULT) mode = g->diagonal;
+    if (since && g->version == *since) return ASTAR_OK; /* nothing changed: nothing to read */
+    /* The cells blocked since: only a blocked cell can make a step that was allowed not be
+     * (a dearer or an opened cell never does). A cell toggled back open drops out here. */
+    path_at changed[STALE_CHANGES];
+    int32_t nchanged = 0;
+    bool sparse = since && astar_grid_changes_known(g, *since);
+    for (uint32_t v = since ? *since + 1u : 0u; sparse && v != g->version + 1u; v++) {
+        const astar_change *e = astar_grid_change(g, v);
+        if (g->cost[e->cell] != INFINITY) continue;
+        if (nchanged == STALE_CHANGES) sparse = false;
+        else changed[nchanged++] = (path_at){-1, e->cell % g->stride - 1, e->cell / g->stride - 1};
+    }
+    if (sparse && nchanged == 0) return ASTAR_OK;
+    const int32_t w = g->width, cells = g->width * g->height;
+    int32_t j = from, id = read(ud, from);
+    if (id < 0 || id >= cells) return *index = from, ASTAR_EINVAL;
+    path_at at = cell_at(w, id);
+    while (j < n - 1) {
+        int32_t near = 0; /* the Chebyshev distance from ids[j] to the nearest change */
+        if (sparse) {
+            near = INT32_MAX;
+            for (int32_t k = 0; k < nchanged && near > 1; k++) {
+                int32_t d = chebyshev(at, changed[k]);
+                if (d < near) near = d;
+            }
+        }
+        /* The step out of ids[j] reads the 3x3 around it: it can only have changed when a
+         * change lies within 1, and from D away the chain needs D - 1 steps to get there. */
+        if (near > 1) {
+            int64_t to = (int64_t)j + (near - 1);
+            if (to >= n - 1) break; /* no step left that starts near a change */
+            if ((id = read(ud, (int32_t)to)) < 0 || id >= cells) return *index = (int32_t)to, ASTAR_EINVAL;
+            path_at b = cell_at(w, id);
+            if (chebyshev(at, b) > to - j) return *index = (int32_t)to, ASTAR_EINVAL; /* no chain */
+            j = (int32_t)to;
+            at = b;
+            continue;
+        }
+        if ((id = read(ud, j + 1)) < 0 || id >= cells) return *index = j + 1, ASTAR_EINVAL;
+        path_at b = cell_at(w, id);
+        if (!step_allowed(g, mode, at, b)) return *index = j + 1, ASTAR_OK;
+        j++;
+        at = b;
+    }
+    return ASTAR_OK;
+}
+
 /* At least bytes of the workspace's scratch memory (what it held is lost); NULL on OOM. */
 static void *scratch(astar_search *s, size_t bytes) {
     if (bytes > s->scratch_bytes) {

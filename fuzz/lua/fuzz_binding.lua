@@ -30,8 +30,9 @@
 -- object still work), and those found before issue 25's attacks ("mods2": builds and the
 -- options of landmarks and hierarchies, option tables that close what the call uses, tables
 -- whose border is far beyond their keys, scheduler callbacks that close other scheduled
--- objects), and those found before issue 26's grid:prepare ("living": prepare and its Build,
--- among the writes and the steps of other builds).
+-- objects). Issue 26's ("living": grid:prepare and its Build among the writes and the steps of
+-- other builds; paths in every form, versions and check_path's since) came after all of them:
+-- every seed of seeds.txt disables it.
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -2376,6 +2377,59 @@ function A.walk(st)
   end)
 end
 
+-- Paths in every form, versions and check_path's option since (issue 26: "living"): a path
+-- found in a random form (or a list drawn at random), info.version against grid:version(),
+-- a few writes, then check_path with since (the path's version, or anything) against
+-- check_path without: the same answer for a path find made; and the other functions taking a
+-- path (smooth, claims:claim, debug) given the same form.
+local PATH_FORMS = { "points", "flat", "into_points", "into_flat", "xy" }
+function A.living(st)
+  local e = st:pick("grid")
+  if not e then return end
+  local g = e.obj
+  local form = st:choice(PATH_FORMS)
+  local fopts = { path = form:find("flat") and "flat" or "points" }
+  if form:find("into") then fopts.into = st:far({ 9, 9, 9, 9, 9 }, 0.3) end
+  local r = st:call("grid:find", g.find, g, st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h), fopts)
+  local path, v = r[2], r[1] and type(r[3]) == "table" and r[3].version
+  local real = type(path) == "table" and type(v) == "number"
+  if real and form == "xy" then
+    local xy = {}
+    for i, q in ipairs(path) do xy[i] = { q.x, q.y } end
+    path = xy
+  end
+  if not real then path = st:path_list(e.w, e.h, true) end
+  if st:chance(0.03) then path = st:weird() end
+  local now = st:call("grid:version", g.version, g)
+  if real and now[1] and now[2] ~= v then
+    st:failure("find's info.version " .. tostring(v) .. " is not grid:version() " .. tostring(now[2]))
+  end
+  for _ = 1, st:int(0, 3) do
+    st:call("grid:set_cost", g.set_cost, g, st:coord(e.w), st:coord(e.h), st:choice({ 1, 2, false, false }))
+  end
+  local since = v
+  if not real or st:chance(0.1) then since = st:chance(0.5) and st:weird() or st:int(0, 8) end
+  local n = type(path) == "table" and rawlen_of(path) or 1
+  if real and form:find("flat") then n = math.floor(n / 2) end
+  local from = st:chance(0.05) and st:weird() or st:int(1, math.max(1, n))
+  st:with_ctx({ e }, function()
+    local a = st:call("grid:check_path since", g.check_path, g, path, from, { since = since })
+    local b = st:call("grid:check_path", g.check_path, g, path, from)
+    if real and since == v and a[1] and b[1] and a[2] ~= b[2] then
+      st:failure(string.format("check_path since %s: %s, without: %s (%s path of %d cells)", tostring(since),
+        tostring(a[2]), tostring(b[2]), form, n))
+    end
+    if a[1] ~= b[1] and real and since == v then
+      st:failure("check_path since and without: one raised: " .. tostring(a[2]) .. " / " .. tostring(b[2]))
+    end
+    -- (smooth tries every leg: a long path would take minutes)
+    if st:chance(0.3) and n <= 64 then st:call("astar.smooth", astar.smooth, g, path) end
+    local c = st:pick("claims", function(x) return x.w == e.w and x.h == e.h end)
+    if c and st:chance(0.3) then st:call("claims:claim", c.obj.claim, c.obj, st:unit(), path) end
+    if st:chance(0.1) and e.w * e.h <= 4096 then st:call("astar.debug.ascii", astar.debug.ascii, g, { path = path }) end
+  end)
+end
+
 function A.newindex(st)
   local e = st:pick(nil, function(x) return type(x.obj) == "userdata" end)
   if not e then return end
@@ -2405,7 +2459,7 @@ local ACTIONS = {
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
-  { "prepare", 3, "living" },
+  { "prepare", 3, "living" }, { "living", 4, "living" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

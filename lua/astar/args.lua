@@ -48,6 +48,49 @@ function M.list_length(t)
   return n
 end
 
+-- The cells of a path in every form find returns (path = "points" or "flat", into = t), as the
+-- binding reads them (open_path in src/lua/args.c), with its messages: points {x=, y=} or
+-- {x, y}, or flat {x1, y1, x2, y2, ...}, told by its first entry being a number. Returns xs,
+-- ys, n and a check(w, h) that answers nil or why the cells are not all of a w x h grid; or
+-- nil and why not (a point that is not a table). The list is read raw to its first hole
+-- (list_length), each point's coordinates once: x, else [1] (an __index may run), before the
+-- caller checks its grid open.
+function M.read_path(path)
+  local xs, ys = {}, {}
+  local len = M.list_length(path)
+  local flat = type(rawget(path, 1)) == "number"
+  local n = flat and math.floor((len + 1) / 2) or len
+  if flat then
+    for i = 1, n do xs[i], ys[i] = rawget(path, 2 * i - 1), rawget(path, 2 * i) end
+  else
+    for i = 1, n do
+      local p = rawget(path, i)
+      if type(p) ~= "table" then
+        return nil, string.format("path point %d must be a point {x=, y=}, got %s", i, type_name(p))
+      end
+      local x, y = p.x, p.y
+      if x == nil then x = rawget(p, 1) end
+      if y == nil then y = rawget(p, 2) end
+      xs[i], ys[i] = x, y
+    end
+  end
+  local function check(w, h)
+    for i = 1, n do
+      local x, y = xs[i], ys[i]
+      if type(x) ~= "number" or type(y) ~= "number" or x % 1 ~= 0 or y % 1 ~= 0 or x < 1 or y < 1 or x > w
+        or y > h then
+        if not flat then return string.format("path point %d is not a cell of the %dx%d grid", i, w, h) end
+        if len % 2 == 1 and 2 * i - 1 == len and rawget(path, len + 1) == nil then
+          return "a flat path needs two numbers per cell, got " .. len
+        end
+        return string.format("flat path cell %d is not a cell of the %dx%d grid", i, w, h)
+      end
+    end
+    return nil
+  end
+  return xs, ys, n, check
+end
+
 -- A build (grid:build_landmarks), or an argument error as check_grid gives.
 local BUILD_MT = getmetatable(core.grid(1, 1):build_landmarks(0))
 function M.check_build(build, fn, arg, level)

@@ -2,7 +2,8 @@
 -- or a test's message, png() for a file (the encoder is astar.core.png_encode: stored
 -- deflate, so the files are big and need no library). Runs on every Lua (no integer ops).
 local core = require("astar.core")
-local list_length = require("astar.args").list_length
+local args = require("astar.args")
+local list_length, read_path = args.list_length, args.read_path
 
 local M = {}
 
@@ -74,24 +75,33 @@ local function cell_of(p, w, h)
   return nil
 end
 
--- Node id -> "start", "goal" or "path" for opts.path (one path or a list of them); nil and
--- why not when it is neither.
+-- Is p (a table) a list of paths rather than one? Its first entry is then a path: of points
+-- (its own first entry a table), or flat of two cells or more (a point {x, y} has two numbers).
+local function is_path_list(p)
+  local first = rawget(p, 1) -- lists are read raw, as list_length reads them
+  if type(first) ~= "table" or first.x ~= nil then return false end
+  local inner = rawget(first, 1)
+  return type(inner) == "table" or (type(inner) == "number" and list_length(first) > 2)
+end
+
+-- Node id -> "start", "goal" or "path" for opts.path (one path or a list of them, each in any
+-- form find returns: read_path); nil and why not when it is neither.
 local function path_marks(p, w, h)
   if p == nil then return {} end
-  if type(p) ~= "table" then return nil, "a path {{x=, y=}, ...} or a list of paths expected, got " .. type(p) end
-  local first = rawget(p, 1) -- lists are read raw, as list_length reads them
-  local paths = type(first) == "table" and first.x == nil and p or { p }
+  if type(p) ~= "table" then return nil, "a path or a list of paths expected, got " .. type(p) end
+  local many = is_path_list(p)
+  local paths = many and p or { p }
   local marks = {}
   for k = 1, list_length(paths) do
     local path = rawget(paths, k)
-    if type(path) ~= "table" then return nil, string.format("path %d is not a list of points", k) end
-    local n = list_length(path)
+    local where = many and string.format("path %d: ", k) or ""
+    if type(path) ~= "table" then return nil, string.format("path %d is not a path (a table)", k) end
+    local xs, ys, n, cells_ok = read_path(path)
+    local why = ys -- read_path's message when xs is nil
+    if xs then why = cells_ok(w, h) end
+    if why then return nil, where .. why end
     for i = 1, n do
-      local x, y = cell_of(rawget(path, i), w, h)
-      if not x then
-        return nil, string.format("path %d, point %d is not a cell of the %dx%d grid", k, i, w, h)
-      end
-      local id = (y - 1) * w + x
+      local id = (ys[i] - 1) * w + xs[i]
       local kind = i == 1 and "start" or i == n and "goal" or "path"
       if marks[id] ~= "start" and marks[id] ~= "goal" then marks[id] = kind end
     end

@@ -19,6 +19,7 @@
 
 ---@alias astar.Path astar.Point[] start and goal included
 ---@alias astar.FlatPath integer[] path = "flat": { x1, y1, x2, y2, ... }, two numbers per cell
+---@alias astar.AnyPath astar.Path|astar.FlatPath|integer[][] every form find returns (points {x=, y=} or {x, y}, flat, an into table); every function taking a grid path takes each
 
 ---@class astar.Info
 ---@field status astar.Status|"running"|"error"|"done" "error": a scheduler's request whose search raised an error; "done": a distance field or range built to the end
@@ -36,6 +37,7 @@
 ---@field replanned true? repair: no rejoin cell could be reached; the path (if any) is a fresh find's
 ---@field abstract_expansions integer? find with hierarchical = true: abstract nodes expanded (also counted in expansions, with the insertions and the refinement)
 ---@field fallback boolean? find with hierarchical = true: true when the corridor failed and a search of the whole grid answered
+---@field version integer every grid or graph answer: the grid's (graph's) version it was computed on (grid:version()); what check_path's option since takes
 
 ---@class astar.GridOptions
 ---@field diagonal astar.Diagonal? default "no_corner_cut"
@@ -67,6 +69,7 @@
 ---@field into table? find, find_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, repair, graph:find: the info is written into this table (raw), returned
 ---@field interests (astar.Interest|astar.GraphInterest)[]? pick-ups: the path may pass one to collect its value; the answer minimises cost minus the value collected (not with partial, distance fields, check_path or repair)
+---@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost or known the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
 ---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
 
 ---@class astar.Interest
@@ -113,7 +116,7 @@
 ---@field optimal number the scenario's optimal path length
 
 ---@class astar.DebugOptions
----@field path astar.Path|astar.Path[]? one path or several
+---@field path astar.AnyPath|astar.AnyPath[]? one path or several, in any form
 ---@field explored astar.Point[]|astar.Field|(fun(x: integer, y: integer): boolean)?
 ---@field influence astar.Influence? a heat map: red above 0, blue below
 ---@field claims astar.Claims? claimed cells
@@ -163,7 +166,7 @@ function astar.scheduler(opts) end
 
 ---Line-of-sight string pulling: the path's turning points, never through a blocked cell.
 ---@param grid astar.Grid
----@param path astar.Path
+---@param path astar.AnyPath any form find returns
 ---@param opts { diagonal: astar.Diagonal? }?
 ---@return astar.Path
 function astar.smooth(grid, path, opts) end
@@ -216,6 +219,11 @@ local Grid = {}
 ---@return integer height
 function Grid:size() end
 
+---The grid's version: a count of its terrain changes (every cost write that changes a cell, a
+---bulk write). info.version of an answer computed now; what check_path's option since takes.
+---@return integer
+function Grid:version() end
+
 ---@param x integer
 ---@param y integer
 ---@param cost number|false > 0 walkable with that cost; false or math.huge blocked
@@ -265,9 +273,12 @@ function Grid:find_nearest(sx, sy, targets, opts) end
 ---The first index after from whose cell the query no longer lets a path enter, or whose step
 ---from the one before is no longer legal; nil when the rest of the path is still allowed.
 ---path[from] is where the unit stands: its own cell is not checked (a search may leave a blocked start).
----@param path astar.Path|astar.FlatPath a path as find returns it
+---Without node_cost, edge_cost and known the answer is the terrain's (influence, claims, noise
+---and turns never block), computed in C without a search set up; opts.since = v then reads
+---only the cells near those blocked since version v.
+---@param path astar.AnyPath a path as find returns it, in any form
 ---@param from integer? default 1
----@param opts astar.FindOptions? the costs to check against (not heuristic, weight, jump, max_expansions, max_cost)
+---@param opts astar.FindOptions? the costs to check against (not heuristic, weight, jump, max_expansions, max_cost); since
 ---@return integer? index
 function Grid:check_path(path, from, opts) end
 
@@ -276,7 +287,7 @@ function Grid:check_path(path, from, opts) end
 ---exact over every such cell (the goal is one: the cost is a fresh find's), or over the
 ---opts.rejoin_within cells beyond the blockage (a local repair). If none can be reached, a
 ---fresh find (info.replanned = true).
----@param path astar.Path|astar.FlatPath a path as find returns it
+---@param path astar.AnyPath a path as find returns it, in any form
 ---@param i integer 1..#path
 ---@param opts astar.FindOptions? not partial, interests
 ---@return (astar.Path|astar.FlatPath)? path
@@ -490,7 +501,7 @@ function Claims:size() end
 
 ---Replaces the unit's claim; the first node is where it stands now.
 ---@param unit astar.Unit
----@param path astar.Path|integer[] points on a grid, node ids on a graph
+---@param path astar.AnyPath|integer[] a grid path in any form find returns; node ids on a graph
 function Claims:claim(unit, path) end
 
 ---The unit moved steps nodes along its claim: the nodes left behind are released.
@@ -611,6 +622,10 @@ local Graph = {}
 
 ---@return integer nodes
 function Graph:size() end
+
+---The graph's version: a count of its changes (nodes, arcs, blocking); info.version of a find now.
+---@return integer
+function Graph:version() end
 
 ---@param x number
 ---@param y number

@@ -24,13 +24,13 @@ local STRING_MT = getmetatable("")
 -- read it and answer in new tables or the caller's own). Writers, builds and closing are not
 -- there.
 local READERS = {
-  ["astar.Grid"] = { "size", "get_cost", "is_walkable", "component", "reachable", "dead_end", "find",
+  ["astar.Grid"] = { "size", "version", "get_cost", "is_walkable", "component", "reachable", "dead_end", "find",
     "find_nearest", "find_many", "check_path", "repair", "distance_field", "range", "search" },
   ["astar.Influence"] = { "size", "get", "max_abs" },
   ["astar.Mask"] = { "size", "is_known" },
   ["astar.Claims"] = { "size", "count", "position" },
   ["astar.GraphClaims"] = { "size", "count", "position" },
-  ["astar.Graph"] = { "size", "arc_cost", "is_blocked", "node", "neighbours", "find" },
+  ["astar.Graph"] = { "size", "version", "arc_cost", "is_blocked", "node", "neighbours", "find" },
   ["astar.Field"] = { "size", "distance", "next", "path", "cells" },
 }
 -- Read-only fields a view copies (they never change while the object lives).

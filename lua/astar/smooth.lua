@@ -1,7 +1,7 @@
 -- astar.smooth: line-of-sight string pulling over a grid's terrain (square grids here,
 -- hex grids through astar.hex).
 local args = require("astar.args")
-local check_grid, check_grid_type, list_length = args.check_grid, args.check_grid_type, args.list_length
+local check_grid, check_grid_type, read_path = args.check_grid, args.check_grid_type, args.read_path
 local hex_trace = require("astar.hex").trace
 
 local M = {}
@@ -34,7 +34,8 @@ end
 
 local SIDES_NEEDED = { never = 3, always = 0, one_walkable = 1, no_corner_cut = 2 }
 
---- Line-of-sight string pulling: the waypoints of `path` (from grid:find) that a
+--- Line-of-sight string pulling: the waypoints of `path` (from grid:find, in any of its forms:
+-- points or flat; the waypoints are points) that a
 -- unit walking straight from one to the next needs. A straight leg replaces a
 -- run of path cells only if every cell it passes through is walkable terrain,
 -- costs no more than the dearest cell of that run (so a leg never cuts through
@@ -58,14 +59,8 @@ function M.smooth(grid, path, opts)
     if k ~= "diagonal" then error("bad argument #3 to 'smooth' (unknown option '" .. tostring(k) .. "')", 2) end
   end
   local diagonal = opts.diagonal
-  local xs, ys, n = {}, {}, list_length(path) -- a nil within is reported as a bad point
-  for i = 1, n do
-    local p = rawget(path, i) -- raw, as list_length reads it
-    if type(p) ~= "table" then
-      error("bad argument #2 to 'smooth' (point " .. i .. " is not an {x=, y=} cell of the grid)", 2)
-    end
-    xs[i], ys[i] = p.x, p.y
-  end
+  local xs, ys, n, cells_ok = read_path(path) -- every form find returns; a nil within is a bad point
+  if not xs then error("bad argument #2 to 'smooth' (" .. ys .. ")", 2) end
   check_grid(grid, "smooth", 1, 2)
   local hex = grid.topology == "hex"
   if hex and diagonal ~= nil then
@@ -78,12 +73,8 @@ function M.smooth(grid, path, opts)
       "\"one_walkable\" or \"no_corner_cut\", got " .. tostring(mode) .. ")", 2)
   end
   local w, h = grid.width, grid.height
-  for i = 1, n do
-    local x, y = xs[i], ys[i]
-    if type(x) ~= "number" or type(y) ~= "number" or x % 1 ~= 0 or y % 1 ~= 0 or x < 1 or y < 1 or x > w or y > h then
-      error("bad argument #2 to 'smooth' (point " .. i .. " is not an {x=, y=} cell of the grid)", 2)
-    end
-  end
+  local why = cells_ok(w, h)
+  if why then error("bad argument #2 to 'smooth' (" .. why .. ")", 2) end
   local function cost(x, y)
     if x < 1 or y < 1 or x > w or y > h then return false end
     return grid:get_cost(x, y)

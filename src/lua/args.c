@@ -237,3 +237,88 @@ int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const
     *count = (int32_t)n;
     return ids;
 }
+
+/*
+ * A path argument, in every form find returns (path = "points" or "flat", into = t): points
+ * {x=, y=} (or {x, y}), or flat {x1, y1, x2, y2, ...} (told by its first entry, a number).
+ * Points are read up front (read_points: a point's __index is Lua code, which may only run
+ * while arguments are read). A flat path is read on demand, one cell at a time (path_cell,
+ * an astar_path_reader): raw reads of numbers run no Lua code and cannot raise (the stack
+ * room is made here), so a reader that runs later, while nothing else runs (no callback:
+ * then the table cannot change), reads exactly what an up-front read would have.
+ * whole: the length is one the caller will make room for (list_length: the entries
+ * present); else #t raw, read in O(1) (what a reader that stops at its first bad entry
+ * may trust: its work is bounded by the entries present).
+ */
+void open_path(lua_State *L, int arg, int32_t width, int32_t height, bool whole, path_arg *p) {
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table (a path)");
+    p->L = L;
+    p->arg = arg;
+    p->width = width;
+    p->height = height;
+    p->bad = -1;
+    p->ids = NULL;
+    lua_rawgeti(L, arg, 1);
+    bool flat = lua_type(L, -1) == LUA_TNUMBER;
+    lua_pop(L, 1);
+    if (!flat) {
+        p->ids = read_points(L, arg, width, height, "path point", "path", &p->n);
+        p->len = p->n;
+        return;
+    }
+    lua_Integer len = whole ? 0 : (lua_Integer)astar_rawlen(L, arg);
+    if (whole || len < 1 || len / 2 >= INT32_MAX / (lua_Integer)sizeof(int32_t)) len = list_length(L, arg);
+    if (len / 2 >= INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, arg, "path too long");
+    check_stack(L, 4);
+    p->len = len;
+    p->n = (int32_t)((len + 1) / 2);
+}
+
+/* Cell i (0-based) of an open path: its node id, or -1 (then p->bad = i, for path_error). */
+int32_t path_cell(void *ud, int32_t i) {
+    path_arg *p = ud;
+    if (p->ids) return p->ids[i];
+    lua_State *L = p->L;
+    int32_t xy[2];
+    for (int k = 0; k < 2; k++) {
+        lua_rawgeti(L, p->arg, 2 * (lua_Integer)i + k + 1);
+        lua_Number v = lua_tonumber(L, -1);
+        bool ok = lua_type(L, -1) == LUA_TNUMBER && v == floor(v) && v >= 1 && v <= (k == 0 ? p->width : p->height);
+        lua_pop(L, 1);
+        if (!ok) {
+            p->bad = i;
+            return -1;
+        }
+        xy[k] = (int32_t)v;
+    }
+    return (xy[1] - 1) * p->width + (xy[0] - 1);
+}
+
+/* Raises the error of the cell path_cell could not read. An odd flat path's last cell lacks
+ * its y: the length is named then, as a reader of the whole list sees it first. */
+int path_error(path_arg *p) {
+    lua_State *L = p->L;
+    if (p->len % 2 != 0 && 2 * (lua_Integer)p->bad + 1 == p->len) {
+        lua_rawgeti(L, p->arg, p->len);
+        bool ends = !lua_isnil(L, -1);
+        lua_rawgeti(L, p->arg, p->len + 1);
+        bool past = lua_isnil(L, -1);
+        lua_pop(L, 2);
+        if (ends && past) arg_error_fmt(L, p->arg, "a flat path needs two numbers per cell, got %d", (int)p->len);
+    }
+    return arg_error_fmt(L, p->arg, "flat path cell %d is not a cell of the %dx%d grid", (int)p->bad + 1,
+                         (int)p->width, (int)p->height);
+}
+
+/* The path at arg in any form (open_path), every cell read now: its node ids, in a userdata
+ * left on the stack (with what open_path left). */
+int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, int32_t *count) {
+    path_arg p;
+    open_path(L, arg, width, height, true, &p);
+    *count = p.n;
+    if (p.ids) return (int32_t *)p.ids;
+    int32_t *ids = astar_newuserdata_plain(L, (size_t)p.n * sizeof *ids);
+    for (int32_t i = 0; i < p.n; i++)
+        if ((ids[i] = path_cell(&p, i)) < 0) path_error(&p);
+    return ids;
+}

@@ -24,7 +24,10 @@
  *   3. Run.
  * read_options (the option table OPTIONS), resolve_grid_query and
  * resolve_graph_query are that rule for queries; functions taking lists of
- * points read them all (read_point) before they resolve their objects. Making a
+ * points read them all (read_point) before they resolve their objects. One
+ * exception, sound for its reason: check_path without callbacks reads a flat
+ * path's cells on demand while it runs (open_path, args.c), raw reads of numbers
+ * with nothing else running, so it reads what an up-front read would have. Making a
  * table or a userdata may run the collector, and so a finalizer, which is Lua
  * code too: a function makes what it needs before it resolves (new_field, the
  * scratch of range), or checks its objects again after (field:path,

@@ -158,7 +158,7 @@ typedef enum option_id {
     O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_WALK_PARTIAL, O_KNOWN,
     O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, O_INTERESTS,
     O_WALK_INTERESTS, O_REJOIN_WITHIN, O_HIERARCHICAL, O_HIERARCHICAL_ELSEWHERE, O_DEAD_ENDS, O_FIELD_DEAD_ENDS,
-    NOPTIONS
+    O_SINCE, NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -242,6 +242,13 @@ static inline void push_point(lua_State *L, int32_t id, int32_t width) {
     lua_setfield(L, -2, "y");
 }
 
+/* A grid's or graph's version (a uint32_t): an integer where lua_Integer holds it (a 32-bit
+ * Lua 5.1's may not). */
+static inline void push_version(lua_State *L, uint32_t v) {
+    if (sizeof(lua_Integer) > sizeof v) lua_pushinteger(L, (lua_Integer)v);
+    else lua_pushnumber(L, (lua_Number)v);
+}
+
 /* ----------------------------------------------- args.c: arguments, errors */
 
 const char *value_str(lua_State *L, int idx);
@@ -266,6 +273,21 @@ int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t 
                    const char *what);
 int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const char *what,
                      const char *list, int32_t *count);
+
+/* A path argument being read (open_path): points read up front, flat cells on demand. */
+typedef struct path_arg {
+    lua_State *L;
+    int arg;
+    int32_t width, height;
+    lua_Integer len;     /* flat: the entries counted; points: the points */
+    int32_t n;           /* cells */
+    const int32_t *ids;  /* points: every cell's node id; flat: NULL */
+    int32_t bad;         /* the cell path_cell could not read, or -1 */
+} path_arg;
+void open_path(lua_State *L, int arg, int32_t width, int32_t height, bool whole, path_arg *p);
+int32_t path_cell(void *ud, int32_t i);
+int path_error(path_arg *p);
+int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, int32_t *count);
 
 /* --------------------------------------------- object.c: userdata, classes */
 
@@ -293,7 +315,7 @@ int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
 void resolve_answer(run_ctx *c, const query_args *a);
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width,
-                 const answer_to *to);
+                 uint32_t version, const answer_to *to);
 void check_answer(lua_State *L, astar_status st, const char *fn);
 
 /*

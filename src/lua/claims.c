@@ -103,22 +103,17 @@ static int release_claim(lua_State *L, astar_claims *claims) {
     return 1;
 }
 
-/* claims:claim(unit, path): the path's points are read first (an __index of one may run),
- * then the claims resolved and written. */
+/* claims:claim(unit, path): the path, in any form find returns (read_path), is read first (an
+ * __index of a point may run), then the claims resolved and written. */
 static int claims_claim(lua_State *L) {
     lclaims *c = check_object(L, 1, CLAIMS_MT);
     check_unit_key(L, 2);
     lua_settop(L, 3);
-    if (lua_type(L, 3) != LUA_TTABLE) type_error(L, 3, "table");
-    size_t n = (size_t)list_length(L, 3);
-    if (n < 1) arg_error_fmt(L, 3, "path is empty");
-    if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, 3, "path is too long");
-    int32_t *ids = astar_newuserdata_plain(L, n * sizeof *ids); /* scratch, collected with the call */
-    for (size_t i = 1; i <= n; i++)
-        ids[i - 1] = read_point(L, 3, (lua_Integer)i, c->base.width, c->base.height, "path point");
+    int32_t n;
+    const int32_t *ids = read_path(L, 3, c->base.width, c->base.height, &n); /* collected with the call */
     check_claims(L, 1);
     check_writable(L, &c->base, "claims");
-    return set_claim(L, c->claims, ids, (int32_t)n);
+    return set_claim(L, c->claims, ids, n);
 }
 
 static int claims_advance(lua_State *L) {

@@ -159,7 +159,7 @@ int find_run(lua_State *L) {
     check_answer(L, st, "find");
     int32_t n = 0;
     const int32_t *ids = astar_search_path(c->run.ws->search, &n);
-    push_answer(L, &res, ids, n, c->grid->base.width, &c->run.answer);
+    push_answer(L, &res, ids, n, c->grid->base.width, astar_grid_version(c->grid->grid), &c->run.answer);
     return 2;
 }
 
@@ -240,7 +240,7 @@ int many_run(lua_State *L) {
             check_answer(L, st, "find_many");
             int32_t len = 0;
             const int32_t *ids = astar_search_path(c->run.ws->search, &len);
-            push_answer(L, &res, ids, len, width, NULL);
+            push_answer(L, &res, ids, len, width, astar_grid_version(g->grid), NULL);
             set_many_entry(L, list, i);
         }
     } else {
@@ -254,7 +254,7 @@ int many_run(lua_State *L) {
         for (int32_t i = 0; i < n; i++) {
             int32_t len = 0;
             const int32_t *ids = astar_many_path(g->many, i, &len);
-            push_answer(L, &c->results[i], ids, len, width, NULL);
+            push_answer(L, &c->results[i], ids, len, width, astar_grid_version(g->grid), NULL);
             set_many_entry(L, list, i);
         }
     }

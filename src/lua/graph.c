@@ -72,6 +72,12 @@ static int graph_size(lua_State *L) {
     return 1;
 }
 
+/* g:version() -> the count of changes of nodes, arcs and blocking (info.version of a find now). */
+static int graph_version(lua_State *L) {
+    push_version(L, astar_graph_version(check_graph(L, 1)->graph));
+    return 1;
+}
+
 /* g:add_node(x, y [, z]) -> id */
 static int graph_add_node(lua_State *L) {
     lgraph *g = check_graph(L, 1);
@@ -313,7 +319,7 @@ static int graph_find_run(lua_State *L) {
     check_answer(L, st, "find");
     int32_t n = 0;
     const int32_t *ids = astar_graph_search_path(c->run.ws->search, &n);
-    push_answer(L, &res, ids, n, 0, &c->run.answer);
+    push_answer(L, &res, ids, n, 0, astar_graph_version(c->graph->graph), &c->run.answer);
     return 2;
 }
 
@@ -335,7 +341,7 @@ static int graph_find(lua_State *L) {
 }
 
 static const luaL_Reg GRAPH_METHODS[] = {
-    {"size", graph_size},               {"add_node", graph_add_node},
+    {"size", graph_size},               {"version", graph_version}, {"add_node", graph_add_node},
     {"add_edge", graph_add_edge},       {"add_arc", graph_add_arc},
     {"remove_edge", graph_remove_edge}, {"remove_arc", graph_remove_arc},
     {"arc_cost", graph_arc_cost},       {"set_blocked", graph_set_blocked},

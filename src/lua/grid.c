@@ -44,6 +44,13 @@ static int grid_field(lua_State *L, void *o, const char *key) {
 
 static int grid_size(lua_State *L) { return push_size(L, GRID_MT); }
 
+/* grid:version() -> the count of terrain changes (info.version of an answer computed now):
+ * what check_path's option 'since' takes. */
+static int grid_version(lua_State *L) {
+    push_version(L, astar_grid_version(check_grid(L, 1)->grid));
+    return 1;
+}
+
 static void *make_grid_search(const lobject *grid, const astar_alloc *a) {
     return astar_search_new(grid->width, grid->height, a);
 }
@@ -366,7 +373,7 @@ static int grid_load(lua_State *L) {
 }
 
 static const luaL_Reg GRID_METHODS[] = {
-    {"size", grid_size}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
+    {"size", grid_size}, {"version", grid_version}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
     {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
     {"dead_end", grid_dead_end},

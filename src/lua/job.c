@@ -84,7 +84,7 @@ static int job_run(lua_State *L) {
     if (st == ASTAR_RUNNING) return 0;
     int32_t len = 0;
     const int32_t *ids = astar_search_path(c->run.ws->search, &len);
-    push_answer(L, &res, ids, len, c->grid->base.width, NULL);
+    push_answer(L, &res, ids, len, c->grid->base.width, astar_grid_version(c->grid->grid), NULL);
     lua_pushinteger(L, res.restarts);
     lua_setfield(L, -2, "restarts");
     return 2;

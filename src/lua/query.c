@@ -93,6 +93,7 @@ static const option OPTIONS[NOPTIONS] = {
     [O_DEAD_ENDS] = {"dead_ends", K_BOOLEAN, IN_PATHS & ~IN_CHECK, 0, 0, NULL, GRID_AT(dead_ends)},
     [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE | IN_CHECK, 0, 0,
                            " (it covers every cell it reaches, or walks the path given)", BY_HAND},
+    [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in repair.c */
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -739,12 +740,13 @@ static lua_Integer push_path(lua_State *L, const int32_t *ids, int32_t n, int32_
  * Pushes find's two results (path or nil, info) for a result and its path: the cells of a
  * grid `width` wide as points {x=, y=} (or flat: x1, y1, x2, y2, ...), or a graph's nodes
  * (width 0) as their ids; each in the caller's table `to` names (emptied when there is no
- * path), else a new one. to NULL: new tables, points. The sequence in to->into is ended
+ * path), else a new one; info.version is the grid's or graph's version the answer was
+ * computed on. to NULL: new tables, points. The sequence in to->into is ended
  * last: into and info may be one table, and a new info key may make it rehash, which may
  * change the border its length answers.
  */
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n,
-                 int32_t width, const answer_to *to) {
+                 int32_t width, uint32_t version, const answer_to *to) {
     static const answer_to NEW_TABLES = {false, 0, 0, NULL};
     if (!to) to = &NEW_TABLES;
     const astar_result res = *r;
@@ -803,6 +805,8 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
     } else if (to->info) {
         clear_field(L, info, "target");
     }
+    push_version(L, version);
+    set_field(L, info, "version");
     if (to->repair) {
         if (to->repair->rejoin >= 0 && st == ASTAR_OK) {
             lua_pushinteger(L, (lua_Integer)to->repair->rejoin + 1);

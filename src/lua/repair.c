@@ -16,55 +16,22 @@ typedef struct walk_ctx {
     double *cost;    /* check_path: a step cost per cell */
 } walk_ctx;
 
-/*
- * The path at arg, as find returns it: points {x=, y=} (or {x, y}), or flat {x1, y1, x2, y2,
- * ...}; its cells' node ids in a userdata left on the stack. Each value is read once.
- */
-static int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, int32_t *count) {
-    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table (a path)");
-    lua_rawgeti(L, arg, 1);
-    bool flat = lua_type(L, -1) == LUA_TNUMBER;
-    lua_pop(L, 1);
-    if (!flat) return read_points(L, arg, width, height, "path point", "path", count);
-    lua_Integer len = list_length(L, arg);
-    lua_rawgeti(L, arg, len);
-    bool ends = !lua_isnil(L, -1); /* else a nil within: the reading below reports its cell */
-    lua_pop(L, 1);
-    if (len % 2 != 0 && ends) arg_error_fmt(L, arg, "a flat path needs two numbers per cell, got %d", (int)len);
-    if (len / 2 > INT32_MAX / (lua_Integer)sizeof(int32_t)) arg_error_fmt(L, arg, "path too long");
-    int32_t n = (int32_t)((len + 1) / 2);
-    int32_t *ids = astar_newuserdata_plain(L, (size_t)n * sizeof *ids);
-    for (int32_t i = 0; i < n; i++) {
-        lua_Number xy[2];
-        for (int k = 0; k < 2; k++) {
-            lua_rawgeti(L, arg, 2 * (lua_Integer)i + k + 1);
-            xy[k] = lua_tonumber(L, -1);
-            if (lua_type(L, -1) != LUA_TNUMBER || xy[k] != floor(xy[k]) || xy[k] < 1 ||
-                xy[k] > (k == 0 ? width : height))
-                arg_error_fmt(L, arg, "flat path cell %d is not a cell of the %dx%d grid", (int)i + 1,
-                              (int)width, (int)height);
-            lua_pop(L, 1);
-        }
-        ids[i] = ((int32_t)xy[1] - 1) * width + ((int32_t)xy[0] - 1);
-    }
-    *count = n;
-    return ids;
+/* The index at 3 into a path of n cells (1..n; optional: default 1), 0-based. */
+static int32_t read_from(lua_State *L, int32_t n, bool index_needed) {
+    if (!index_needed && lua_isnoneornil(L, 3)) return 0;
+    lua_Number i = lua_tonumber(L, 3);
+    if (lua_type(L, 3) != LUA_TNUMBER || i != floor(i) || i < 1 || i > n)
+        arg_error_fmt(L, 3, "index must be an integer in 1..%d (the path's), got %s", (int)n, value_str(L, 3));
+    return (int32_t)i - 1;
 }
 
-/* The grid at 1, the path at 2 and the index at 3 (1..#path; optional: default 1). */
+/* The grid at 1, the path at 2 (every cell read now) and the index at 3. */
 static void begin_walk(lua_State *L, walk_ctx *c, bool index_needed) {
     lgrid *g = begin_grid_query(L, &c->f);
     c->within = 0;
     c->cost = NULL;
     c->ids = read_path(L, 2, g->base.width, g->base.height, &c->n);
-    if (!index_needed && lua_isnoneornil(L, 3)) {
-        c->from = 0;
-        return;
-    }
-    lua_Number i = lua_tonumber(L, 3);
-    if (lua_type(L, 3) != LUA_TNUMBER || i != floor(i) || i < 1 || i > c->n)
-        arg_error_fmt(L, 3, "index must be an integer in 1..%d (the path's), got %s", (int)c->n, value_str(L, 3));
-    c->from = (int32_t)i - 1;
+    c->from = read_from(L, c->n, index_needed);
 }
 
 /* Runs inside lua_pcall: the walk, then the first index it does not allow, or nil. */
@@ -83,20 +50,69 @@ int check_run(lua_State *L) {
     return 2;
 }
 
+/* Option 'since' at idx (a version): false when not a uint32_t. */
+static bool read_version(lua_State *L, int idx, uint32_t *v) {
+    lua_Number n = lua_tonumber(L, idx);
+    if (lua_type(L, idx) != LUA_TNUMBER || n != floor(n) || n < 0 || n > 4294967295.0) return false;
+    *v = (uint32_t)n;
+    return true;
+}
+
 /*
  * grid:check_path(path [, from [, opts]]) -> index | nil: the first index after from (default
  * 1) whose cell the query opts no longer lets a path enter, or whose step from the one before
  * is no longer legal; nil when the rest of the path is still allowed.
+ *
+ * Only node_cost, edge_cost and known (fog) can block a step the terrain allows (influence,
+ * claims, noise and turns add costs, never a wall); without them the answer is the
+ * terrain's, and astar_path_terrain gives it with no query set up, reading a flat path's
+ * cells on demand: all of them in order, or with opts.since = v (a version the whole path
+ * was allowed at: info.version of the find that made it) only those near the cells blocked
+ * since. With node_cost, edge_cost or known, since is not used: the full walk runs (the
+ * callbacks and the mask may answer differently without any terrain change).
  */
 int grid_check_path(lua_State *L) {
     walk_ctx ctx;
     walk_ctx *c = &ctx;
     lua_settop(L, 4);
-    begin_walk(L, c, false);
-    c->cost = astar_newuserdata_plain(L, (size_t)c->n * sizeof *c->cost);
+    lgrid *g = begin_grid_query(L, &c->f);
+    path_arg p;
+    open_path(L, 2, g->base.width, g->base.height, false, &p);
+    c->from = read_from(L, p.n, false);
     query_args a;
     read_options(L, 4, IN_CHECK, "check_path", &a, &c->f.q);
+    uint32_t since = 0;
+    if (a.slot[O_SINCE] && !read_version(L, a.slot[O_SINCE], &since))
+        arg_error_fmt(L, 4, "option 'since' must be a version (an integer in 0..4294967295: grid:version(), "
+                            "info.version), got %s", value_str(L, a.slot[O_SINCE]));
+    bool walk = a.slot[O_NODE_COST] || a.slot[O_EDGE_COST] || a.slot[O_KNOWN];
+    if (walk) { /* the whole walk: every cell read now (its callbacks may change the table) */
+        if (!p.ids) {
+            int32_t *ids = astar_newuserdata_plain(L, (size_t)p.n * sizeof *ids);
+            for (int32_t i = 0; i < p.n; i++)
+                if ((ids[i] = path_cell(&p, i)) < 0) path_error(&p);
+            p.ids = ids;
+        }
+        c->ids = p.ids;
+        c->n = p.n;
+        c->within = 0;
+        c->cost = astar_newuserdata_plain(L, (size_t)c->n * sizeof *c->cost);
+    }
     resolve_grid_query(L, &c->f, &a);
+    if (!walk) {
+        /* Nothing runs from here to the answer (no Lua code, no allocation, so no finalizer
+         * either): the cells read on demand are the table's as the call found it. */
+        int32_t bad;
+        astar_status st = astar_path_terrain(g->grid, c->f.q.diagonal, p.n, c->from, a.slot[O_SINCE] ? &since : NULL,
+                                             path_cell, &p, &bad);
+        if (st == ASTAR_EINVAL && p.bad >= 0) return path_error(&p);
+        if (st == ASTAR_EINVAL)
+            return arg_error_fmt(L, 2, "option 'since' needs a path of neighbouring cells as find returns it "
+                                       "(cell %d is too far from the one read before)", (int)bad + 1);
+        if (bad >= 0) lua_pushinteger(L, (lua_Integer)bad + 1);
+        else lua_pushnil(L);
+        return 1;
+    }
     run_grid_query(L, &c->f);
     lua_pop(L, 1);
     return 1;
@@ -114,7 +130,7 @@ int repair_run(lua_State *L) {
     int32_t n = 0;
     const int32_t *ids = astar_search_path(s, &n);
     c->f.run.answer.repair = &how; /* push_answer writes info.rejoin and info.replanned */
-    push_answer(L, &res, ids, n, c->f.grid->base.width, &c->f.run.answer);
+    push_answer(L, &res, ids, n, c->f.grid->base.width, astar_grid_version(c->f.grid->grid), &c->f.run.answer);
     return 2;
 }
 
