@@ -306,8 +306,21 @@ astar_status astar_dead_ends_refresh(astar_grid *g, bool whole) {
     return ASTAR_OK;
 }
 
+uint64_t astar_dead_ends_reset_units(const astar_grid *g) {
+    uint64_t units = 0;
+    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++)
+        if (g->dead_ends[k].area) units += 3 * (uint64_t)g->cells; /* a build's at most */
+    return units;
+}
+
 void astar_dead_ends_bulk_changed(astar_grid *g) {
-    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) g->dead_ends[k].fresh = false;
+    for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++) {
+        astar_dead_ends *de = &g->dead_ends[k];
+        de->fresh = false;
+        /* Built before: built again here, at the write's own cost (counted by the write, see
+         * astar_dead_ends_reset_units), not in the next query. Out of memory: its next use. */
+        if (de->area && build(g, k, de, astar_progress_none()) == ASTAR_OK) de->fresh = true;
+    }
 }
 
 void astar_dead_ends_free(astar_grid *g) {

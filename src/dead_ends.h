@@ -55,10 +55,12 @@ typedef struct astar_dead_ends {
 /* A cell became walkable or blocked (after the grid's own bits changed): every table built
  * follows, in time proportional to the change (the areas it retires), not to the map. */
 void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable);
-/* After a bulk write: every table is stale, built again by astar_dead_ends_refresh (ahead)
- * or on its next use, as island labels and JPS+ tables are. (Not in the write itself: its
- * units are a cell each, and a stop there would leave a changed grid with a half-built table.) */
+/* After a bulk write: every table built before is built again now, at the write (which
+ * counted astar_dead_ends_reset_units before it changed anything, so that it never stops
+ * half-way), as island labels and JPS+ tables are; on out of memory it is stale, built on
+ * its next use. */
 void astar_dead_ends_bulk_changed(astar_grid *g);
+uint64_t astar_dead_ends_reset_units(const astar_grid *g);
 /* A kind's areas into *out, built if missing or stale; ASTAR_ENOMEM, or ASTAR_ESTOPPED (the
  * progress handler stopped the build: not fresh, built again next time). */
 astar_status astar_dead_ends_get(astar_grid *g, int kind, astar_dead_ends **out);

@@ -22,10 +22,6 @@ static void fill_cells(astar_grid *g, double cost) {
         for (int32_t x = 0; x < g->width; x++) row[x] = cost;
     }
     astar_grid_terrain_reset(g);
-    g->min_cost = cost;
-    g->max_cost = cost == INFINITY ? -INFINITY : cost;
-    g->min_count = g->max_count = cost == INFINITY ? 0 : (size_t)g->width * (size_t)g->height;
-    g->range_dirty = false;
 }
 
 /*
@@ -172,9 +168,10 @@ double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y) {
     return g->cost[astar_cell(g->stride, x, y)];
 }
 
-/* A bulk write's units: a cell each, and the island labels it builds again (built before). */
+/* A bulk write's units: a cell each, and the tables it builds again (those built before). */
 static uint64_t cells_of(const astar_grid *g) {
-    return (uint64_t)g->width * (uint64_t)g->height + astar_islands_reset_units(g);
+    return (uint64_t)g->width * (uint64_t)g->height + astar_islands_reset_units(g) +
+           astar_dead_ends_reset_units(g) + astar_jumps_reset_units(g);
 }
 
 astar_status astar_grid_fill(astar_grid *g, double cost) {
@@ -203,21 +200,33 @@ void astar_grid_terrain_reset(astar_grid *g) {
     memset(g->open, 0, g->cells);
     memset(g->row_bits, 0, line_bytes(g, true));
     memset(g->col_bits, 0, line_bytes(g, false));
+    /* The cost range too, in the same pass: no pass over the map left for the next query. */
+    double lo = INFINITY, hi = -INFINITY;
+    size_t at_lo = 0, at_hi = 0;
     for (int32_t y = 0; y < g->height; y++) {
         int32_t row = astar_cell(g->stride, 0, y);
         for (int32_t at = row; at < row + g->width; at++) {
-            if (g->cost[at] != INFINITY) astar_grid_line_bits(g, at, true);
+            double c = g->cost[at];
+            if (c != INFINITY) {
+                astar_grid_line_bits(g, at, true);
+                if (c < lo) lo = c, at_lo = 0;
+                if (c == lo) at_lo++;
+                if (c > hi) hi = c, at_hi = 0;
+                if (c == hi) at_hi++;
+            }
             unsigned bits = 0;
             for (int d = 0; d < 8; d++) bits |= (unsigned)(g->cost[at + offset[d]] != INFINITY) << d;
             g->open[at] = (uint8_t)bits;
         }
     }
-    astar_islands_terrain_reset(g); /* here, at the write's own cost: never in a query */
+    g->min_cost = lo, g->max_cost = hi, g->min_count = at_lo, g->max_count = at_hi;
+    g->range_dirty = false;
+    /* The tables built before, built again here at the write's own cost: never in a query. */
+    astar_islands_terrain_reset(g);
     astar_dead_ends_bulk_changed(g);
-    for (int k = 0; k < ASTAR_JUMP_KINDS; k++) g->jumps[k].fresh = false; /* rebuilt on next use */
-    astar_landmarks_invalidate(g); /* bulk writes: no telling which way */
-    if (g->hierarchy) astar_hierarchy_all_dirty(g);
-    g->range_dirty = true;
+    astar_jumps_bulk_changed(g);
+    astar_landmarks_invalidate(g); /* bulk writes: no telling which way (set aside until built) */
+    if (g->hierarchy) astar_hierarchy_all_dirty(g); /* a hierarchical query or prepare rebuilds */
     astar_grid_changed_all(g);
 }
 

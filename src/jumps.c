@@ -140,6 +140,21 @@ void astar_jumps_cell_changed(astar_grid *g, int32_t cell) {
     }
 }
 
+uint64_t astar_jumps_reset_units(const astar_grid *g) {
+    uint64_t units = 0;
+    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++)
+        if (g->jumps[kind].dist)
+            units += (uint64_t)g->width * (uint64_t)g->height * (uint64_t)astar_jump_dirs(kind);
+    return units;
+}
+
+void astar_jumps_bulk_changed(astar_grid *g) {
+    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) {
+        astar_jumps *t = &g->jumps[kind];
+        if (t->dist) t->fresh = build(g, kind, t->dist, astar_progress_none());
+    }
+}
+
 static size_t table_bytes(const astar_grid *g, int kind) {
     return astar_array_size(g->cells, (size_t)astar_jump_dirs(kind) * sizeof(int16_t));
 }

@@ -35,6 +35,10 @@ static inline int astar_jump_dirs(int kind) { return kind ? 4 : 8; }
  * neighbour bytes). Recomputes the entries that read the cell and, along each of their lines,
  * those behind them for as long as they change. */
 void astar_jumps_cell_changed(astar_grid *g, int32_t cell);
+/* After a bulk write: every table built before is built again now, at the write's own cost
+ * (astar_jumps_reset_units, which the write counted before it changed anything). */
+void astar_jumps_bulk_changed(astar_grid *g);
+uint64_t astar_jumps_reset_units(const astar_grid *g);
 /* A kind's table into *out, allocated and built if it is missing or stale; ASTAR_ENOMEM, or
  * ASTAR_ESTOPPED (the progress handler stopped the build: stale, built again next time). */
 astar_status astar_jumps_get(astar_grid *g, int kind, astar_jumps **out);

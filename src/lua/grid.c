@@ -312,6 +312,9 @@ static int grid_fill(lua_State *L) {
     return 0;
 }
 
+/* The most cells grid:load changes one by one (see grid_load). */
+#define LOAD_CELL_BY_CELL 256
+
 /* grid:load(rows [, legend]): every row checked before any cell changes. */
 static int grid_load(lua_State *L) {
     lgrid *g = check_grid(L, 1);
@@ -360,15 +363,33 @@ static int grid_load(lua_State *L) {
         lua_pop(L, 1);
     }
     check_writable(L, &g->base, "grid");
-    /* A unit per cell, counted before any changes (as astar_grid_set_all counts them). */
-    if (astar_progress_work((uint64_t)w * (uint64_t)h) != ASTAR_OK) return work_limit_error(L);
+    /* The new costs in one buffer, and how many cells they change. */
+    double *costs = astar_newuserdata_plain(L, (size_t)w * (size_t)h * sizeof *costs);
+    size_t changed = 0;
     for (int32_t y = 0; y < h; y++) {
         lua_rawgeti(L, 2, y + 1);
         const char *row = lua_tostring(L, -1);
-        for (int32_t x = 0; x < w; x++)
-            astar_grid_set_cost(g->grid, x, y, legend[(unsigned char)row[x]]);
+        for (int32_t x = 0; x < w; x++) {
+            double c = legend[(unsigned char)row[x]];
+            costs[(size_t)y * (size_t)w + (size_t)x] = c;
+            changed += astar_grid_get_cost(g->grid, x, y) != c;
+        }
         lua_pop(L, 1);
     }
+    /* A few doors of a level loaded again: written cell by cell, so that what the grid keeps in
+     * step (islands, dead ends, JPS+ tables, landmarks, jobs and builds in flight) follows them
+     * as it follows set_cost. Anything more: one bulk write (set_all), which builds the tables
+     * again at the write, sets landmarks aside and starts jobs and builds over, instead of a
+     * cell-by-cell update (a landmark repair per opened cell) that could cost far more. */
+    if (changed > LOAD_CELL_BY_CELL) {
+        astar_status st = astar_grid_set_all(g->grid, costs);
+        if (st != ASTAR_OK) return status_error(L, st);
+        return 0;
+    }
+    /* A unit per cell, counted before any changes (as astar_grid_set_all counts them). */
+    if (astar_progress_work((uint64_t)w * (uint64_t)h) != ASTAR_OK) return work_limit_error(L);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) astar_grid_set_cost(g->grid, x, y, costs[(size_t)y * (size_t)w + (size_t)x]);
     return 0;
 }
 
