@@ -247,6 +247,9 @@ function Grid:is_walkable(x, y) end
 ---@param cost number|false every cell
 function Grid:fill(cost) end
 
+---Writes a whole level: up to 256 changed cells one by one (as set_cost: tables, landmarks,
+---jobs and builds follow them), more as one bulk write (tables built again now, landmarks set
+---aside, jobs and builds start over).
 ---@param rows string[] exactly height strings of exactly width characters
 ---@param legend table<string, number|false>? character -> cost; default '.' = 1, '#' = false
 function Grid:load(rows, legend) end
