@@ -1273,14 +1273,18 @@ static void run_doors(astar_grid *g, astar_search *s, const astar_scen *sc, cons
         }
         for (int t = 0; t < DOOR_TOGGLES; t++) {
             bool closed = t % 2 == 0;
-            double t0 = cpu_now();
-            door_set(g, gate.cells, gate.n, closed ? NULL : gate.was);
-            set[nset++] = cpu_now() - t0;
             const astar_scenario *p = &sc->items[which[(t / 2) % nq]]; /* each problem closed and open */
             int32_t from = node_of(g, p->sx, p->sy), to = node_of(g, p->gx, p->gy);
             astar_query q;
             door_query(&q, &d, kind, false, from, to);
             astar_result res, rep, ref;
+            /* The query once before the toggle, as a unit asks every frame: what the first one
+             * after it pays beyond the repeat is the toggle's doing (work it left, or caches its
+             * own work evicted), not the previous check's reference search or a new problem. */
+            door_find(&d, &q, &res);
+            double t0 = cpu_now();
+            door_set(g, gate.cells, gate.n, closed ? NULL : gate.was);
+            set[nset++] = cpu_now() - t0;
             first[t] = door_find(&d, &q, &res);
             double times[DOOR_AGAIN];
             for (int r = 0; r < DOOR_AGAIN; r++) {
