@@ -149,6 +149,23 @@ describe("examples", function()
     assert.truthy(out:match("The repaired path is clear: true"))
   end)
 
+  it("living_world.lua: a prepared level, paths checked with since, a shut room told at once", function()
+    local out = table.concat(run("examples/living_world.lua"), "\n")
+    assert.is_true(tonumber(out:match("Prepared at load: (%d+) units of work")) > 0)
+    local doors = 0
+    for _ in out:gmatch("frame %d+: door %(%d+,%d+%) %a+; grid version %d+") do doors = doors + 1 end
+    assert.are.equal(6, doors)
+    local checks, broken, repaired, told, spent =
+      out:match("(%d+) path checks, (%d+) found broken: (%d+) repaired, (%d+) told unreachable after (%d+) expansions")
+    assert.are.equal(4800, tonumber(checks))
+    assert.is_true(tonumber(repaired) > 0 and tonumber(told) > 0)
+    assert.are.equal(tonumber(broken), tonumber(repaired) + tonumber(told))
+    assert.are.equal(0, tonumber(spent)) -- the labels split at the write: no search
+    local cost = out:match("Long search: found, cost ([%d.]+), %d+ expansions, restarted %d+ times")
+    local fresh = out:match("A find on the terrain the search ended on: cost ([%d.]+)")
+    assert.are.equal(fresh, cost) -- exact for the terrain at the job's end
+  end)
+
   it("hierarchy.lua: two-tier search expands less, costs a little more, rebuilds what a wall touched", function()
     local out = table.concat(run("examples/hierarchy.lua"), "\n")
     local flat_cost, flat_exp = out:match("A%*: +cost ([%d.]+), (%d+) expansions")
