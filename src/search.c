@@ -125,7 +125,8 @@ static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, in
         return OFFER_DONE;
     }
     /* On the open list: decrease-key. Otherwise a closed node can improve only under a
-     * custom (maybe inconsistent) heuristic, which takes the general loop. A weighted
+     * custom (maybe inconsistent) heuristic, which takes the general loop, or in a job
+     * repaired after a cell got cheaper (jobs.c): both set c->reopen. A weighted
      * search stays within its bound without reopening, and improvements that are just
      * rounding of equal-cost routes are ignored (core.h). */
     bool open_now = n->heap >= 0;
@@ -213,6 +214,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
     double *const step_in = general && (c->reopen || c->twin) ? s->step_in : NULL;
+    /* A job repaired after a cheaper cell (jobs.c) reopens closed nodes that improve (offer()
+     * reads c->reopen): their g may count the cell's old cost. */
+    const bool repaired = !general && c->reopen;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -325,7 +329,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                         astar_pool_decrease_key(pool, n, key);
                         continue;
                     }
-                    if (n->heap == ASTAR_CLOSED) continue; /* h is consistent: it stays closed */
+                    /* h is consistent: it stays closed, unless a repair made it dearer than it
+                     * is now (jobs.c) */
+                    if (n->heap == ASTAR_CLOSED && !repaired) continue;
                 } else {
                     continue;
                 }
@@ -342,7 +348,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             if (!general) {
                 /* A closed neighbour stays closed here (the heuristic is consistent, the weight
                  * never reopens): no need of its penalties, the dearest part of this loop. */
-                if (layered && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
+                if (layered && !repaired && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
                     continue;
                 /* Without penalties here (most cells of an influence map), the terrain's step
                  * alone, rounded once per query on uniform terrain. */
@@ -646,6 +652,7 @@ static astar_status settle(astar_search *s, astar_result *res, astar_status st) 
     res->status = st;
     if (res->interest < 0) res->score = res->cost;
     res->restarts = s->job_restarts;
+    res->repairs = s->job_repairs;
     if (st != ASTAR_RUNNING && (st != ASTAR_ESTOPPED || !s->job_live)) {
         s->job_live = false;
         s->job_result = *res;
@@ -658,6 +665,8 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
                                  const uint16_t *corridor, uint16_t corridor_gen, astar_result *res) {
     s->job_live = false;
     s->job_restarts = 0;
+    s->job_repairs = 0;
+    s->job_restart_due = false;
     astar_status st = start_search(s, g, q, jps_ok, corridor, corridor_gen, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;
@@ -677,12 +686,20 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     query_ctx *c = &s->job;
     astar_result_init(res);
     res->scored = c->q->ninterests > 0;
-    if (c->g->version != s->job_version) { /* the terrain changed under it: start over */
-        astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
-        if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
-        s->job_restarts++;
-        s->job_version = c->g->version;
-        if (st != ASTAR_RUNNING) return settle(s, res, st);
+    /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
+     * (jobs.c), else start over. */
+    if (s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(c)) {
+        if (!s->job_restart_due && astar_job_follow(s, &s->job_repairs)) {
+            s->job_version = c->g->version;
+        } else {
+            s->job_restart_due = true;
+            astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
+            if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
+            s->job_restart_due = false;
+            s->job_restarts++;
+            s->job_version = c->g->version;
+            if (st != ASTAR_RUNNING) return settle(s, res, st);
+        }
     }
     return settle(s, res, continue_search(s, n, res));
 }
