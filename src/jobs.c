@@ -197,9 +197,10 @@ static void to_double(query_ctx *c, int32_t id) {
 }
 
 /*
- * A job of the loop for uniform terrain in quanta (run's `exact`) after a cell got another
- * cost: from here on the plain octile loop that reads costs. Its records hold g in quanta,
- * which the other loop reads as doubles: every node it reached (its tree from the start)
+ * A job of the loop that counts in quanta (run's `exact`) that must leave it: a cell got
+ * another cost than the uniform one, or a repair needs closed nodes reopened (that loop keeps
+ * them closed). From here on it runs the plain octile loop in doubles. Its records hold g in
+ * quanta, which that loop reads as doubles: every node it reached (its tree from the start)
  * gets g in doubles, every open one the key of that loop. Work: what the job reached, once.
  */
 static bool leave_exact(query_ctx *c, uint64_t *work) {
@@ -207,7 +208,6 @@ static bool leave_exact(query_ctx *c, uint64_t *work) {
     id_list l = {c->s->scratch, 0, c->s->scratch_bytes / sizeof(int32_t)};
     if (!walk_subtree(c, c->start, &l, to_double)) return false;
     c->exact = false;
-    c->uniform_cost = 0.0;
     astar_heap_entry *items = p->heap.items;
     const int32_t len = p->heap.len;
     double top = 0.0, f[2];
@@ -243,6 +243,9 @@ static bool leave_exact(query_ctx *c, uint64_t *work) {
 static bool repair(query_ctx *c, const astar_change *ch, uint64_t *work) {
     astar_pool *p = &c->s->pool;
     const int32_t x = ch->cell;
+    /* The quanta loop never reopens (one test less per neighbour in the loop of most finds):
+     * the job leaves it. */
+    if (c->exact && !leave_exact(c, work)) return false;
     c->reopen = true;
     if (ch->after < ch->before) {
         for (int d = -1; d < 8; d++) {

@@ -329,9 +329,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                         astar_pool_decrease_key(pool, n, key);
                         continue;
                     }
-                    /* h is consistent: it stays closed, unless a repair made it dearer than it
-                     * is now (jobs.c) */
-                    if (n->heap == ASTAR_CLOSED && !repaired) continue;
+                    if (n->heap == ASTAR_CLOSED) continue; /* h is consistent: it stays closed
+                                                             (a repaired job leaves this loop) */
                 } else {
                     continue;
                 }
@@ -533,9 +532,10 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->corridor_gen = corridor_gen;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
-    /* Counting in quanta (run's `exact`): for plain terrain under the octile bound. */
+    /* Counting in quanta (run's `exact`): for plain terrain under the octile bound alone (with
+     * landmarks run_plain takes another loop; jobs.c reads this flag as the loop's). */
     c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
-               q->weight == 1.0 && !q->partial &&
+               !c->lm.dist && q->weight == 1.0 && !q->partial &&
                astar_exact_keys(g, astar_step_cost(c->uniform_cost, 4), &c->tie_bits);
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
@@ -689,8 +689,10 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
      * (jobs.c), else start over. */
     if (s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(c)) {
-        if (!s->job_restart_due && astar_job_follow(s, &s->job_repairs)) {
+        uint32_t repairs = 0;
+        if (!s->job_restart_due && astar_job_follow(s, &repairs)) {
             s->job_version = c->g->version;
+            s->job_repairs += repairs;
         } else {
             s->job_restart_due = true;
             astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
