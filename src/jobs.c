@@ -1,10 +1,10 @@
 /*
  * A job in flight under terrain changes (docs/design/living.md, "Jobs in flight"): what the
- * changes since the job's version mean to it, read from the grid's change log. A change under
- * none of the job's closed nodes lets it go on (a cell it has not reached is read at its new
- * cost when reached); one under them is repaired where that is exact and bounded by the job's
- * own work; anything else, or anything the job resolved from the terrain at its start that no
- * longer holds, starts it over.
+ * changes since the job's version mean to it, read from the grid's change log. A change whose
+ * block holds none of the cells the job reached lets it go on (a cell it has not reached is
+ * read at its new cost when reached); one under them is repaired where that is exact and
+ * bounded by the job's own work; anything else, or anything the job resolved from the terrain
+ * at its start that no longer holds, starts it over.
  */
 #include "search.h"
 
