@@ -60,7 +60,8 @@ local function check(world, sx, sy, gx, gy, path, info, what)
   end
   assert.are.equal("found", info.status, what)
   local walked = oracle.path_cost(world, path)
-  assert.is_true(oracle.near(walked, info.cost), what .. string.format(": the path's cost %.10g, info.cost %.10g, optimum %.10g", walked, info.cost, want))
+  assert.is_true(oracle.near(walked, info.cost),
+    what .. string.format(": the path's cost %.10g, info.cost %.10g, optimum %.10g", walked, info.cost, want))
   if approximate then
     assert.is_true(info.cost >= want - 1e-9 * want, what)
   else
