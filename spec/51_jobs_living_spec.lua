@@ -262,6 +262,39 @@ describe("a job under terrain changes", function()
     end
   end)
 
+  it("stays exact when a dead end it skipped opens onto nodes it closed the long way", function()
+    -- The corridor from the start's room is a dead end until the door at its end opens onto
+    -- room A, which the search has reached the long way round (along the bottom) and closed
+    -- the one cell into the goal's room: the new way must improve closed nodes.
+    local open = {}
+    local function carve(x1, y1, x2, y2)
+      for y = y1, y2 do for x = x1, x2 do open[y * 100 + x] = true end end
+    end
+    carve(1, 1, 5, 16) -- the start's room
+    carve(6, 3, 20, 3) -- the corridor, shut by the door at (21, 3)
+    carve(22, 1, 30, 7) -- room A
+    carve(1, 16, 34, 16) carve(34, 7, 34, 16) carve(31, 7, 33, 7) -- the long way into room A
+    carve(26, 8, 26, 8) -- the cell into the goal's room
+    carve(22, 9, 30, 13) -- the goal's room
+    local rows = {}
+    for y = 1, 16 do
+      local r = {}
+      for x = 1, 36 do r[x] = open[y * 100 + x] and "." or "#" end
+      rows[y] = table.concat(r)
+    end
+    for _, diagonal in ipairs({ "no_corner_cut", "never", "always" }) do
+      local world = oracle.world_from_rows(rows, diagonal)
+      local g = oracle.grid(astar, world)
+      local job = g:search(3, 3, 26, 12)
+      job:step(130) -- room A and the cell into the goal's room closed, the long way
+      assert.are.equal("running", job:status())
+      set(g, world, 21, 3, 1) -- the door opens
+      assert.are.equal("found", job:step())
+      local path, info = job:result()
+      check(world, 3, 3, 26, 12, path, info, diagonal)
+    end
+  end)
+
   it("starts over after a bulk write (fill), which the change log cannot describe cell by cell", function()
     local g = astar.grid(30, 30)
     local job = g:search(1, 1, 30, 30)
