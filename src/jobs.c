@@ -145,8 +145,8 @@ static bool list_push(astar_search *s, id_list *l, int32_t id) {
 
 /*
  * Appends to l the nodes reached through node root, root first: its subtree of `from` links
- * (a node's children are the neighbours whose step in came from it). visit(c, id) runs on each
- * before its children are looked for. False on OOM.
+ * (a node's children are the neighbours whose step in came from it). visit(c, id), if any, runs
+ * on each before its children are looked for. False on OOM.
  */
 static bool walk_subtree(query_ctx *c, int32_t root, id_list *l, void (*visit)(query_ctx *c, int32_t id)) {
     astar_search *s = c->s;
@@ -155,7 +155,7 @@ static bool walk_subtree(query_ctx *c, int32_t root, id_list *l, void (*visit)(q
     if (!list_push(s, l, root)) return false;
     for (; i < l->len; i++) { /* breadth first */
         int32_t id = l->ids[i];
-        visit(c, id);
+        if (visit) visit(c, id);
         for (int d = 0; d < 8; d++) {
             int32_t m = id + c->offset[d];
             if (nodes[m].gen == s->pool.gen && nodes[m].from == d && !list_push(s, l, m)) return false;
@@ -276,9 +276,10 @@ static bool repairable(const query_ctx *c) {
 
 /*
  * A job reading the workspace's dead-end view (search.c's skip_dead_ends) skipped the areas
- * behind closed gateways. It may go on if no changed block holds a cell of such an area
- * behind a gateway it reached (the area may no longer be a dead end, and it never looked
- * in); it then reads the grid's own neighbour bits from here on (view_to_grid_bits).
+ * behind closed gateways. Its closed nodes stay optimal if no changed block holds a cell of
+ * such an area behind a gateway it reached (the area may no longer be a dead end, and it never
+ * looked in: a way through it may now improve them); either way it reads the grid's own
+ * neighbour bits from here on (view_to_grid_bits).
  */
 static bool view_allows(const query_ctx *c, const astar_dead_ends *de, int32_t x) {
     const astar_dead_end_view *v = &c->s->dead_ends;
@@ -310,15 +311,43 @@ static bool view_to_grid_bits(query_ctx *c, const astar_dead_ends *de, uint64_t 
     return true;
 }
 
+/*
+ * view_to_grid_bits without the build the view was copied from (rebuilt since): the closed
+ * nodes whose view bits lack a move the grid's have go back on the open list (the gateways,
+ * and cells by a change: harmless). Work: the nodes the job reached (its tree from the start),
+ * once per job. False on OOM.
+ */
+static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
+    const uint8_t *view = c->open, *grid = c->g->open;
+    id_list l = {c->s->scratch, 0, c->s->scratch_bytes / sizeof(int32_t)};
+    if (!walk_subtree(c, c->start, &l, NULL)) return false;
+    c->open = grid;
+    for (size_t i = 0; i < l.len; i++) {
+        int32_t id = l.ids[i];
+        if ((grid[id] & ~view[id]) && closed_node(&c->s->pool, id) && !reopen_node(c, id)) return false;
+    }
+    *work += l.len;
+    return true;
+}
+
 bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     query_ctx *c = &s->job;
     const astar_grid *g = c->g;
     if (!astar_job_landmarks_held(c)) return false;
     if (!astar_grid_changes_known(g, s->job_version)) return false; /* a bulk write */
+    /* On the view: its build's areas, if they are still those. Where the view may have kept it
+     * from a way that now improves closed nodes (view_allows), or the areas are not known any
+     * more, a job that can reopen them does (repair's argument: docs/design/living.md). */
+    const bool on_view = c->open != g->open;
     const astar_dead_ends *de = NULL;
-    if (c->open != g->open) { /* on the view: its build's areas, if they are still those */
+    bool reopen = false;
+    if (on_view) {
         de = &g->dead_ends[astar_dead_end_kind(c->diagonal)];
-        if (de->serial != s->dead_ends.serial) return false;
+        if (de->serial != s->dead_ends.serial) {
+            if (!repairable(c)) return false;
+            de = NULL;
+            reopen = true;
+        }
     }
     uint64_t work = 0;
     for (uint32_t v = s->job_version + 1; v != g->version + 1; v++) {
@@ -334,12 +363,19 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         }
         if (x == c->start || x == c->goal || target_cell(c, x, ch->before)) return false;
         if (c->twin && ch->before == INFINITY) return false; /* its interests, marked by island */
-        if (de && !view_allows(c, de, x)) return false;
+        if (de && !view_allows(c, de, x)) {
+            if (!repairable(c)) return false;
+            reopen = true;
+        }
         if (!block_reached(c, x)) continue; /* it has not looked there: it reads x when it does */
         if (!repairable(c) || !repair(c, ch, &work)) return false;
         (*repairs)++;
     }
-    if (de && !view_to_grid_bits(c, de, &work)) return false;
+    if (reopen) {
+        if (c->exact && !leave_exact(c, &work)) return false;
+        c->reopen = true;
+    }
+    if (on_view && !(de ? view_to_grid_bits(c, de, &work) : view_to_grid_bits_by_walk(c, &work))) return false;
     (void)astar_progress_charge(astar_progress_get(), work); /* the loop's next check sees a stop */
     return true;
 }
