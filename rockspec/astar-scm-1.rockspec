@@ -37,6 +37,7 @@ build = {
             "src/grid_cost.c",
             "src/jps.c",
             "src/search.c",
+            "src/jobs.c",
             "src/repair.c",
             "src/field.c",
             "src/landmark_build.c",

@@ -634,8 +634,9 @@ typedef struct astar_result {
     uint64_t expansions;     /* nodes taken off the open list (under JPS: jump points) */
     int32_t length;          /* nodes in the path (0 when none) */
     int32_t target;          /* with targets, found: the index of the one reached; else -1 */
-    uint32_t restarts;       /* astar_search_step: times the search started over because the
-                                terrain changed while it was suspended */
+    uint32_t restarts;       /* astar_search_step: times the search started over because a
+                                terrain change while it was suspended could change its answer
+                                and could not be repaired (see astar_search_step) */
     int32_t interest;        /* with interests, found: the index of the one collected, or -1 */
     double score;            /* what the search minimised: cost minus the value collected (with
                                 target_costs, the target's cost not counted); found or partial */
@@ -645,6 +646,8 @@ typedef struct astar_result {
     int fallback;            /* astar_find_hierarchical: nonzero when the corridor failed and
                                 an exact search over the whole grid gave the answer */
     int tiered;              /* nonzero: astar_find_hierarchical answered (the two above apply) */
+    uint32_t repairs;        /* astar_search_step: terrain changes under the search's expanded
+                                nodes that it repaired instead of starting over */
 } astar_result;
 
 /* ---------------------------------------------------------------- search */
@@ -710,8 +713,11 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
  * steps). Stepping a finished search returns its result again. q, the grid and
  * whatever q points to must stay alive until the search ends; between steps the
  * host may change layers, claims and masks (a node's values are read when the
- * search first reaches it), and if the grid's terrain changes the next step
- * starts the search over (res->restarts counts it). An error (ENOMEM, EABORT)
+ * search first reaches it), and the grid's terrain may change: the next step
+ * goes on when no change was under a node the search expanded (a cell not reached yet is read
+ * at its new cost when reached), repairs what a change under them altered where that is exact
+ * (res->repairs counts those), and otherwise starts the search over (res->restarts counts it).
+ * The answer is exact for the terrain at the search's end. An error (ENOMEM, EABORT)
  * ends the search; start it again to retry. ASTAR_ESTOPPED (the progress handler) does not:
  * the step stopped between two expansions and the next goes on from there (a stopped
  * astar_search_start started nothing; a stopped astar_find ends). One live search per workspace:

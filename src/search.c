@@ -125,7 +125,8 @@ static ALWAYS_INLINE int offer(query_ctx *c, astar_node *nodes, uint16_t gen, in
         return OFFER_DONE;
     }
     /* On the open list: decrease-key. Otherwise a closed node can improve only under a
-     * custom (maybe inconsistent) heuristic, which takes the general loop. A weighted
+     * custom (maybe inconsistent) heuristic, which takes the general loop, or in a job
+     * repaired after a cell got cheaper (jobs.c): both set c->reopen. A weighted
      * search stays within its bound without reopening, and improvements that are just
      * rounding of equal-cost routes are ignored (core.h). */
     bool open_now = n->heap >= 0;
@@ -213,6 +214,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
     double *const step_in = general && (c->reopen || c->twin) ? s->step_in : NULL;
+    /* A job repaired after a cheaper cell (jobs.c) reopens closed nodes that improve (offer()
+     * reads c->reopen): their g may count the cell's old cost. */
+    const bool repaired = !general && c->reopen;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -325,7 +329,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                         astar_pool_decrease_key(pool, n, key);
                         continue;
                     }
-                    if (n->heap == ASTAR_CLOSED) continue; /* h is consistent: it stays closed */
+                    if (n->heap == ASTAR_CLOSED) continue; /* h is consistent: it stays closed
+                                                             (a repaired job leaves this loop) */
                 } else {
                     continue;
                 }
@@ -342,7 +347,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             if (!general) {
                 /* A closed neighbour stays closed here (the heuristic is consistent, the weight
                  * never reopens): no need of its penalties, the dearest part of this loop. */
-                if (layered && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
+                if (layered && !repaired && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
                     continue;
                 /* Without penalties here (most cells of an influence map), the terrain's step
                  * alone, rounded once per query on uniform terrain. */
@@ -527,9 +532,10 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->corridor_gen = corridor_gen;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
-    /* Counting in quanta (run's `exact`): for plain terrain under the octile bound. */
+    /* Counting in quanta (run's `exact`): for plain terrain under the octile bound alone (with
+     * landmarks run_plain takes another loop; jobs.c reads this flag as the loop's). */
     c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
-               q->weight == 1.0 && !q->partial &&
+               !c->lm.dist && q->weight == 1.0 && !q->partial &&
                astar_exact_keys(g, astar_step_cost(c->uniform_cost, 4), &c->tie_bits);
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
@@ -641,6 +647,7 @@ static astar_status settle(astar_search *s, astar_result *res, astar_status st) 
     res->status = st;
     if (res->interest < 0) res->score = res->cost;
     res->restarts = s->job_restarts;
+    res->repairs = s->job_repairs;
     if (st != ASTAR_RUNNING && (st != ASTAR_ESTOPPED || !s->job_live)) {
         s->job_live = false;
         s->job_result = *res;
@@ -653,6 +660,8 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
                                  const uint16_t *corridor, uint16_t corridor_gen, astar_result *res) {
     s->job_live = false;
     s->job_restarts = 0;
+    s->job_repairs = 0;
+    s->job_restart_due = false;
     astar_status st = start_search(s, g, q, jps_ok, corridor, corridor_gen, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;
@@ -673,14 +682,23 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     query_ctx *c = &s->job;
     astar_result_init(res);
     res->scored = c->q->ninterests > 0;
-    /* The terrain changed under it, or the landmarks its h reads (their memory too): start over. */
-    if (c->g->version != s->job_version || (c->lm.dist && astar_landmarks_serial(c->g) != s->job_landmarks)) {
-        astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
-        if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
-        s->job_restarts++;
-        s->job_version = c->g->version;
-        s->job_landmarks = astar_landmarks_serial(c->g);
-        if (st != ASTAR_RUNNING) return settle(s, res, st);
+    /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
+     * (jobs.c), else start over. */
+    if (s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s)) {
+        uint32_t repairs = 0;
+        if (!s->job_restart_due && astar_job_follow(s, &repairs)) {
+            s->job_version = c->g->version;
+            s->job_repairs += repairs;
+        } else {
+            s->job_restart_due = true;
+            astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
+            if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
+            s->job_restart_due = false;
+            s->job_restarts++;
+            s->job_version = c->g->version;
+            s->job_landmarks = astar_landmarks_serial(c->g);
+            if (st != ASTAR_RUNNING) return settle(s, res, st);
+        }
     }
     return settle(s, res, continue_search(s, n, res));
 }

@@ -125,9 +125,12 @@ struct astar_search {
     /* The search started by astar_search_start, between its steps. */
     query_ctx job;
     bool job_live;          /* started and not finished: astar_search_step continues it */
-    uint32_t job_version;   /* the grid's terrain version when it started */
-    uint64_t job_landmarks; /* the grid's landmark serial then (read when its h reads them) */
+    uint32_t job_version;   /* the grid's terrain version it has followed up to */
+    uint64_t job_landmarks; /* the grid's landmark serial when it started (read when its h reads them) */
     uint32_t job_restarts;
+    uint32_t job_repairs;   /* changes under its closed nodes it followed without starting over */
+    bool job_restart_due;   /* a start over was begun and stopped (ASTAR_ESTOPPED): the next
+                               step begins it again */
     astar_result job_result; /* the final result, once there is one */
 };
 
@@ -175,6 +178,20 @@ astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query
 /* The general loop (callbacks, fog, targets, noise, hexes, turns, windows) for up to `budget`
  * expansions; distance fields run it from their sources. */
 astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res);
+
+/* ---- jobs.c: a job in flight under terrain changes (docs/design/living.md) */
+
+/*
+ * Brings the live search of s (s->job) up to its grid's terrain after changes since
+ * s->job_version: true when it may go on from where it stands (repaired where a change was
+ * under its closed nodes; *repairs counts those), false when it must start over. Its work
+ * (bounded by the changes and by what the job has expanded) is charged to the progress
+ * handler.
+ */
+bool astar_job_follow(astar_search *s, uint32_t *repairs);
+/* Whether the landmarks a job's heuristic reads (c->lm) are still the grid's, as valid as
+ * when it started (none read: true). */
+bool astar_job_landmarks_held(const astar_search *s);
 
 /* ---- many.c: the thread code astar_find_many and builds share */
 

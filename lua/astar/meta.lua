@@ -29,7 +29,8 @@
 ---@field length integer? number of points of the path
 ---@field reason "unreachable"|"limit"? why a partial answer is partial
 ---@field target integer? find_nearest: index of the target reached
----@field restarts integer? a resumable search: times it started over after a terrain change
+---@field restarts integer? a resumable search: times it started over after a terrain change it could not follow
+---@field repairs integer? a resumable search: terrain changes under its nodes it repaired without starting over
 ---@field reached integer? a distance field or range: how many cells it reached
 ---@field score number? with interests: what the answer minimised, cost minus the value collected
 ---@field interest integer? with interests, found: index of the interest the path collects (nil: none)

@@ -87,6 +87,8 @@ static int job_run(lua_State *L) {
     push_answer(L, &res, ids, len, c->grid->base.width, astar_grid_version(c->grid->grid), NULL);
     lua_pushinteger(L, res.restarts);
     lua_setfield(L, -2, "restarts");
+    lua_pushinteger(L, res.repairs);
+    lua_setfield(L, -2, "repairs");
     return 2;
 }
 
