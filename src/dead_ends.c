@@ -458,10 +458,6 @@ void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
     }
 }
 
-const uint8_t *astar_dead_ends_job_open(const astar_grid *g, uint32_t since, const uint8_t *open) {
-    return g->version == since ? open : g->open;
-}
-
 bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de,
                                const astar_alloc *a, size_t cells) {
     if (v->cells != cells) {

@@ -73,15 +73,6 @@ astar_status astar_dead_ends_refresh(astar_grid *g, bool whole);
 void astar_dead_ends_free(astar_grid *g);
 
 /*
- * The neighbour bytes a search job begun at grid version `since` may read now: `open` (its
- * query's view) while the terrain is as it began, the grid's own bytes after any change. A
- * view is re-synced only when a query starts on it, so after a change it may still hold a move
- * into a cell blocked since; skipping dead ends is only a speed-up, reading the grid's bytes
- * is always exact. For search.c's rule of when a live job starts over.
- */
-const uint8_t *astar_dead_ends_job_open(const astar_grid *g, uint32_t since, const uint8_t *open);
-
-/*
  * A query's view: `open` is a copy of de->open that the query patches to reopen the areas it
  * needs, `mark` has a stamp per area reopened, `patched` lists the gateways it changed so that
  * the next query on the same copy undoes only those. Owned by a workspace.
