@@ -61,6 +61,31 @@ describe("astar.scheduler", function()
     assert.is_true(ticks > 20, ticks .. " ticks") -- the work really was spread
   end)
 
+  it("gives the longest-running search half of each tick: it finishes however many run", function()
+    -- Four long searches of the same work W at once. With equal slices the first would need
+    -- 4 W / budget ticks; at half the budget it needs at most 2 W / budget (issue 26: a search
+    -- that toggling doors keep repairing must still finish).
+    local grid = astar.grid(200, 200)
+    local _, alone = grid:find(1, 1, 200, 200, { jump = false })
+    local budget = 400
+    local sched = astar.scheduler({ budget = budget, concurrent = 4 })
+    local done = {}
+    for unit = 1, 4 do
+      sched:request(grid, 1, unit, 200, 200, { jump = false }, function(path) done[unit] = path ~= nil end)
+    end
+    local ticks = 0
+    while not done[1] do
+      sched:tick()
+      ticks = ticks + 1
+      assert(ticks < 100000)
+    end
+    assert.is_true(ticks <= math.ceil(2 * alone.expansions / budget) + 1,
+      ("the first took %d ticks, W = %d expansions"):format(ticks, alone.expansions))
+    assert.is_nil(done[4]) -- the others go on at their share
+    while sched:pending() > 0 do sched:tick() end
+    for unit = 1, 4 do assert.is_true(done[unit]) end
+  end)
+
   it("ranks by priority, ages the waiting, and cancels", function()
     local g = astar.grid(60, 60)
     local sched = astar.scheduler({ budget = 50, concurrent = 1, aging = 1 })

@@ -13,8 +13,12 @@ local M = {}
 --  * a waiting request's rank is its priority plus `aging` for every tick it
 --    has waited, so a low priority is served late but never starves; ties go
 --    to the older request;
---  * the running searches share a tick's budget round-robin in equal slices,
---    the first one served rotating from tick to tick.
+--  * the longest-running search takes half of a tick's budget (all of it when
+--    alone), the others share the rest round-robin in equal slices, the first
+--    of them rotating from tick to tick: every search progresses every tick,
+--    and the oldest at half the budget, so a search that a door toggling every
+--    few seconds keeps repairing still finishes (issue 26: with equal slices,
+--    such searches could hold every slot and never finish).
 -- A finished request's callback(path, info) runs inside tick, after the
 -- scheduler has forgotten the request. A request whose search raises an error
 -- (a cost callback fails, an object it reads was freed) ends there, so that
@@ -224,17 +228,22 @@ function Scheduler:tick(budget)
     local list = {} -- a copy: a cost callback may cancel requests while we go through it
     for i, entry in ipairs(self.running) do list[i] = entry end
     local n = #list
-    local slice = math.max(1, math.floor((budget - spent) / n))
-    local first = self.turn % n + 1
+    -- The longest-running search takes half of what is left (all of it when alone), the others
+    -- share the rest in equal slices, the first of them rotating from tick to tick.
+    local left = budget - spent
+    local head = n > 1 and math.max(1, math.floor(left / 2)) or left
+    local slice = n > 1 and math.max(1, math.floor((left - head) / (n - 1))) or 0
+    local first = self.turn % math.max(1, n - 1)
     local served = 0
     for k = 0, n - 1 do
       if spent >= budget then break end
       if started and k > 0 and (self.clock() - started) * 1e6 >= self.budget_us then break end
-      local entry = list[(first - 1 + k) % n + 1]
+      local entry = k == 0 and list[1] or list[(first + k - 1) % (n - 1) + 2]
       if not entry.cancelled then
         served = served + 1
         self.stepping = true
-        local ok, status, used = pcall(entry.job.step, entry.job, math.min(slice, budget - spent, MOST_STEP))
+        local ok, status, used =
+          pcall(entry.job.step, entry.job, math.min(k == 0 and head or slice, budget - spent, MOST_STEP))
         self.stepping = false
         if ok then
           spent = spent + used
