@@ -52,14 +52,8 @@ local function costs_of(grid)
   return t
 end
 
--- How many units f takes: the limit it needs, found by running it under a generous one.
-local function units_of(f)
-  astar.set_work_limit(2 ^ 40)
-  f()
-  local used = 2 ^ 40 - astar.work_left()
-  astar.set_work_limit(nil)
-  return used
-end
+-- How many units f takes (run under a generous limit).
+local units_of = require("spec.support.work").units_of
 
 describe("astar.set_work_limit", function()
   after_each(function() astar.set_work_limit(nil) end)

@@ -210,10 +210,8 @@ describe("dead ends in a living world", function()
     local inf = astar.influence(world.w, world.h)
     for y = 1, world.h do for x = 1, world.w do inf:set(x, y, (x * 7 + y * 3) % 5) end end
     local function units(opts)
-      astar.set_work_limit(2 ^ 40)
-      local path = grid:find(1, mid, world.w, mid, opts)
-      local used = 2 ^ 40 - astar.work_left()
-      astar.set_work_limit(nil)
+      local path
+      local used = require("spec.support.work").units_of(function() path = grid:find(1, mid, world.w, mid, opts) end)
       return used, path
     end
     assert.is_truthy(grid:dead_end(2, 2))

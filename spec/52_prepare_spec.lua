@@ -20,14 +20,7 @@ end
 
 local function close(object) getmetatable(object).__gc(object) end
 
--- The units f takes (the work limit's count).
-local function units_of(f)
-  astar.set_work_limit(2 ^ 40)
-  f()
-  local used = 2 ^ 40 - astar.work_left()
-  astar.set_work_limit(nil)
-  return used
-end
+local units_of = require("spec.support.work").units_of
 
 -- A 60x40 map of rooms and corridors with dead ends, uniform (JPS+) or with costs.
 local function level(uniform)

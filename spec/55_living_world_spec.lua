@@ -10,14 +10,7 @@ local oracle = require("spec.support.dijkstra")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261127")
 
--- The units f takes (the work limit's count).
-local function units_of(f)
-  astar.set_work_limit(2 ^ 40)
-  f()
-  local used = 2 ^ 40 - astar.work_left()
-  astar.set_work_limit(nil)
-  return used
-end
+local units_of = require("spec.support.work").units_of
 
 -- Rooms off a hall, doors one cell wide, walls of a second cost here and there: dead ends,
 -- islands when a door shuts, and a cost range whose cheapest end a door is part of.
