@@ -194,33 +194,38 @@ astar_status astar_grid_set_all(astar_grid *g, const double *costs) {
     return ASTAR_OK;
 }
 
+/* Counting the cost range in a pass: start from range_empty, range_take each walkable cost. */
+static void range_empty(astar_grid *g) {
+    g->min_cost = INFINITY, g->max_cost = -INFINITY, g->min_count = g->max_count = 0;
+    g->range_dirty = false;
+}
+static inline void range_take(astar_grid *g, double c) {
+    if (c < g->min_cost) g->min_cost = c, g->min_count = 0;
+    if (c == g->min_cost) g->min_count++;
+    if (c > g->max_cost) g->max_cost = c, g->max_count = 0;
+    if (c == g->max_cost) g->max_count++;
+}
+
 void astar_grid_terrain_reset(astar_grid *g) {
     int32_t offset[8];
     for (int d = 0; d < 8; d++) offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
     memset(g->open, 0, g->cells);
     memset(g->row_bits, 0, line_bytes(g, true));
     memset(g->col_bits, 0, line_bytes(g, false));
-    /* The cost range too, in the same pass: no pass over the map left for the next query. */
-    double lo = INFINITY, hi = -INFINITY;
-    size_t at_lo = 0, at_hi = 0;
+    range_empty(g); /* the cost range too, in the same pass: none left for the next query */
     for (int32_t y = 0; y < g->height; y++) {
         int32_t row = astar_cell(g->stride, 0, y);
         for (int32_t at = row; at < row + g->width; at++) {
             double c = g->cost[at];
             if (c != INFINITY) {
                 astar_grid_line_bits(g, at, true);
-                if (c < lo) lo = c, at_lo = 0;
-                if (c == lo) at_lo++;
-                if (c > hi) hi = c, at_hi = 0;
-                if (c == hi) at_hi++;
+                range_take(g, c);
             }
             unsigned bits = 0;
             for (int d = 0; d < 8; d++) bits |= (unsigned)(g->cost[at + offset[d]] != INFINITY) << d;
             g->open[at] = (uint8_t)bits;
         }
     }
-    g->min_cost = lo, g->max_cost = hi, g->min_count = at_lo, g->max_count = at_hi;
-    g->range_dirty = false;
     /* The tables built before, built again here at the write's own cost: never in a query. */
     astar_islands_terrain_reset(g);
     astar_dead_ends_bulk_changed(g);
@@ -234,21 +239,9 @@ astar_status astar_grid_cost_range(astar_grid *g, double *min, double *max) {
     if (g->range_dirty) {
         /* A pass over the cells, a unit each: a lazy table of two numbers. */
         if (astar_progress_charge(astar_progress_get(), g->cells)) return ASTAR_ESTOPPED;
-        double lo = INFINITY, hi = -INFINITY;
-        size_t at_lo = 0, at_hi = 0;
-        for (size_t i = 0; i < g->cells; i++) {
-            double c = g->cost[i];
-            if (c == INFINITY) continue;
-            if (c < lo) lo = c, at_lo = 0;
-            if (c == lo) at_lo++;
-            if (c > hi) hi = c, at_hi = 0;
-            if (c == hi) at_hi++;
-        }
-        g->min_cost = lo;
-        g->max_cost = hi;
-        g->min_count = at_lo;
-        g->max_count = at_hi;
-        g->range_dirty = false;
+        range_empty(g);
+        for (size_t i = 0; i < g->cells; i++)
+            if (g->cost[i] != INFINITY) range_take(g, g->cost[i]);
     }
     *min = g->min_cost;
     *max = g->max_cost;
