@@ -236,6 +236,72 @@ static int32_t side_cells(const splitting *sp, int s) {
     return n;
 }
 
+/*
+ * The walks of a split: whether the blocked cell's neighbours (the seeds) are still joined
+ * round it. A walk from each seed follows the edge of the open ground, always taking the first
+ * joined open neighbour clockwise after the cell it came from (the seed's first: the blocked
+ * cell), until it comes back to a seed: the two are joined (every step is a legal one, so this
+ * is a proof whatever the terrain). Round a gate across a passage with a way round, a walk
+ * follows the wall on one side of the gate round to the other side of the gate: work about the
+ * length of that wall's edge, where the floods would grow a ball on each side until they meet.
+ * The walks take a step each in turns, a unit per step, at most WALK_STEPS in all, and write
+ * nothing: when they have not joined every seed, the floods decide.
+ */
+#define WALK_STEPS 16384
+/* The eight directions clockwise from north (grid.h's order: N E S W NE SE SW NW), and where
+ * each direction stands in that order; hexes keep the same order among their six. */
+static const uint8_t CLOCKWISE[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+static const uint8_t CLOCK_AT[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+static int group_of(const int *group, int f) {
+    while (group[f] != f) f = group[f];
+    return f;
+}
+
+/* 1: the seeds are joined without `cell`; 0: not shown; -1: stopped. */
+static int walks_join(const astar_grid *g, int kind, int32_t cell, const int32_t *seed, int k, const int32_t off[8],
+                      astar_progress *p) {
+    int group[FLOODS], groups = k, live = k;
+    int32_t at[FLOODS];
+    int back[FLOODS]; /* where the cell a walk came from stands clockwise; -1: the walk ended */
+    for (int f = 0; f < k; f++) {
+        group[f] = f;
+        at[f] = seed[f];
+        for (int d = 0; d < 8; d++)
+            if (seed[f] + off[d] == cell) back[f] = CLOCK_AT[d];
+    }
+    for (int32_t steps = 0; live > 0 && groups > 1; ) {
+        for (int f = 0; f < k && groups > 1; f++) {
+            if (back[f] < 0) continue;
+            if (steps++ == WALK_STEPS) return 0;
+            if (astar_progress_charge(p, 1)) return -1;
+            unsigned dirs = joined_at(g, kind, at[f]);
+            int c = 1;
+            while (c <= 8) {
+                int d = CLOCKWISE[(back[f] + c) & 7];
+                if ((dirs >> d & 1u) && g->cost[at[f] + off[d]] != INFINITY) break;
+                c++;
+            }
+            if (c > 8) { /* the seed alone: nowhere to go */
+                back[f] = -1, live--;
+                continue;
+            }
+            int d = CLOCKWISE[(back[f] + c) & 7];
+            at[f] += off[d];
+            back[f] = (CLOCK_AT[d] + 4) & 7;
+            int32_t from_cell = at[f] - cell;
+            if (from_cell < -g->stride - 1 || from_cell > g->stride + 1) continue;
+            for (int b = 0; b < k; b++)
+                if (seed[b] == at[f]) { /* back at a seed: joined to it */
+                    int x = group_of(group, f), y = group_of(group, b);
+                    if (x != y) group[y] = x, groups--;
+                    back[f] = -1, live--;
+                }
+        }
+    }
+    return groups == 1;
+}
+
 /* A cell blocked (its label still set): it leaves its island, whose other cells may now lie on
  * up to 8 islands, one per side its neighbours' floods find. A unit per cell a flood takes and
  * per cell it labels. */
@@ -252,6 +318,8 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
     for (int d = 0; d < 8; d++)
         if ((dirs >> d & 1u) && g->cost[cell + off[d]] != INFINITY) seed[sp.k++] = cell + off[d];
     if (sp.k < 2) return ASTAR_OK; /* nothing to cut apart */
+    int still = walks_join(g, kind, cell, seed, sp.k, off, p);
+    if (still) return still > 0 ? ASTAR_OK : ASTAR_ESTOPPED;
     /* Labels used up (after a sixteenth of the cells' splits): all afresh, here at the change. */
     if (is->labels > is->room - FLOODS) return build(g, kind, is, p);
     sp.used = 0;
