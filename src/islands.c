@@ -238,14 +238,24 @@ static int32_t side_cells(const splitting *sp, int s) {
 
 /*
  * The walks of a split: whether the blocked cell's neighbours (the seeds) are still joined
- * round it. A walk from each seed follows the edge of the open ground, always taking the first
- * joined open neighbour clockwise after the cell it came from (the seed's first: the blocked
- * cell), until it comes back to a seed: the two are joined (every step is a legal one, so this
- * is a proof whatever the terrain). Round a gate across a passage with a way round, a walk
- * follows the wall on one side of the gate round to the other side of the gate: work about the
- * length of that wall's edge, where the floods would grow a ball on each side until they meet.
- * The walks take a step each in turns, a unit per step, at most WALK_STEPS in all, and write
- * nothing: when they have not joined every seed, the floods decide.
+ * round it. A walk from each seed follows the edge of the open ground: from a cell it steps to
+ * the first joined open neighbour clockwise after the one it came from (from its seed: after
+ * the blocked cell). It ends when it steps past the blocked cell again, at a seed: the edge of
+ * the hole the cell left runs from one seed to the next, so the two are joined; and every step
+ * is a legal one, so this is a proof whatever the terrain (a seed a walk passes through
+ * otherwise is joined too). Round a gate across a passage with a way round, a walk follows the
+ * wall on one side of the gate to the other side of the gate: work about the length of that
+ * wall's edge, where the floods would grow a ball on each side until they meet.
+ *
+ * Seeds next to each other are joined at once: an arc of the ring round the blocked cell. A walk
+ * goes round the hole counterclockwise, so only the walk from an arc's counterclockwise end
+ * leaves it (the others step onto the next seed of their arc and end). When the terrain is
+ * still joined, the edge of the hole is one closed walk through every arc (4-connected ground
+ * and hexes are planar): each walk joins an arc to the next, and the last arc is joined before
+ * its walk closes the ring. So a walk that ends at an arc already joined to its own has closed
+ * a ring of sides short of the others, which are cut off: then, when a seed cannot move, or
+ * after WALK_STEPS steps in all, the floods decide. The walks take a step each in turns, a unit per step, so that one that closes costs
+ * the others no more than itself; they write nothing.
  */
 #define WALK_STEPS 16384
 /* The eight directions clockwise from north (grid.h's order: N E S W NE SE SW NW), and where
@@ -261,42 +271,57 @@ static int group_of(const int *group, int f) {
 /* 1: the seeds are joined without `cell`; 0: not shown; -1: stopped. */
 static int walks_join(const astar_grid *g, int kind, int32_t cell, const int32_t *seed, int k, const int32_t off[8],
                       astar_progress *p) {
-    int group[FLOODS], groups = k, live = k;
+    int group[FLOODS], arc[FLOODS], groups = k;
     int32_t at[FLOODS];
-    int back[FLOODS]; /* where the cell a walk came from stands clockwise; -1: the walk ended */
+    int gap[FLOODS];  /* where the blocked cell stands clockwise from seed f */
+    int back[FLOODS]; /* where the cell walk f came from stands; -1: the walk ended */
     for (int f = 0; f < k; f++) {
         group[f] = f;
         at[f] = seed[f];
+        gap[f] = back[f] = 0;
         for (int d = 0; d < 8; d++)
-            if (seed[f] + off[d] == cell) back[f] = CLOCK_AT[d];
+            if (seed[f] + off[d] == cell) gap[f] = back[f] = CLOCK_AT[d];
     }
-    for (int32_t steps = 0; live > 0 && groups > 1; ) {
+    for (int a = 0; a < k; a++) { /* the arcs */
+        unsigned to = joined_at(g, kind, seed[a]);
+        for (int d = 0; d < 8; d++)
+            for (int b = 0; b < k; b++) {
+                int x = group_of(group, a), y = group_of(group, b);
+                if ((to >> d & 1u) && seed[a] + off[d] == seed[b] && x != y) group[y] = x, groups--;
+            }
+    }
+    for (int f = 0; f < k; f++) arc[f] = group_of(group, f);
+    int32_t steps = 0;
+    for (int live = k; live > 0 && groups > 1;) {
         for (int f = 0; f < k && groups > 1; f++) {
             if (back[f] < 0) continue;
             if (steps++ == WALK_STEPS) return 0;
             if (astar_progress_charge(p, 1)) return -1;
             unsigned dirs = joined_at(g, kind, at[f]);
-            int c = 1;
-            while (c <= 8) {
-                int d = CLOCKWISE[(back[f] + c) & 7];
-                if ((dirs >> d & 1u) && g->cost[at[f] + off[d]] != INFINITY) break;
-                c++;
-            }
-            if (c > 8) { /* the seed alone: nowhere to go */
-                back[f] = -1, live--;
-                continue;
-            }
-            int d = CLOCKWISE[(back[f] + c) & 7];
+            int turn = 1; /* clockwise from where it came from */
+            while (turn <= 8 && !((dirs >> CLOCKWISE[(back[f] + turn) & 7] & 1u) &&
+                                  g->cost[at[f] + off[CLOCKWISE[(back[f] + turn) & 7]]] != INFINITY))
+                turn++;
+            if (turn > 8) return 0; /* a seed alone: a side of its own */
+            bool first = at[f] == seed[f] && back[f] == gap[f];
+            int32_t from_cell = at[f] - cell;
+            if (!first && from_cell >= -g->stride - 1 && from_cell <= g->stride + 1)
+                for (int b = 0; b < k; b++) {
+                    if (seed[b] != at[f]) continue;
+                    int past = (gap[b] - back[f]) & 7, x = group_of(group, f), y = group_of(group, b);
+                    bool hole = past != 0 && past < turn; /* it steps past the blocked cell */
+                    if (hole && x == y) return 0; /* round sides of their own */
+                    if (x != y) group[y] = x, groups--;
+                    if (hole) back[f] = -1, live--; /* at the hole again: ended */
+                    break;
+                }
+            if (back[f] < 0) continue;
+            int d = CLOCKWISE[(back[f] + turn) & 7];
             at[f] += off[d];
             back[f] = (CLOCK_AT[d] + 4) & 7;
-            int32_t from_cell = at[f] - cell;
-            if (from_cell < -g->stride - 1 || from_cell > g->stride + 1) continue;
-            for (int b = 0; b < k; b++)
-                if (seed[b] == at[f]) { /* back at a seed: joined to it */
-                    int x = group_of(group, f), y = group_of(group, b);
-                    if (x != y) group[y] = x, groups--;
-                    back[f] = -1, live--;
-                }
+            if (first) /* onto the next seed of its arc: that one's walk goes on from there */
+                for (int b = 0; b < k; b++)
+                    if (seed[b] == at[f] && arc[b] == arc[f]) back[f] = -1, live--;
         }
     }
     return groups == 1;
