@@ -254,10 +254,10 @@ static int32_t side_cells(const splitting *sp, int s) {
  * and hexes are planar): each walk joins an arc to the next, and the last arc is joined before
  * its walk closes the ring. So a walk that ends at an arc already joined to its own has closed
  * a ring of sides short of the others, which are cut off: then, when a seed cannot move, or
- * after WALK_STEPS steps in all, the floods decide. The walks take a step each in turns, a unit per step, so that one that closes costs
- * the others no more than itself; they write nothing.
+ * after ASTAR_ISLAND_WALK_STEPS steps in all, the floods decide. The walks take a step each
+ * in turns, a unit per step, so that one that closes costs the others no more than itself;
+ * they write nothing (so readers never see a half-made label).
  */
-#define WALK_STEPS 16384
 /* The eight directions clockwise from north (grid.h's order: N E S W NE SE SW NW), and where
  * each direction stands in that order; hexes keep the same order among their six. */
 static const uint8_t CLOCKWISE[8] = {0, 4, 1, 5, 2, 6, 3, 7};
@@ -295,7 +295,7 @@ static int walks_join(const astar_grid *g, int kind, int32_t cell, const int32_t
     for (int live = k; live > 0 && groups > 1;) {
         for (int f = 0; f < k && groups > 1; f++) {
             if (back[f] < 0) continue;
-            if (steps++ == WALK_STEPS) return 0;
+            if (steps++ == ASTAR_ISLAND_WALK_STEPS) return 0;
             if (astar_progress_charge(p, 1)) return -1;
             unsigned dirs = joined_at(g, kind, at[f]);
             int turn = 1; /* clockwise from where it came from */
