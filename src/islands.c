@@ -14,11 +14,14 @@
  * (docs/design/living.md, "Islands"). Each cell holds a label; a small
  * union-find over the labels joins islands. Opening a cell joins the labels of
  * its neighbours. Blocking one may cut its island apart, which a union-find
- * cannot undo: floods from its neighbours, a cell each in turns, tell the
+ * cannot undo. Walks from its neighbours along the walls first try to show them
+ * still joined (a gate with a way round: about that way's length of work); when
+ * they do not, floods from its neighbours, a cell each in turns, tell the
  * sides apart. Floods that meet are one side; a flood that runs dry before
  * meeting the others has gone round a whole side, which takes a fresh label;
  * once one flood is left, what it has not reached keeps the old label. So the
- * work is bounded by the smaller sides (at most 8 floods), never the larger.
+ * work is bounded by the smaller sides (at most 8 floods), never the larger, plus
+ * the walks' ASTAR_ISLAND_WALK_STEPS at most.
  */
 #include "grid.h"
 
