@@ -82,8 +82,8 @@ astar_status astar_last_status(void);
  *     before any change, and once they go on they run to the end without asking again (a
  *     grid's bulk write counts, with its cells, the island labels it builds again);
  *   - astar_grid_set_cost cannot stop: it always writes the cell. The island labels it keeps
- *     exact count the cells their floods take (islands below); a stop there leaves those
- *     labels to be built again by the next call that needs them.
+ *     exact count their walks' steps and the cells their floods take (islands below); a stop
+ *     there leaves those labels to be built again by the next call that needs them.
  * Once fn has said stop it is asked again before the next unit of any call, until it says go
  * on or is removed. Installing (again) starts the count at 0. fn NULL or every 0 removes the
  * handler; without one the loops' counters never run out, so it costs nothing.
@@ -242,8 +242,10 @@ uint32_t astar_grid_version(const astar_grid *g);
  * changes), or -1 for a blocked cell. The labels are built on first need (three
  * passes over the cells), then kept exact by every change: astar_grid_set_cost
  * that opens a cell joins its neighbours' islands (a few steps); one that blocks a
- * cell floods from its neighbours in turns, so its work is bounded by the sides it
- * cuts off, never the largest (docs/design/living.md); a bulk write builds them
+ * cell first walks from its neighbours along the walls (a gate with a way round
+ * costs about that way), then, if they are not shown joined, floods from them in
+ * turns, so its work is bounded by the sides it cuts off, never the largest, plus
+ * at most 16,384 steps (docs/design/living.md); a bulk write builds them
  * again at once. Queries use them too, so that a goal on another island is
  * "unreachable" without a search. ASTAR_EINVAL outside the grid, ASTAR_ENOMEM.
  */

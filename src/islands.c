@@ -14,11 +14,14 @@
  * (docs/design/living.md, "Islands"). Each cell holds a label; a small
  * union-find over the labels joins islands. Opening a cell joins the labels of
  * its neighbours. Blocking one may cut its island apart, which a union-find
- * cannot undo: floods from its neighbours, a cell each in turns, tell the
+ * cannot undo. Walks from its neighbours along the walls first try to show them
+ * still joined (a gate with a way round: about that way's length of work); when
+ * they do not, floods from its neighbours, a cell each in turns, tell the
  * sides apart. Floods that meet are one side; a flood that runs dry before
  * meeting the others has gone round a whole side, which takes a fresh label;
  * once one flood is left, what it has not reached keeps the old label. So the
- * work is bounded by the smaller sides (at most 8 floods), never the larger.
+ * work is bounded by the smaller sides (at most 8 floods), never the larger, plus
+ * the walks' ASTAR_ISLAND_WALK_STEPS at most.
  */
 #include "grid.h"
 
@@ -236,6 +239,97 @@ static int32_t side_cells(const splitting *sp, int s) {
     return n;
 }
 
+/*
+ * The walks of a split: whether the blocked cell's neighbours (the seeds) are still joined
+ * round it. A walk from each seed follows the edge of the open ground: from a cell it steps to
+ * the first joined open neighbour clockwise after the one it came from (from its seed: after
+ * the blocked cell). It ends when it steps past the blocked cell again, at a seed: the edge of
+ * the hole the cell left runs from one seed to the next, so the two are joined; and every step
+ * is a legal one, so this is a proof whatever the terrain (a seed a walk passes through
+ * otherwise is joined too). Round a gate across a passage with a way round, a walk follows the
+ * wall on one side of the gate to the other side of the gate: work about the length of that
+ * wall's edge, where the floods would grow a ball on each side until they meet.
+ *
+ * Seeds next to each other are joined at once: an arc of the ring round the blocked cell. A walk
+ * goes round the hole counterclockwise, so only the walk from an arc's counterclockwise end
+ * leaves it (the others step onto the next seed of their arc and end). When the terrain is
+ * still joined, the edge of the hole is one closed walk through every arc (4-connected ground
+ * and hexes are planar): each walk joins an arc to the next, and the last arc is joined before
+ * its walk closes the ring. So a walk that ends at an arc already joined to its own has closed
+ * a ring of sides short of the others, which are cut off: then, when a seed cannot move, or
+ * after ASTAR_ISLAND_WALK_STEPS steps in all, the floods decide. The walks take a step each
+ * in turns, a unit per step, so that one that closes costs the others no more than itself;
+ * they write nothing (so readers never see a half-made label).
+ */
+/* The eight directions clockwise from north (grid.h's order: N E S W NE SE SW NW), and where
+ * each direction stands in that order; hexes keep the same order among their six. */
+static const uint8_t CLOCKWISE[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+static const uint8_t CLOCK_AT[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+static int group_of(const int *group, int f) {
+    while (group[f] != f) f = group[f];
+    return f;
+}
+
+/* 1: the seeds are joined without `cell`; 0: not shown; -1: stopped. */
+static int walks_join(const astar_grid *g, int kind, int32_t cell, const int32_t *seed, int k, const int32_t off[8],
+                      astar_progress *p) {
+    int group[FLOODS], arc[FLOODS], groups = k;
+    int32_t at[FLOODS];
+    int gap[FLOODS];  /* where the blocked cell stands clockwise from seed f */
+    int back[FLOODS]; /* where the cell walk f came from stands; -1: the walk ended */
+    for (int f = 0; f < k; f++) {
+        group[f] = f;
+        at[f] = seed[f];
+        gap[f] = back[f] = 0;
+        for (int d = 0; d < 8; d++)
+            if (seed[f] + off[d] == cell) gap[f] = back[f] = CLOCK_AT[d];
+    }
+    for (int a = 0; a < k; a++) { /* the arcs */
+        unsigned to = joined_at(g, kind, seed[a]);
+        for (int d = 0; d < 8; d++)
+            for (int b = 0; b < k; b++) {
+                int x = group_of(group, a), y = group_of(group, b);
+                if ((to >> d & 1u) && seed[a] + off[d] == seed[b] && x != y) group[y] = x, groups--;
+            }
+    }
+    for (int f = 0; f < k; f++) arc[f] = group_of(group, f);
+    int32_t steps = 0;
+    for (int live = k; live > 0 && groups > 1;) {
+        for (int f = 0; f < k && groups > 1; f++) {
+            if (back[f] < 0) continue;
+            if (steps++ == ASTAR_ISLAND_WALK_STEPS) return 0;
+            if (astar_progress_charge(p, 1)) return -1;
+            unsigned dirs = joined_at(g, kind, at[f]);
+            int turn = 1; /* clockwise from where it came from */
+            while (turn <= 8 && !((dirs >> CLOCKWISE[(back[f] + turn) & 7] & 1u) &&
+                                  g->cost[at[f] + off[CLOCKWISE[(back[f] + turn) & 7]]] != INFINITY))
+                turn++;
+            if (turn > 8) return 0; /* a seed alone: a side of its own */
+            bool first = at[f] == seed[f] && back[f] == gap[f];
+            int32_t from_cell = at[f] - cell;
+            if (!first && from_cell >= -g->stride - 1 && from_cell <= g->stride + 1)
+                for (int b = 0; b < k; b++) {
+                    if (seed[b] != at[f]) continue;
+                    int past = (gap[b] - back[f]) & 7, x = group_of(group, f), y = group_of(group, b);
+                    bool hole = past != 0 && past < turn; /* it steps past the blocked cell */
+                    if (hole && x == y) return 0; /* round sides of their own */
+                    if (x != y) group[y] = x, groups--;
+                    if (hole) back[f] = -1, live--; /* at the hole again: ended */
+                    break;
+                }
+            if (back[f] < 0) continue;
+            int d = CLOCKWISE[(back[f] + turn) & 7];
+            at[f] += off[d];
+            back[f] = (CLOCK_AT[d] + 4) & 7;
+            if (first) /* onto the next seed of its arc: that one's walk goes on from there */
+                for (int b = 0; b < k; b++)
+                    if (seed[b] == at[f] && arc[b] == arc[f]) back[f] = -1, live--;
+        }
+    }
+    return groups == 1;
+}
+
 /* A cell blocked (its label still set): it leaves its island, whose other cells may now lie on
  * up to 8 islands, one per side its neighbours' floods find. A unit per cell a flood takes and
  * per cell it labels. */
@@ -252,6 +346,8 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
     for (int d = 0; d < 8; d++)
         if ((dirs >> d & 1u) && g->cost[cell + off[d]] != INFINITY) seed[sp.k++] = cell + off[d];
     if (sp.k < 2) return ASTAR_OK; /* nothing to cut apart */
+    int still = walks_join(g, kind, cell, seed, sp.k, off, p);
+    if (still) return still > 0 ? ASTAR_OK : ASTAR_ESTOPPED;
     /* Labels used up (after a sixteenth of the cells' splits): all afresh, here at the change. */
     if (is->labels > is->room - FLOODS) return build(g, kind, is, p);
     sp.used = 0;

@@ -8,6 +8,8 @@
 #define ASTAR_ISLAND_KINDS 3
 /* A blocked cell's neighbours under any kind: the most sides a blocked cell can cut apart. */
 #define ASTAR_ISLAND_FLOODS 8
+/* The most steps a blocked cell's walks take before its floods decide (islands.c). */
+#define ASTAR_ISLAND_WALK_STEPS 16384
 
 typedef struct astar_islands {
     /* Per cell: its label, or ASTAR_ISLAND_NONE when blocked. NULL until first needed. */

@@ -143,6 +143,76 @@ static int stop_fn(void *ud) {
     return 1;
 }
 
+static long units;
+static int count_units(void *ud) {
+    (void)ud;
+    units++;
+    return 0;
+}
+
+/* The units one set_cost counts (only the island labels are built on these grids). */
+static long set_units(astar_grid *g, int32_t x, int32_t y, double cost) {
+    units = 0;
+    astar_set_progress_handler(1, count_units, NULL);
+    astar_grid_set_cost(g, x, y, cost);
+    astar_set_progress_handler(0, NULL, NULL);
+    return units;
+}
+
+static bool same_island(astar_grid *g, int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    int32_t a, b;
+    return astar_grid_component(g, ax, ay, &a) == ASTAR_OK && astar_grid_component(g, bx, by, &b) == ASTAR_OK &&
+           a == b && a >= 0;
+}
+
+/* A gate across a passage with a way round: a wall across a 160 x 160 field from the west
+ * border to x = 119, its gate at x = 60. Closed, the two sides are joined round the wall's free
+ * end (about 125 cells): walks along the wall's edge show it for about that, where floods in
+ * turns from both sides took a ball on each (thousands of cells). */
+static void gate_with_a_way_round(astar_diagonal mode) {
+    astar_grid *g = astar_grid_new(160, 160, mode, NULL);
+    for (int32_t x = 0; x < 120; x++)
+        if (x != 60) astar_grid_set_cost(g, x, 80, INFINITY);
+    CHECK(labels_exact(g, mode)); /* built */
+    long closing = set_units(g, 60, 80, INFINITY);
+    CHECK(closing > 0 && closing <= 4 * 130);
+    CHECK(same_island(g, 60, 79, 60, 81));
+    CHECK(labels_exact(g, mode));
+    CHECK(set_units(g, 60, 80, 1.0) == 0);
+    CHECK(labels_exact(g, mode));
+    astar_grid_free(g);
+}
+
+/* A way round longer than the walks may go: a loop through a serpentine (rows of wall, each
+ * open at one end in turn: about 16,600 cells of corridor) and back up a corridor along the
+ * east border, where a gate closes. The walks stop at ASTAR_ISLAND_WALK_STEPS, and the floods
+ * find the two sides joined (they meet half-way round). Then a cell of the serpentine closed
+ * cuts the loop in two islands: the walks, then the floods of the smaller side. */
+static void way_round_past_the_walks(astar_diagonal mode) {
+    const int32_t w = 130, h = 262, east = w - 1;
+    astar_grid *g = astar_grid_new(w, h, mode, NULL);
+    for (int32_t y = 0; y < h; y++) astar_grid_set_cost(g, east - 1, y, INFINITY); /* the corridor's wall */
+    astar_grid_set_cost(g, east - 1, 0, 1.0);                                         /* ... open at the top */
+    astar_grid_set_cost(g, east - 1, h - 1, 1.0);                                     /* ... and the bottom */
+    for (int32_t y = 1; y < h - 1; y += 2)
+        for (int32_t x = 0; x < east - 1; x++)
+            if (x != ((y / 2) % 2 ? 0 : east - 2)) astar_grid_set_cost(g, x, y, INFINITY);
+    CHECK(labels_exact(g, mode));
+    long closing = set_units(g, east, h / 2, INFINITY);
+    CHECK(closing > ASTAR_ISLAND_WALK_STEPS); /* the walks ran out: the floods decided */
+    CHECK(closing <= ASTAR_ISLAND_WALK_STEPS + 4L * w * h);
+    CHECK(same_island(g, east, h / 2 - 1, east, h / 2 + 1));
+    CHECK(labels_exact(g, mode));
+    /* A cell of the serpentine closed: the loop, already cut at the gate, falls in two. */
+    set_units(g, 40, h / 2 + 1, INFINITY);
+    CHECK(!same_island(g, east, h / 2 - 1, east, h / 2 + 1));
+    CHECK(labels_exact(g, mode));
+    set_units(g, east, h / 2, 1.0);
+    CHECK(same_island(g, east, h / 2 - 1, east, h / 2 + 1));
+    CHECK(labels_exact(g, mode));
+    astar_grid_free(g);
+}
+
 int main(void) {
     static const astar_diagonal modes[] = {ASTAR_DIAG_NEVER, ASTAR_DIAG_ALWAYS, ASTAR_DIAG_HEX,
                                            ASTAR_DIAG_NO_CORNER_CUT, ASTAR_DIAG_ONE_WALKABLE};
@@ -196,6 +266,10 @@ int main(void) {
             }
         CHECK(labels_exact(g, modes[mi]));
         astar_grid_free(g);
+    }
+    for (size_t mi = 0; mi < sizeof modes / sizeof *modes; mi++) {
+        gate_with_a_way_round(modes[mi]);
+        way_round_past_the_walks(modes[mi]);
     }
     printf("islands: %d of %d batches exact\n", exact, batches);
     return check_summary();
