@@ -102,8 +102,8 @@
  *              most a quarter of the open cells, its gateway the only door; closed, set_cost +
  *              the first find from outside into it (must be unreachable), then reopened; 3
  *              times per kind. First use: on a fresh copy of the map per kind, the first query
- *              and the same again, without and after preparing the grid (door_prepare: what
- *              grid:prepare() does). Checked: every answer equals the same query's with dead
+ *              and the same again, without and after preparing the grid (door_prepare:
+ *              astar_grid_prepare and astar_search_prepare, what grid:prepare() does). Checked: every answer equals the same query's with dead
  *              ends off (to the bit; the defaults against A*, to 1e-9), the repeats the first
  *              to the bit, and with the gate open the scenario's optimum (influence: not
  *              below it).
@@ -1224,20 +1224,11 @@ static void door_figures(const char *map, const char *name, double *v, size_t n,
     printf("figure c doors %s %s_max %.4f\n", map, name, max);
 }
 
-/*
- * What grid:prepare() will do at level load (issue 26), for the three kinds: the lazy tables
- * their queries build on first need (cost range, island labels, dead ends, JPS+). Today the
- * internal astar_find_prepare (which astar_find_many runs before its threads); when astar.h
- * offers the grid's prepare, call that here instead.
- */
-static astar_status door_prepare(const door_world *d, int32_t from, int32_t to) {
-    astar_status st = ASTAR_OK;
-    for (int kind = 0; kind < DOOR_KINDS && st == ASTAR_OK; kind++) {
-        astar_query q;
-        door_query(&q, d, kind, false, from, to);
-        st = astar_find_prepare(d->g, &q);
-    }
-    return st;
+/* grid:prepare() at level load (issue 26): the grid's lazy tables (astar_grid_prepare) and
+ * the workspace's per-cell arrays (astar_search_prepare), as the Lua binding's prepare does. */
+static astar_status door_prepare(const door_world *d) {
+    astar_status st = astar_grid_prepare(d->g, ASTAR_DIAG_DEFAULT);
+    return st == ASTAR_OK ? astar_search_prepare(d->s, d->g, ASTAR_DIAG_DEFAULT) : st;
 }
 
 static void run_doors(astar_grid *g, astar_search *s, const astar_scen *sc, const char *path, const char *map,
@@ -1393,7 +1384,7 @@ static void run_doors(astar_grid *g, astar_search *s, const astar_scen *sc, cons
             if (!fresh.g) break;
             if (prepared) {
                 double t0 = cpu_now();
-                wrong += door_prepare(&fresh, from, to) != ASTAR_OK;
+                wrong += door_prepare(&fresh) != ASTAR_OK;
                 prep = cpu_now() - t0;
             }
             astar_query q;
