@@ -6,6 +6,7 @@
 -- more writes than the log holds, still starts it over. The grid's own hierarchy, rebuilt by a
 -- query, follows cost changes on cluster borders too. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local oracle = require("spec.support.dijkstra")
 local builds = require("spec.support.builds")
 local random_world, same_answers, figures = builds.hier_world, builds.same_hier_answers, builds.hier_figures
@@ -38,7 +39,7 @@ end
 describe("a hierarchy build under changes", function()
   it("redoes the dirtied clusters only and installs what a fresh build gives", function()
     local rng = oracle.rng(SEED)
-    for round = 1, 40 do
+    for round = 1, scale(40) do
       local world = random_world(rng, rng.int(4, 26), rng.int(4, 26))
       local size = rng.pick({ 2, 3, 4, 5, 8 })
       local g = oracle.grid(astar, world)

@@ -7,6 +7,7 @@
 -- another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261127")
 
@@ -90,7 +91,7 @@ describe("a living world", function()
     g:prepare()
     local cells = open_cells(world)
     local doors = { { 5, 8 }, { 10, 4 }, { 25, 16 }, { 30, 12 } }
-    for round = 1, 24 do
+    for round = 1, scale(24) do
       local door = doors[rng.int(1, #doors)]
       local shut = world.cost[door[2]][door[1]] ~= false
       local cost = 1
@@ -114,7 +115,7 @@ describe("a living world", function()
     g:load(rows_of(41, 33, rng), LEGEND)
     g:prepare()
     g:find(2, 2, 40, 32, { jump = false }) -- the query's own workspace
-    for round = 1, 6 do
+    for round = 1, scale(6) do
       local rows = rows_of(41, 33, rng, { { 5, 8 }, { 30, 12 } })
       if round % 2 == 0 then
         g:fill(1)
