@@ -267,18 +267,18 @@ describe("island labels through changes", function()
   it("a gate across a passage with a way round costs about the way round, not a ball on each side", function()
     local rng = oracle.rng(SEED + 4)
     for _, mode in ipairs(MODES) do
-      -- A wall across a 60 x 60 field from the west border to x = 44, its gate at x = 22: the
-      -- way round its free end is about 50 cells.
-      local world = new_world(60, 60, mode, 1)
-      for x = 1, 44 do world.cost[30][x] = false end
-      world.cost[30][22] = 1
+      -- A wall across a 40 x 40 field from the west border to x = 30, its gate at x = 15: the
+      -- way round its free end is about 35 cells.
+      local world = new_world(40, 40, mode, 1)
+      for x = 1, 30 do world.cost[20][x] = false end
+      world.cost[20][15] = 1
       local g = grid_of(world)
-      local used = units(set, world, g, 22, 30, false)
+      local used = units(set, world, g, 15, 20, false)
       assert.are.equal(1, check(world, g, rng, mode .. " gate closed")) -- still one island
-      -- Floods in turns from both sides grew a ball of about 25 cells' radius on each (over
-      -- 1,500 units); walks along the wall's edge take about the way round.
-      assert(used > 0 and used <= 4 * 50, mode .. ": set_cost took " .. used .. " units")
-      set(world, g, 22, 30, 1)
+      -- Floods in turns from both sides grew a ball of about 17 cells' radius on each (some
+      -- 700 units); walks along the wall's edge take about the way round.
+      assert(used > 0 and used <= 4 * 35, mode .. ": set_cost took " .. used .. " units")
+      set(world, g, 15, 20, 1)
       check(world, g, rng, mode .. " gate open")
     end
   end)
