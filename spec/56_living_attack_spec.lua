@@ -302,4 +302,133 @@ describe("a living world under attack", function()
       end
     end
   end)
+
+  it("check_path since: paths of find, find_nearest and repair, any from, any version, against a re-walk", function()
+    local rng = oracle.rng(SEED + 3)
+    local stale, checked = 0, 0
+    -- The first index after from whose step the world's terrain no longer allows, or nil.
+    local function first_bad(world, path, from)
+      for i = from + 1, #path do
+        if not oracle.step(world, path[i - 1].x, path[i - 1].y, path[i].x, path[i].y) then return i end
+      end
+    end
+    local function flat_of(path)
+      local f = {}
+      for i, p in ipairs(path) do f[2 * i - 1], f[2 * i] = p.x, p.y end
+      return f
+    end
+    for n = 1, scale(200) do
+      local world = worlds.random_world(rng, { hex = rng.next() < 0.2, w = rng.int(3, 14), h = rng.int(3, 14) })
+      to_palette(world)
+      local grid = oracle.grid(astar, world)
+      local paths = {}
+      local function keep(p, info)
+        if p and #p > 1 then paths[#paths + 1] = { p = p, v = info.version } end
+      end
+      for _ = 1, 4 do
+        local sx, sy = open_cell(rng, world)
+        local gx, gy = open_cell(rng, world)
+        keep(grid:find(sx, sy, gx, gy))
+        local tx, ty = open_cell(rng, world)
+        keep(grid:find_nearest(sx, sy, { { x = gx, y = gy }, { x = tx, y = ty } }))
+      end
+      for round = 1, 6 do
+        for _ = 1, rng.int(0, 3) do
+          if rng.next() < 0.9 then -- mostly single writes: the sparse check
+            local x, y = rng.int(1, world.w), rng.int(1, world.h)
+            local c = rng.next() < 0.5 and false or palette_cost(rng)
+            grid:set_cost(x, y, c)
+            world.cost[y][x] = c
+          else
+            change(rng, grid, world)
+          end
+        end
+        for k, e in ipairs(paths) do
+          local from = rng.int(1, #e.p)
+          local want = first_bad(world, e.p, from)
+          local what = ("world %d round %d path %d from %d"):format(n, round, k, from)
+          assert.are.equal(want, grid:check_path(e.p, from, { since = e.v }), what)
+          assert.are.equal(want, grid:check_path(flat_of(e.p), from, { since = e.v }), what .. " (flat)")
+          -- a version in the future, or one wrapped around: the full walk
+          local v = grid:version()
+          assert.are.equal(want, grid:check_path(e.p, from, { since = (v + rng.int(1, 5)) % 4294967296 }), what)
+          assert.are.equal(want, grid:check_path(e.p, from, { since = 4294967295 }), what)
+          checked = checked + 1
+          if want then stale = stale + 1 end
+        end
+        -- a stale path repaired: the repair's path is one more to check from its version on
+        if #paths > 0 and round % 2 == 0 then
+          local e = paths[rng.int(1, #paths)]
+          local i = rng.int(1, #e.p)
+          local p, info = grid:repair(e.p, i)
+          keep(p, info)
+        end
+      end
+    end
+    assert(checked > scale(1000) and stale > scale(100), checked .. " checked, " .. stale .. " stale")
+  end)
+
+  it("a hostile mod's metamethods around the new API cannot crash, hang or leak", function()
+    local function close(object) getmetatable(object).__gc(object) end
+    local function level()
+      local g = astar.grid(12, 9)
+      g:load({
+        "............", "............", "....####....", "....#..#....", "....#.......",
+        "....####....", "............", "............", "............" })
+      return g
+    end
+    local tricks = {
+      function(g) close(g) end,
+      function(_, path) for i = 1, #path do path[i] = nil end end,
+      function(_, path) for i = 1, 2000 do path[i] = "x" end end,
+      function(_, path) for i = #path + 1, #path + 4000 do path[i] = 1 end end,
+      function(g) g:set_cost(5, 5, false); g:fill(2) end,
+      function(g) g:load({ "############", "............", "....####....", "....#..#....", "....#.......",
+        "....####....", "............", "............", "............" }) end,
+      function() collectgarbage() end,
+      function() error("mod") end,
+    }
+    for t, trick in ipairs(tricks) do
+      for _, form in ipairs({ "flat", "points" }) do
+        for _, call in ipairs({ "check_path", "repair", "claim", "smooth", "debug" }) do
+          local g = level()
+          local path, info = g:find(1, 1, 12, 9, { path = form })
+          local opts = setmetatable({}, { __index = function(_, k)
+            if k == "since" or k == "diagonal" or k == "max_expansions" then trick(g, path) end
+          end })
+          if form == "points" then
+            -- a point whose x reads run the trick too
+            path[2] = setmetatable({}, { __index = function(_, k)
+              trick(g, path)
+              return ({ x = 2, y = 2 })[k]
+            end })
+          end
+          pcall(function()
+            if call == "check_path" then
+              opts.since = nil
+              local o = setmetatable({}, { __index = function(_, k)
+                if k == "since" then trick(g, path) return info.version end
+              end })
+              g:check_path(path, 1, o)
+            elseif call == "repair" then
+              g:repair(path, 1, opts)
+            elseif call == "claim" then
+              local c = astar.claims(g)
+              c:claim("u", path)
+            elseif call == "smooth" then
+              astar.smooth(g, path)
+            else
+              astar.debug(g, { path = path })
+            end
+          end)
+          collectgarbage()
+          -- the grid, if still open, answers as before
+          if pcall(g.version, g) then
+            assert.is_number(g:version(), ("trick %d %s %s"):format(t, form, call))
+            pcall(g.find, g, 1, 1, 12, 9)
+          end
+        end
+      end
+    end
+  end)
 end)
