@@ -128,6 +128,16 @@ describe("a living world under attack", function()
         local r = rng.next()
         if r < 0.35 then
           change(rng, grid, world)
+        elseif r < 0.42 then
+          -- what a game does between frames, with jobs in flight: prepare, landmarks, hierarchy
+          local t = rng.next()
+          if t < 0.5 then
+            grid:prepare({ workspaces = rng.int(0, 3) })
+          elseif t < 0.8 and not world.known then
+            grid:landmarks(rng.int(0, 3))
+          elseif not world.topology and world.diagonal ~= "always" then
+            grid:hierarchy(rng.int(2, 4))
+          end
         elseif r < 0.55 then
           local sx, sy = open_cell(rng, world)
           local gx, gy = open_cell(rng, world)
