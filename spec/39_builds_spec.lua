@@ -33,15 +33,15 @@ end
 local step_through = require("spec.support.builds").step_through
 
 -- The same queries on two grids: the same costs and expansions (the heuristic is the
--- tables'), and the oracle's cost.
-local function same_answers(rng, world, a, b, queries)
+-- tables'; other_tables: a build that went on, whose tables are its own), and the oracle's cost.
+local function same_answers(rng, world, a, b, queries, other_tables)
   for _ = 1, queries do
     local sx, sy, gx, gy = rng.int(1, world.w), rng.int(1, world.h), rng.int(1, world.w), rng.int(1, world.h)
     local pa, ia = a:find(sx, sy, gx, gy)
     local pb, ib = b:find(sx, sy, gx, gy)
     local where = ("(%d,%d)->(%d,%d)"):format(sx, sy, gx, gy)
     assert.are.equal(ia.status, ib.status, where)
-    assert.are.equal(ia.expansions, ib.expansions, where .. ": other tables")
+    if not other_tables then assert.are.equal(ia.expansions, ib.expansions, where .. ": other tables") end
     local want = oracle.cost(world, sx, sy, gx, gy)
     if want then
       assert(pa and pb, where .. ": no path where the oracle has one")
@@ -106,7 +106,7 @@ describe("builds in slices", function()
     assert.are.same({ 0, 0 }, { g:landmarks() })
   end)
 
-  it("starts over when a cost goes down under it, and never installs stale tables", function()
+  it("goes on or starts over when a cost goes down under it, and never installs stale tables", function()
     local rng = oracle.rng(SEED + 3)
     for round = 1, 12 do
       local world = random_world(rng, rng.int(6, 14), rng.int(6, 14))
@@ -123,10 +123,12 @@ describe("builds in slices", function()
       world.cost[y][x] = c
       g:set_cost(x, y, c)
       if not b:done() then
+        -- in its first passes (or on terrain of one cost, for another cost) it starts over;
+        -- past them it goes on, and its install repairs the decrease (spec 50)
         local was = b:progress()
         b:step(1)
-        assert.are.equal(1, b:restarts(), "round " .. round)
-        assert(b:progress() <= was)
+        assert(b:restarts() <= 1, "round " .. round)
+        if b:restarts() == 1 then assert(b:progress() <= was) end
       end
       b:finish()
       if finished then
@@ -134,8 +136,12 @@ describe("builds in slices", function()
       else
         local fresh = oracle.grid(astar, world)
         fresh:landmarks(5)
-        assert.are.same({ fresh:landmarks() }, { g:landmarks() })
-        same_answers(rng, world, fresh, g, 4)
+        if b:restarts() == 1 then
+          assert.are.same({ fresh:landmarks() }, { g:landmarks() })
+        else -- went on: its own tables (two where the terrain was of more costs), repaired
+          assert.are.equal((fresh:landmarks()), (g:landmarks()))
+        end
+        same_answers(rng, world, fresh, g, 4, b:restarts() == 0)
       end
     end
   end)

@@ -46,6 +46,9 @@ typedef struct measure {
 
 enum phase { SETUP, FILL, LARGEST, SEED, PICK, FINAL, COMPLETE };
 
+/* Lowered cells a build carries to its install; one more starts it over. */
+#define LM_LOWERED 64
+
 typedef struct lm_build {
     astar_grid *g;
     astar_alloc alloc;       /* the grid's, kept: a build freed after its grid touches nothing of it */
@@ -72,6 +75,10 @@ typedef struct lm_build {
     int32_t best;
     float top;
     int32_t cand[ASTAR_LANDMARK_BATCH];
+    /* Cells lowered or opened since the measures began (lm_changed), each once: repaired at
+     * the install as astar_landmarks_lowered repairs installed tables. */
+    int32_t lowered[LM_LOWERED];
+    int32_t nlowered;
 } lm_build;
 
 static void lm_reset(void *self) {
@@ -383,28 +390,39 @@ static void lm_install(void *self) {
     astar_landmarks *lm = b->lm;
     lm->k = b->placed;
     lm->largest = b->largest;
-    lm->lo = b->lo; /* the smallest cost at the set-up: only raises came since (lm_changed) */
+    lm->lo = b->lo; /* the smallest cost at the set-up: the repairs below lower it if need be */
     lm->shrink = astar_landmarks_shrink(lm->largest, lm->lo);
     lm->valid = true;
     b->lm = NULL; /* the grid's now */
     astar_landmarks_free(g);
     g->landmarks = lm;
     g->landmark_serial++; /* a suspended search that reads landmarks starts over */
+    /* Decreases during the measures: (I) (landmarks.c) fails only on the moves of their
+     * blocks (a Dijkstra closes its nodes in order, so a move elsewhere kept the relaxation it
+     * had), which each repair restores, lowering lo and the shrink where needed. */
+    for (int32_t i = 0; i < b->nlowered; i++) astar_landmarks_lowered(g, b->lowered[i]);
 }
 
 /* A terrain change during the build (build.c): whether it must start over. What it measured
  * stays a valid table under raised costs and blocked cells, and so does a Dijkstra in
  * flight, which reads the terrain as it goes (see landmarks.c: (I) holds on each move it
- * relaxed at a cost no higher than the move's now). It starts over on a lowered cost or an
- * opened cell; while it reads the island labels its set-up made exact (the passes before
- * the seed); and, for one table serving both ways, on a new finite cost (no longer one cost:
- * a way back may be cheaper than the way there). */
+ * relaxed at a cost no higher than the move's now). A lowered cost or an opened cell breaks
+ * (I) only on the moves of its block: it goes on, and the install repairs those (up to
+ * LM_LOWERED cells, so that a door toggled under a long build does not keep it from ever
+ * finishing). It starts over while it reads the island labels its set-up made exact (the
+ * passes before the seed); and, for one table serving both ways, on a finite cost other than
+ * the one cost (a way back may then be cheaper than the way there). */
 static bool lm_changed(void *self, const astar_change *c) {
     lm_build *b = self;
     if (b->phase == SETUP) return false; /* nothing done yet */
     if (b->phase == FILL || b->phase == LARGEST || b->phase == SEED) return true;
-    if (!(c->after > c->before)) return true;
-    if (b->dirs == 1 && c->after != INFINITY) return true;
+    if (b->dirs == 1 && c->after != INFINITY && c->after != b->lo) return true;
+    if (c->after < c->before) {
+        int32_t i = 0;
+        while (i < b->nlowered && b->lowered[i] != c->cell) i++;
+        if (i == LM_LOWERED) return true;
+        if (i == b->nlowered) b->lowered[b->nlowered++] = c->cell;
+    }
     /* The workers' Dijkstras read the cost range when they begin (query.c): brought up to
      * date here, on the calling thread, as the set-up does. */
     double lo, hi;

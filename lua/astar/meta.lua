@@ -365,9 +365,10 @@ function Grid:landmarks(k, opts) end
 
 ---A build of what grid:landmarks(k) builds, run in steps (b:step(n)) for a loading screen or
 ---a frame budget; its tables are installed on the grid at once by the step that completes it
----(queries use the old landmarks, or none, until then). If a cost goes down or a cell opens
----before then, the next step starts it over (b:restarts() counts it): tables that could
----overestimate are never installed. Raised costs and blocked cells let it go on.
+---(queries use the old landmarks, or none, until then). Raised costs and blocked cells let it
+---go on; so do up to 64 cells made cheaper or opened before then, which that step repairs;
+---more (or, on terrain of one cost, another cost) start it over (b:restarts() counts it):
+---tables that could overestimate are never installed.
 ---@param k integer 0..64
 ---@param opts astar.BuildOptions?
 ---@return astar.Build

@@ -156,9 +156,11 @@ int grid_prepare(lua_State *L) {
         if (st == ASTAR_OK && size > 0) st = astar_grid_prepare_hierarchy(g->grid, size);
         if (st != ASTAR_OK) return status_error(L, st);
     }
-    /* After the tables: a workspace copies the dead-end areas' bits. */
+    /* After the tables: a workspace copies the dead-end areas' bits. One a job in flight holds
+     * (busy) is left alone: that copy is the job's view, with its own patches and marks. */
     workspace *w = pool_reserve(L, &g->pool, &g->base, workspaces);
-    for (int i = 0; i < workspaces && st == ASTAR_OK; i++, w = w->next) st = astar_search_prepare(w->search, g->grid, mode);
+    for (int i = 0; i < workspaces && st == ASTAR_OK; i++, w = w->next)
+        if (!w->busy) st = astar_search_prepare(w->search, g->grid, mode);
     if (st != ASTAR_OK) return status_error(L, st);
     if (!build) return 0;
     lbuild *b = new_build(L, g, 0, false);
