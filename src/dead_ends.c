@@ -306,10 +306,14 @@ astar_status astar_dead_ends_refresh(astar_grid *g, bool whole) {
     return ASTAR_OK;
 }
 
+/* Whether a table has its memory (an allocation that failed part-way leaves some of it): what a
+ * bulk write builds again. */
+static bool table_made(const astar_dead_ends *de) { return de->area && de->open && de->log; }
+
 uint64_t astar_dead_ends_reset_units(const astar_grid *g) {
     uint64_t units = 0;
     for (int k = 0; k < ASTAR_DEAD_END_KINDS; k++)
-        if (g->dead_ends[k].area) units += 3 * (uint64_t)g->cells; /* a build's at most */
+        if (table_made(&g->dead_ends[k])) units += 3 * (uint64_t)g->cells; /* a build's at most */
     return units;
 }
 
@@ -319,7 +323,7 @@ void astar_dead_ends_bulk_changed(astar_grid *g) {
         de->fresh = false;
         /* Built before: built again here, at the write's own cost (counted by the write, see
          * astar_dead_ends_reset_units), not in the next query. Out of memory: its next use. */
-        if (de->area && build(g, k, de, astar_progress_none()) == ASTAR_OK) de->fresh = true;
+        if (table_made(de) && build(g, k, de, astar_progress_none()) == ASTAR_OK) de->fresh = true;
     }
 }
 
