@@ -2214,20 +2214,25 @@ static void op_landmarks(reader *r) {
     check_grid();
 }
 
+static int cmp_int32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /*
  * Islands against the model: cells joined by the steps the grid's own mode
  * allows on the bare terrain (astar.h: 4-connected unless corners may be cut,
  * hexes their own way) must share an id and no others may.
  */
 static void op_islands(reader *r) {
-    static int32_t label[MAX_CELLS], queue[MAX_CELLS], id_of[MAX_CELLS], label_of[MAX_CELLS];
+    static int32_t label[MAX_CELLS], queue[MAX_CELLS], id_of[MAX_CELLS];
     spend(W.cells * 16); /* the core's labels (a rebuild), the model's, and a call per cell */
     astar_query_init(&M.q);
     M.fog = false;
     CB.node_kind = CB.edge_kind = 0;
     model_query();
     M.diagonal = W.diagonal;
-    for (int32_t i = 0; i < W.cells; i++) label[i] = id_of[i] = label_of[i] = -1;
+    for (int32_t i = 0; i < W.cells; i++) label[i] = id_of[i] = -1;
     int32_t labels = 0;
     for (int32_t i = 0; i < W.cells; i++) {
         if (label[i] >= 0 || W.cost[i] == INFINITY) continue;
@@ -2262,11 +2267,16 @@ static void op_islands(reader *r) {
             fail_if(id != -1, "a blocked cell has an island");
             continue;
         }
-        fail_if(id < 0 || id >= W.cells, "an island id is not a node id");
+        fail_if(id < 0, "an island id is negative");
         if (id_of[label[i]] < 0) id_of[label[i]] = id;
-        if (label_of[id] < 0) label_of[id] = label[i];
-        fail_if(id_of[label[i]] != id || label_of[id] != label[i], "islands differ from the model's");
+        fail_if(id_of[label[i]] != id, "islands differ from the model's");
     }
+    /* and no two of the model's islands share an id (ids are labels, not node ids: sorted) */
+    int32_t seen = 0;
+    for (int32_t l = 0; l < labels; l++)
+        if (id_of[l] >= 0) queue[seen++] = id_of[l];
+    qsort(queue, (size_t)seen, sizeof *queue, cmp_int32);
+    for (int32_t k = 1; k < seen; k++) fail_if(queue[k] == queue[k - 1], "islands differ from the model's");
     int32_t id;
     fail_if(astar_grid_component(W.grid, W.w, 0, &id) != ASTAR_EINVAL, "grid_component accepted a cell outside");
 
