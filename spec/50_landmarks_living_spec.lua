@@ -188,7 +188,7 @@ describe("landmarks in a living world", function()
     assert.are.equal(0, b:restarts())
     assert.are.equal(6, (g:landmarks()))
     local rng = oracle.rng(SEED)
-    for _ = 1, 40 do
+    for _ = 1, scale(40) do
       local sx, sy, gx, gy = rng.int(1, 40), rng.int(1, 40), rng.int(1, 40), rng.int(1, 40)
       local _, info = g:find(sx, sy, gx, gy)
       local want = oracle.cost(world, sx, sy, gx, gy)

@@ -109,7 +109,7 @@ describe("a hierarchy build under changes", function()
 
   it("a built hierarchy follows cost changes on cluster borders (queries rebuild what they dirty)", function()
     local rng = oracle.rng(SEED + 3)
-    for _ = 1, 30 do
+    for _ = 1, scale(30) do
       local world = random_world(rng, rng.int(6, 24), rng.int(6, 24))
       local size = rng.pick({ 2, 3, 4, 6 })
       local g = oracle.grid(astar, world)
