@@ -95,7 +95,39 @@ static void test_change_log(void) {
     astar_grid_free(g);
 }
 
+/* The prepare family refuses what is not a grid, a workspace of its size or a mode it has. */
+static void test_prepare_arguments(void) {
+    astar_grid *g = astar_grid_new(8, 6, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_grid *hex = astar_grid_new(8, 6, ASTAR_DIAG_HEX, NULL);
+    astar_search *s = astar_search_new(8, 6, NULL), *other = astar_search_new(9, 6, NULL);
+    CHECK(g && hex && s && other);
+    if (!g || !hex || !s || !other) return;
+    CHECK(astar_grid_prepare(NULL, ASTAR_DIAG_DEFAULT) == ASTAR_EINVAL);
+    CHECK(astar_grid_prepare(g, (astar_diagonal)99) == ASTAR_EINVAL);
+    CHECK(astar_grid_prepare(g, ASTAR_DIAG_HEX) == ASTAR_EINVAL); /* a square grid's tables */
+    CHECK(astar_grid_prepare(hex, ASTAR_DIAG_ALWAYS) == ASTAR_EINVAL);
+    CHECK(astar_grid_prepare(g, ASTAR_DIAG_NEVER) == ASTAR_OK && astar_grid_prepare(hex, ASTAR_DIAG_DEFAULT) == ASTAR_OK);
+    CHECK(astar_search_prepare(NULL, g, ASTAR_DIAG_DEFAULT) == ASTAR_EINVAL);
+    CHECK(astar_search_prepare(s, NULL, ASTAR_DIAG_DEFAULT) == ASTAR_EINVAL);
+    CHECK(astar_search_prepare(other, g, ASTAR_DIAG_DEFAULT) == ASTAR_EINVAL); /* another size */
+    CHECK(astar_search_prepare(s, g, ASTAR_DIAG_DEFAULT) == ASTAR_OK);
+    astar_status st = ASTAR_OK;
+    CHECK(astar_build_prepare(NULL, ASTAR_DIAG_DEFAULT, &st) == NULL && st == ASTAR_EINVAL);
+    CHECK(astar_build_prepare(g, (astar_diagonal)-7, &st) == NULL && st == ASTAR_EINVAL);
+    CHECK(astar_build_prepare(hex, ASTAR_DIAG_NEVER, NULL) == NULL);
+    astar_build *b = astar_build_prepare(g, ASTAR_DIAG_DEFAULT, &st);
+    CHECK(b != NULL && st == ASTAR_OK);
+    CHECK(astar_build_step(b, UINT64_MAX, NULL) == ASTAR_OK);
+    astar_build_free(b);
+    CHECK(astar_grid_prepare_hierarchy(NULL, 4) == ASTAR_EINVAL);
+    CHECK(astar_grid_prepare_hierarchy(g, 1) == ASTAR_EINVAL);
+    CHECK(astar_grid_prepare_hierarchy(g, 4) == ASTAR_OK);
+    astar_search_free(s), astar_search_free(other);
+    astar_grid_free(g), astar_grid_free(hex);
+}
+
 int main(void) {
+    test_prepare_arguments();
     test_range_counts();
     test_change_log();
     return check_summary();
