@@ -168,6 +168,26 @@ describe("examples", function()
     assert.are.equal(fresh, cost) -- exact for the terrain at the job's end
   end)
 
+  it("crowd.lua: 200 units through one scheduler: every one walks, doors and moving goals replan", function()
+    -- A budget of expansions, not of time: the same run on every machine and build.
+    local out = table.concat(run("examples/crowd.lua", { "240", "4000" }), "\n")
+    local units, doors = out:match("Town 128x88: (%d+) units %(40 hunters%), 4 monsters, (%d+) doors")
+    assert.are.equal(200, tonumber(units))
+    assert.is_true(tonumber(doors) >= 20)
+    local requests, delivered, invalid =
+      out:match("240 frames: (%d+) requests, (%d+) paths delivered %(%d+ found none%), (%d+) found broken")
+    assert.is_true(tonumber(delivered) >= 204) -- every unit and monster planned at least once
+    assert.is_true(tonumber(delivered) <= tonumber(requests))
+    assert.are.equal(0, tonumber(invalid)) -- each path allowed by the terrain it was delivered on
+    local toggles, replans, aimed =
+      out:match("(%d+) door toggles, (%d+) paths a door broke planned again, (%d+) hunter goals re%-aimed")
+    assert.is_true(tonumber(toggles) >= 6) -- one every 30 frames, unless a unit stands in the door
+    assert.is_true(tonumber(replans) > 0)
+    assert.is_true(tonumber(aimed) > 0)
+    assert.are.equal("0", out:match("Units that never moved: (%d+) of 200"))
+    assert.truthy(out:match("AI ms per frame: median [%d.]+, p99 [%d.]+, max [%d.]+"))
+  end)
+
   it("hierarchy.lua: two-tier search expands less, costs a little more, rebuilds what a wall touched", function()
     local out = table.concat(run("examples/hierarchy.lua"), "\n")
     local flat_cost, flat_exp = out:match("A%*: +cost ([%d.]+), (%d+) expansions")
