@@ -69,7 +69,7 @@ function M.new(astar, opts)
   opts = opts or {}
   local rows, W, H = M.read_map(opts.map)
   local self = setmetatable({
-    astar = astar, rows = rows, W = W, H = H, clock = opts.clock or os.clock,
+    rows = rows, W = W, H = H, clock = opts.clock or os.clock, budget = opts.budget or 20000,
     rng = opts.seed or 27, frames = 0, door_every = opts.door_every or 30,
     budget_us = opts.budget_us == nil and 1500 or opts.budget_us or nil,
     units = {}, monsters = {}, places = {},
@@ -104,7 +104,7 @@ function M.new(astar, opts)
   end
   -- The scheduler: a time budget (budget_us) and a cap in expansions; without budget_us the
   -- work per tick is a fixed count of expansions, and a run is the same on every machine.
-  local sched_opts = { budget = opts.budget or 20000, budget_us = self.budget_us or nil,
+  local sched_opts = { budget = self.budget, budget_us = self.budget_us or nil,
     concurrent = opts.concurrent or 8 }
   if self.budget_us then sched_opts.clock = self.clock end
   self.sched = astar.scheduler(sched_opts)

@@ -189,7 +189,8 @@ local function draw_panel()
     string.format("paths a door broke: %d", c.door_replans),
     string.format("hunter goals re-aimed: %d", c.retargets),
     world.sched.retarget and "  (in flight: sched:retarget)" or "  (in flight: cancel, request)",
-    string.format("budget: %s", world.budget_us and (world.budget_us .. " us a tick") or "4000 expansions a tick"),
+    string.format("budget: %s", world.budget_us and (world.budget_us .. " us a tick")
+      or (world.budget .. " expansions a tick")),
     string.format("draw %.2f ms, %d fps", draw_ms, love.timer.getFPS()),
   }
   local stats = world:sched_stats()
@@ -199,7 +200,7 @@ local function draw_panel()
       if type(v) == "number" then keys[#keys + 1] = k end
     end
     table.sort(keys)
-    for _, k in ipairs(keys) do lines[#lines + 1] = string.format("sched %s: %.4g", k, stats[k]) end
+    for i = 1, math.min(#keys, 12) do lines[#lines + 1] = string.format("sched %s: %.4g", keys[i], stats[keys[i]]) end
   end
   love.graphics.setColor(0.9, 0.9, 0.9)
   for i, line in ipairs(lines) do love.graphics.print(line, PANEL_X, GRAPH.y + GRAPH.h + 44 + (i - 1) * 16) end
