@@ -1,6 +1,7 @@
 -- The demos the README points at must keep running: each is run here with its
 -- output captured, and what it claims to show is checked in that output.
 require("astar") -- loaded once; the demos' own package.cpath then changes nothing
+local scale = require("spec.support.scale")
 
 local function run(path, args)
   local saved_arg = _G.arg
@@ -166,6 +167,28 @@ describe("examples", function()
     assert.are.equal(0, tonumber(restarts)) -- the doors it crossed were repaired, the others not its business
     local fresh = out:match("A find on the terrain the search ended on %(frame %d+%): cost ([%d.]+)")
     assert.are.equal(fresh, cost) -- exact for the terrain at the job's end
+  end)
+
+  it("crowd.lua: 200 units through one scheduler: every one walks, doors and moving goals replan", function()
+    -- A budget of expansions, not of time: the same run on every machine and build. Under
+    -- valgrind (spec/support/scale.lua) half the frames: every count below holds from frame 120.
+    local frames = math.max(120, scale(240))
+    local out = table.concat(run("examples/crowd.lua", { tostring(frames), "4000" }), "\n")
+    local units, doors = out:match("Town 128x88: (%d+) units %(40 hunters%), 4 monsters, (%d+) doors")
+    assert.are.equal(200, tonumber(units))
+    assert.is_true(tonumber(doors) >= 20)
+    local requests, delivered, invalid =
+      out:match(frames .. " frames: (%d+) requests, (%d+) paths delivered %(%d+ found none%), (%d+) found broken")
+    assert.is_true(tonumber(delivered) >= 204) -- every unit and monster planned at least once
+    assert.is_true(tonumber(delivered) <= tonumber(requests))
+    assert.are.equal(0, tonumber(invalid)) -- each path allowed by the terrain it was delivered on
+    local toggles, replans, aimed =
+      out:match("(%d+) door toggles, (%d+) paths a door broke planned again, (%d+) hunter goals re%-aimed")
+    assert.is_true(tonumber(toggles) >= frames / 30 - 2) -- one every 30 frames, unless a unit stands in the door
+    assert.is_true(tonumber(replans) > 0)
+    assert.is_true(tonumber(aimed) > 0)
+    assert.are.equal("0", out:match("Units that never moved: (%d+) of 200"))
+    assert.truthy(out:match("AI ms per frame: median [%d.]+, p99 [%d.]+, max [%d.]+"))
   end)
 
   it("hierarchy.lua: two-tier search expands less, costs a little more, rebuilds what a wall touched", function()

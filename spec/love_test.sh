@@ -1,6 +1,8 @@
 #!/bin/sh
-# The LÖVE demo headless: under Xvfb, with the module built for LuaJIT, it sends the units
-# to a goal, takes a screenshot, checks path pixels and quits by itself (exit code 0).
+# The LÖVE demo headless: under Xvfb, with the module built for LuaJIT, the crowd runs a fixed
+# number of frames on a budget of expansions (no clock), takes a screenshot, checks that the
+# units walked and are drawn where they stand, the danger around the monsters and the AI-time
+# graph, and quits by itself (exit code 0; 4 when a check failed).
 #   sh spec/love_test.sh BUILD_DIR_FOR_LUAJIT SHOT.png
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)

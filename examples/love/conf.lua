@@ -7,7 +7,7 @@ end
 
 function love.conf(t)
   t.identity = "astar-demo"
-  t.window.title = "astar: units, danger and claims"
-  t.window.width, t.window.height, t.window.vsync = 800, 544, 1
+  t.window.title = "astar: a crowd in a frame budget"
+  t.window.width, t.window.height, t.window.vsync = 1024, 560, 1
   t.modules.audio, t.modules.sound, t.modules.joystick = false, false, false
 end
