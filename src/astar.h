@@ -115,8 +115,10 @@ astar_status astar_last_status(void);
  *     8 cells of a pass);
  *   - bulk writes: one per cell written (astar_layer_stamp and astar_mask_reveal: per cell of
  *     the disc's box; astar_layer_spread: the layer's cells; astar_layer_max_abs, a read: per
- *     cell read); a field's build one more per cell it writes;
- *   - constructors: one per cell of what they make (with its border, where it has one);
+ *     cell read); a field's build one more per cell it writes (the grid's, or those it reached:
+ *     see astar_field_list), astar_field_list one per entry it reads;
+ *   - constructors: one per cell of what they make (with its border, where it has one; a
+ *     field makes nothing per cell: its build does);
  *     astar_movingai_parse also one per cell it reads.
  * Work in proportion to what a call is given (a path, a list of targets or queries) is not
  * counted: the caller bounds it, as Lua's own table functions are bounded by their tables.
@@ -975,6 +977,14 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
 astar_field_kind astar_field_get_kind(const astar_field *f);
 /* How many cells the last build reached. */
 int32_t astar_field_reached(const astar_field *f);
+/*
+ * The cells the last build reached, each once in node id order (y * width + x) into ids and
+ * their costs into dist (astar_field_reached entries each). A field keeps only what it
+ * reached (work and memory of a build and of this list in proportion to it) unless its search
+ * expanded at least one cell in 8 of the grid: then it is a grid of the field's size (this
+ * list reads all of it). A unit per entry read, ASTAR_ESTOPPED before any.
+ */
+astar_status astar_field_list(const astar_field *f, int32_t *ids, double *dist);
 /* The cell's cost (INFINITY when unreached; NaN outside). */
 double astar_field_distance(const astar_field *f, int32_t x, int32_t y);
 /*
