@@ -224,6 +224,22 @@ double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y);
 /* Sets every cell; same rule for cost as astar_grid_set_cost. */
 astar_status astar_grid_fill(astar_grid *g, double cost);
 /*
+ * Line-of-sight string pulling (astar.smooth on a square grid): of a path's n cells (node
+ * ids, y * width + x, any cells of g), the waypoints a unit walking straight from one to the
+ * next needs, as indices into cells in keep (room for n; 0 first, n - 1 last); returns how
+ * many. Greedy farthest visible: from each waypoint the next is the last cell of the path
+ * (after it) whose segment from it crosses only walkable cells no dearer than the dearest of
+ * the path's cells between them (a blocked one: any cost), passing exactly through no vertex
+ * with fewer than `sides` of its two side cells walkable (0..3), or else the next cell.
+ * limits: scratch for n doubles. Work: per waypoint a test of each later cell of the path,
+ * O(1) when a blocker met before hides it, else a walk along its segment (worst case
+ * O(waypoints x n x segment length), about linear in the path in practice). A unit of the
+ * progress handler per cell tested or walked; -1 when it stopped (a read: at most one segment
+ * late).
+ */
+int32_t astar_grid_smooth(const astar_grid *g, const int32_t *cells, int32_t n, int sides, double *limits,
+                          int32_t *keep);
+/*
  * Sets every cell at once from a row-major array of width*height costs
  * (same rule per cost). Checks all values first: on ASTAR_EINVAL nothing changed.
  */
