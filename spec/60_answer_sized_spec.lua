@@ -138,6 +138,52 @@ describe("astar.smooth (issue 27: in the core)", function()
   end)
 end)
 
+describe("astar.core.smooth, as a script may call it", function()
+  local core = require("astar.core")
+
+  it("reads its lists raw, checks every entry, refuses a closed grid", function()
+    local g = astar.grid(5, 5)
+    local function fails(pattern, ...)
+      local ok, err = pcall(core.smooth, ...)
+      assert.is_false(ok)
+      assert.matches(pattern, tostring(err))
+    end
+    fails("same length", g, { 1, 2 }, { 1, 2, 3 }, 2)
+    fails("entry 2 is not a row", g, { 1, 2 }, { 1, 6 }, 2)
+    fails("entry 2 is not a column", g, { 1, 2.5 }, { 1, 2 }, 2)
+    fails("entry 1 is not a column", g, { "1" }, { 1 }, 2)
+    fails("sides out of range", g, { 1 }, { 1 }, 4)
+    fails("astar.Grid expected", {}, { 1 }, { 1 }, 2)
+    fails("table expected", g, nil, { 1 }, 2)
+    -- Metamethods never run: the lists are what rawget sees.
+    local trap = { __index = function() error("ran __index") end, __len = function() error("ran __len") end }
+    assert.are.same({ 1, 2 }, core.smooth(g, setmetatable({ 1, 5 }, trap), setmetatable({ 1, 1 }, trap), 2))
+    assert.are.same({}, core.smooth(g, setmetatable({}, trap), {}, 2))
+    getmetatable(g).__close(g)
+    fails("freed astar.Grid", g, { 1 }, { 1 }, 2)
+  end)
+
+  it("survives a finalizer that closes the grid while it makes its scratch", function()
+    local ran, refused = 0, 0
+    for round = 1, scale(40) do
+      local g = astar.grid(30, 30)
+      local xs, ys = {}, {}
+      for i = 1, 200 do xs[i], ys[i] = 1 + (i * 7) % 30, 1 + (i * 13) % 30 end
+      setmetatable({}, { __gc = function() getmetatable(g).__close(g) end }) -- garbage, finalized soon
+      for _ = 1, round do local _ = { {}, {} } end -- the collector's debt varies with the round
+      local ok, got = pcall(core.smooth, g, xs, ys, 2)
+      if ok then
+        ran = ran + 1
+        assert.is_true(#got >= 2 and got[1] == 1 and got[#got] == 200)
+      else
+        refused = refused + 1
+        assert.matches("freed astar.Grid", tostring(got))
+      end
+    end
+    assert.are.equal(scale(40), ran + refused)
+  end)
+end)
+
 describe("grid:range and small fields (issue 27: sparse)", function()
   it("range on a map much larger than the range: the oracle's costs, nil where not reached", function()
     local rng = oracle.rng(2702)
