@@ -159,7 +159,7 @@ describe("astar.core.smooth, as a script may call it", function()
     local trap = { __index = function() error("ran __index") end, __len = function() error("ran __len") end }
     assert.are.same({ 1, 2 }, core.smooth(g, setmetatable({ 1, 5 }, trap), setmetatable({ 1, 1 }, trap), 2))
     assert.are.same({}, core.smooth(g, setmetatable({}, trap), {}, 2))
-    getmetatable(g).__close(g)
+    getmetatable(g).__gc(g)
     fails("freed astar.Grid", g, { 1 }, { 1 }, 2)
   end)
 
@@ -169,7 +169,7 @@ describe("astar.core.smooth, as a script may call it", function()
       local g = astar.grid(30, 30)
       local xs, ys = {}, {}
       for i = 1, 200 do xs[i], ys[i] = 1 + (i * 7) % 30, 1 + (i * 13) % 30 end
-      setmetatable({}, { __gc = function() getmetatable(g).__close(g) end }) -- garbage, finalized soon
+      setmetatable({}, { __gc = function() getmetatable(g).__gc(g) end }) -- garbage, finalized soon
       for _ = 1, round do local _ = { {}, {} } end -- the collector's debt varies with the round
       local ok, got = pcall(core.smooth, g, xs, ys, 2)
       if ok then
