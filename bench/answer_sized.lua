@@ -7,7 +7,7 @@
 --   full      grid:distance_field({p}) reaching the whole map (a few runs: dense storage)
 -- Run it on two builds to compare (the Lua front is taken from the working directory's lua/,
 -- or from ASTAR_LUA):
---   ASTAR_BUILD=./build lua5.4 bench/answer_sized.lua [MAP]
+--   ASTAR_BUILD=./build lua5.4 bench/answer_sized.lua [MAP]      (or luajit, with its build)
 local lua_dir = os.getenv("ASTAR_LUA") or "./lua"
 package.path = lua_dir .. "/?/init.lua;" .. lua_dir .. "/?.lua;" .. package.path
 package.cpath = (os.getenv("ASTAR_BUILD") or "./build") .. "/?.so;" .. package.cpath
@@ -20,7 +20,8 @@ local scen = astar.load_scen(map .. ".scen")
 local function median(t)
   table.sort(t)
   local n = #t
-  return n % 2 == 1 and t[(n + 1) // 2] or (t[n // 2] + t[n // 2 + 1]) / 2
+  local h = math.floor(n / 2)
+  return n % 2 == 1 and t[h + 1] or (t[h] + t[h + 1]) / 2
 end
 
 -- ms of each call of fn(i) for i = 1..n, after one warm-up call (it makes the workspace).
@@ -52,7 +53,7 @@ end
 local cells = 0
 for _, p in ipairs(paths) do cells = cells + #p end
 report("smooth", times(#paths, function(i) astar.smooth(grid, paths[i]) end),
-  string.format("  paths of %d cells on average", cells // #paths))
+  string.format("  paths of %d cells on average", math.floor(cells / #paths)))
 
 -- 50 walkable points spread over the map (a fixed stride: the same points every run).
 local points, w, h = {}, grid.width, grid.height
@@ -67,7 +68,7 @@ local reached = 0
 report("range", times(#points, function(i)
   local got = grid:range(points[i].x, points[i].y, 10)
   reached = reached + #got
-end), string.format("  %d cells reached on average", reached // (#points + 1)))
+end), string.format("  %d cells reached on average", math.floor(reached / (#points + 1))))
 
 local targets = {}
 for i, p in ipairs(points) do
