@@ -115,8 +115,10 @@ astar_status astar_last_status(void);
  *     8 cells of a pass);
  *   - bulk writes: one per cell written (astar_layer_stamp and astar_mask_reveal: per cell of
  *     the disc's box; astar_layer_spread: the layer's cells; astar_layer_max_abs, a read: per
- *     cell read); a field's build one more per cell it writes;
- *   - constructors: one per cell of what they make (with its border, where it has one);
+ *     cell read); a field's build one more per cell it writes (the grid's, or those it reached:
+ *     see astar_field_list), astar_field_list one per entry it reads;
+ *   - constructors: one per cell of what they make (with its border, where it has one; a
+ *     field makes nothing per cell: its build does);
  *     astar_movingai_parse also one per cell it reads.
  * Work in proportion to what a call is given (a path, a list of targets or queries) is not
  * counted: the caller bounds it, as Lua's own table functions are bounded by their tables.
@@ -221,6 +223,22 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
 double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y);
 /* Sets every cell; same rule for cost as astar_grid_set_cost. */
 astar_status astar_grid_fill(astar_grid *g, double cost);
+/*
+ * Line-of-sight string pulling (astar.smooth on a square grid): of a path's n cells (node
+ * ids, y * width + x, any cells of g), the waypoints a unit walking straight from one to the
+ * next needs, as indices into cells in keep (room for n; 0 first, n - 1 last); returns how
+ * many. Greedy farthest visible: from each waypoint the next is the last cell of the path
+ * (after it) whose segment from it crosses only walkable cells no dearer than the dearest of
+ * the path's cells between them (a blocked one: any cost), passing exactly through no vertex
+ * with fewer than `sides` of its two side cells walkable (0..3), or else the next cell.
+ * limits: scratch for n doubles. Work: per waypoint a test of each later cell of the path,
+ * O(1) when a blocker met before hides it, else a walk along its segment (worst case
+ * O(waypoints x n x segment length), about linear in the path in practice). A unit of the
+ * progress handler per cell tested or walked; -1 when it stopped (a read: at most one segment
+ * late).
+ */
+int32_t astar_grid_smooth(const astar_grid *g, const int32_t *cells, int32_t n, int sides, double *limits,
+                          int32_t *keep);
 /*
  * Sets every cell at once from a row-major array of width*height costs
  * (same rule per cost). Checks all values first: on ASTAR_EINVAL nothing changed.
@@ -975,6 +993,14 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
 astar_field_kind astar_field_get_kind(const astar_field *f);
 /* How many cells the last build reached. */
 int32_t astar_field_reached(const astar_field *f);
+/*
+ * The cells the last build reached, each once in node id order (y * width + x) into ids and
+ * their costs into dist (astar_field_reached entries each). A field keeps only what it
+ * reached (work and memory of a build and of this list in proportion to it) unless its search
+ * expanded at least one cell in 8 of the grid: then it is a grid of the field's size (this
+ * list reads all of it). A unit per entry read, ASTAR_ESTOPPED before any.
+ */
+astar_status astar_field_list(const astar_field *f, int32_t *ids, double *dist);
 /* The cell's cost (INFINITY when unreached; NaN outside). */
 double astar_field_distance(const astar_field *f, int32_t x, int32_t y);
 /*

@@ -1,44 +1,65 @@
 /* Distance fields: Dijkstra from (or toward) many sources over a grid query's costs. */
 #include "search.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+/*
+ * A field keeps what its last build reached, in one of two forms chosen by the build: dense
+ * (dist and next per node id of the whole grid) when the search settled a good part of the
+ * map, so that a flow field answers in O(1); sparse (the reached node ids ascending, dist and
+ * next beside them, found by binary search) otherwise, so that a range or a small field costs
+ * what it reached, not the map (issue 27). Unbuilt, it is sparse and empty.
+ */
 struct astar_field {
     int32_t width, height;
     astar_field_kind kind;
-    double *dist;           /* per node id: cost to (TO) or from (FROM) the sources; INFINITY */
-    int8_t *next;           /* per node id: the direction of the next step toward the sources
-                               (TO: along the way to a goal; FROM: back toward the start); -1 */
-    int32_t reached;
+    bool dense;
+    double *dist;           /* cost to (TO) or from (FROM) the sources; INFINITY (dense only) */
+    int8_t *next;           /* the direction of the next step toward the sources (TO: along the
+                               way to a goal; FROM: back toward the start); -1 */
+    int32_t *ids;           /* sparse: the node ids kept, ascending */
+    int32_t reached;        /* cells reached: the entries of a sparse field */
     astar_alloc alloc;
 };
 
+/* A dense field is built when the search expanded at least one node per DENSE_SHARE cells of
+ * the map: the whole-map pass that writes it then costs at most that many times the search's
+ * own pops; below, the flood that finds a sparse field's cells (9 reads per cell kept) costs
+ * less than the pass. */
+#define DENSE_SHARE 8
+
+/* The entries of f's arrays. */
+static size_t storage_cells(const astar_field *f) {
+    return f->dense ? (size_t)f->width * (size_t)f->height : (size_t)f->reached;
+}
+
+static void storage_free(astar_field *f) {
+    size_t n = storage_cells(f);
+    astar_mem(&f->alloc, f->dist, n * sizeof *f->dist, 0);
+    astar_mem(&f->alloc, f->next, n, 0);
+    astar_mem(&f->alloc, f->ids, f->dense ? 0 : n * sizeof *f->ids, 0);
+    f->dist = NULL;
+    f->next = NULL;
+    f->ids = NULL;
+}
+
+/* Nothing per cell: a build allocates what it keeps (so a constructor counts no cells). */
 astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc) {
     if (!astar_size_ok(width, height)) return astar_made(NULL, ASTAR_EINVAL);
-    if (astar_stopped_before((uint64_t)width * (uint64_t)height)) return astar_made(NULL, ASTAR_ESTOPPED);
     astar_alloc a;
     astar_field *f = astar_new_zeroed(alloc, sizeof *f, &a);
     if (!f) return astar_made(NULL, ASTAR_ENOMEM);
     f->alloc = a;
     f->width = width;
     f->height = height;
-    size_t n = (size_t)width * (size_t)height;
-    f->dist = astar_mem(&a, NULL, 0, n * sizeof *f->dist);
-    f->next = f->dist ? astar_mem(&a, NULL, 0, n) : NULL;
-    if (!f->next) {
-        astar_field_free(f);
-        return astar_made(NULL, ASTAR_ENOMEM);
-    }
-    for (size_t i = 0; i < n; i++) f->dist[i] = INFINITY, f->next[i] = -1;
     return astar_made(f, ASTAR_OK);
 }
 
 void astar_field_free(astar_field *f) {
     if (!f) return;
-    size_t n = (size_t)f->width * (size_t)f->height;
     astar_alloc a = f->alloc;
-    astar_mem(&a, f->dist, n * sizeof *f->dist, 0);
-    astar_mem(&a, f->next, n, 0);
+    storage_free(f);
     astar_mem(&a, f, sizeof *f, 0);
 }
 
@@ -175,6 +196,143 @@ astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64
     return st;
 }
 
+/* Whether the build keeps node `cell` (x, y) of its finished search c: settled (closed, or
+ * blocked with a distance), and for TO not a cell that only took offers dearer than the
+ * cheapest still open (its walkability was worked out when it took them: no callback). */
+static bool settled_at(query_ctx *c, int32_t cell, int32_t x, int32_t y, astar_field_kind kind,
+                       double open_min) {
+    const astar_node *n = &c->s->pool.nodes[cell];
+    if (n->gen != c->s->pool.gen || n->heap >= 0 || n->g == INFINITY) return false;
+    return !(kind == ASTAR_FIELD_TO && n->g > open_min && !astar_walkable(c, cell, x, y));
+}
+
+/* The direction a field keeps for a settled record: toward the sources. */
+static int8_t kept_next(const astar_node *n, astar_field_kind kind) {
+    if (n->from == ASTAR_FROM_START) return -1;
+    return (int8_t)(kind == ASTAR_FIELD_TO ? n->from : n->from ^ 2);
+}
+
+/* Replaces f's storage by the arrays given (f's are freed): what a build does last. */
+static void keep(astar_field *f, bool dense, double *dist, int8_t *next, int32_t *ids, int32_t reached) {
+    storage_free(f);
+    f->dense = dense;
+    f->dist = dist;
+    f->next = next;
+    f->ids = ids;
+    f->reached = reached;
+}
+
+/* f dense, from a pass over the map: a unit per cell, counted before f changes. */
+static astar_status keep_dense(astar_field *f, query_ctx *c, astar_field_kind kind, double open_min,
+                               astar_progress *p) {
+    const astar_grid *g = c->g;
+    size_t n = (size_t)g->width * (size_t)g->height;
+    if (astar_progress_charge(p, n)) return ASTAR_ESTOPPED;
+    double *dist = astar_mem(&f->alloc, NULL, 0, n * sizeof *dist);
+    int8_t *next = dist ? astar_mem(&f->alloc, NULL, 0, n) : NULL;
+    if (!next) {
+        astar_mem(&f->alloc, dist, n * sizeof *dist, 0);
+        return ASTAR_ENOMEM;
+    }
+    int32_t reached = 0;
+    for (int32_t y = 0; y < g->height; y++) {
+        for (int32_t x = 0; x < g->width; x++) {
+            int32_t cell = astar_cell(g->stride, x, y);
+            size_t id = (size_t)y * (size_t)g->width + (size_t)x;
+            bool settled = settled_at(c, cell, x, y, kind, open_min);
+            dist[id] = settled ? c->s->pool.nodes[cell].g : INFINITY;
+            next[id] = settled ? kept_next(&c->s->pool.nodes[cell], kind) : -1;
+            reached += settled;
+        }
+    }
+    keep(f, true, dist, next, NULL, reached);
+    return ASTAR_OK;
+}
+
+static int compare_ids(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* A settled record the flood of keep_sparse has listed (still "not open": heap < 0). */
+#define LISTED (-3)
+
+/*
+ * f sparse: the settled nodes found by a flood from the sources over settled neighbours (every
+ * settled node is: a closed one's way in runs through closed nodes to a source, and a blocked
+ * one with a distance took it from a closed neighbour), listed as they are met and marked in
+ * the workspace's records (LISTED: the search is over), then sorted by node id. A unit per
+ * cell kept, counted before f changes; work and memory in proportion to the cells kept.
+ */
+static astar_status keep_sparse(astar_field *f, query_ctx *c, astar_field_kind kind, double open_min,
+                                const int32_t *sources, int32_t nsources, astar_progress *p) {
+    const astar_grid *g = c->g;
+    astar_node *nodes = c->s->pool.nodes;
+    int32_t len = 0, cap = 64;
+    int32_t *list = astar_mem(&f->alloc, NULL, 0, (size_t)cap * sizeof *list);
+    if (!list) return ASTAR_ENOMEM;
+    for (int32_t i = -nsources; i < len; i++) { /* the sources first, then what they lead to */
+        int32_t x, y, cell;
+        if (i < 0) {
+            x = sources[i + nsources] % g->width, y = sources[i + nsources] / g->width;
+            cell = astar_cell(g->stride, x, y);
+        } else {
+            cell = list[i], y = astar_row_of(c, cell) - 1, x = cell - (y + 1) * c->stride - 1;
+        }
+        for (int d = i < 0 ? -1 : 0, end = i < 0 ? 0 : 8; d < end; d++) { /* d = -1: the source itself */
+            int32_t nx = d < 0 ? x : x + ASTAR_DX[d], ny = d < 0 ? y : y + ASTAR_DY[d];
+            if (nx < 0 || ny < 0 || nx >= g->width || ny >= g->height) continue;
+            int32_t n = d < 0 ? cell : cell + c->offset[d];
+            if (nodes[n].heap == LISTED || !settled_at(c, n, nx, ny, kind, open_min)) continue;
+            if (len == cap) {
+                int32_t *more = cap <= INT32_MAX / 2
+                                    ? astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, (size_t)cap * 2 * sizeof *list)
+                                    : NULL;
+                if (!more) {
+                    astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
+                    return ASTAR_ENOMEM;
+                }
+                list = more;
+                cap *= 2;
+            }
+            nodes[n].heap = LISTED;
+            list[len++] = n;
+        }
+    }
+    if (astar_progress_charge(p, (uint64_t)len)) {
+        astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
+        return ASTAR_ESTOPPED;
+    }
+    double *dist = len > 0 ? astar_mem(&f->alloc, NULL, 0, (size_t)len * sizeof *dist) : NULL;
+    int8_t *next = dist ? astar_mem(&f->alloc, NULL, 0, (size_t)len) : NULL;
+    if (len > 0 && !next) {
+        astar_mem(&f->alloc, dist, dist ? (size_t)len * sizeof *dist : 0, 0);
+        astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
+        return ASTAR_ENOMEM;
+    }
+    /* To the field's node ids (y * width + x), ascending. */
+    for (int32_t i = 0; i < len; i++) {
+        int32_t y = astar_row_of(c, list[i]) - 1;
+        list[i] = y * g->width + (list[i] - (y + 1) * c->stride - 1);
+    }
+    qsort(list, (size_t)len, sizeof *list, compare_ids);
+    for (int32_t i = 0; i < len; i++) {
+        const astar_node *n = &nodes[astar_cell(g->stride, list[i] % g->width, list[i] / g->width)];
+        dist[i] = n->g;
+        next[i] = kept_next(n, kind);
+    }
+    int32_t *ids = len > 0 ? astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, (size_t)len * sizeof *list) : NULL;
+    if (len == 0) astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
+    if (len > 0 && !ids) { /* a shrink that failed: list is still whole */
+        astar_mem(&f->alloc, dist, (size_t)len * sizeof *dist, 0);
+        astar_mem(&f->alloc, next, (size_t)len, 0);
+        astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
+        return ASTAR_ENOMEM;
+    }
+    keep(f, false, dist, next, ids, len);
+    return ASTAR_OK;
+}
+
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
@@ -193,46 +351,58 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     astar_progress *p = astar_progress_get();
     st = field_run(&c, kind, UINT64_MAX, p, res);
     if (st != ASTAR_OK && st != ASTAR_LIMIT) return astar_finish(res, st);
-    /* Writing f: a unit per cell, counted before f changes. */
-    if (astar_progress_charge(p, (uint64_t)g->width * (uint64_t)g->height)) return astar_finish(res, ASTAR_ESTOPPED);
-
     /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
      * that only took offers (TO: one a unit may only leave, never queued) dearer than the
-     * cheapest still open. (Its walkability was worked out when it took them: no callback.) */
+     * cheapest still open. */
     double open_min = s->pool.heap.len > 0 ? s->pool.nodes[s->pool.heap.items[0].cell].g : INFINITY;
+    astar_status kept = (uint64_t)res->expansions * DENSE_SHARE >= (uint64_t)g->width * (uint64_t)g->height
+                            ? keep_dense(f, &c, kind, open_min, p)
+                            : keep_sparse(f, &c, kind, open_min, cells, ncells, p);
+    if (kept != ASTAR_OK) return astar_finish(res, kept);
     f->kind = kind;
-    f->reached = 0;
-    for (int32_t y = 0; y < g->height; y++) {
-        for (int32_t x = 0; x < g->width; x++) {
-            int32_t cell = astar_cell(g->stride, x, y);
-            const astar_node *n = &s->pool.nodes[cell];
-            int32_t id = y * g->width + x;
-            bool settled = n->gen == s->pool.gen && n->heap < 0 && n->g != INFINITY; /* closed, or blocked with a distance */
-            if (settled && kind == ASTAR_FIELD_TO && n->g > open_min && !astar_walkable(&c, cell, x, y))
-                settled = false;
-            f->dist[id] = settled ? n->g : INFINITY;
-            f->next[id] = -1;
-            if (!settled) continue;
-            f->reached++;
-            if (n->from != ASTAR_FROM_START) f->next[id] = (int8_t)(kind == ASTAR_FIELD_TO ? n->from : n->from ^ 2);
-        }
-    }
     return astar_finish(res, st);
 }
 
 astar_field_kind astar_field_get_kind(const astar_field *f) { return f->kind; }
 int32_t astar_field_reached(const astar_field *f) { return f->reached; }
 
+/* The index of node id `id` in f's arrays, or -1 (sparse, not kept). */
+static ptrdiff_t entry_of(const astar_field *f, int32_t id) {
+    if (f->dense) return id;
+    int32_t lo = 0, hi = f->reached;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (f->ids[mid] < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < f->reached && f->ids[lo] == id ? lo : -1;
+}
+
 double astar_field_distance(const astar_field *f, int32_t x, int32_t y) {
     if (x < 0 || y < 0 || x >= f->width || y >= f->height) return NAN;
-    return f->dist[(size_t)y * (size_t)f->width + (size_t)x];
+    ptrdiff_t i = entry_of(f, y * f->width + x);
+    return i < 0 ? INFINITY : f->dist[i];
 }
 
 int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, int32_t *ny) {
     if (x < 0 || y < 0 || x >= f->width || y >= f->height) return -1;
-    int d = f->next[(size_t)y * (size_t)f->width + (size_t)x];
+    ptrdiff_t i = entry_of(f, y * f->width + x);
+    int d = i < 0 ? -1 : f->next[i];
     if (d < 0) return 0;
     *nx = x + ASTAR_DX[d];
     *ny = y + ASTAR_DY[d];
     return 1;
+}
+
+astar_status astar_field_list(const astar_field *f, int32_t *ids, double *dist) {
+    if (astar_progress_work(f->dense ? (uint64_t)f->width * (uint64_t)f->height : (uint64_t)f->reached) != ASTAR_OK)
+        return ASTAR_ESTOPPED;
+    if (!f->dense) {
+        for (int32_t i = 0; i < f->reached; i++) ids[i] = f->ids[i], dist[i] = f->dist[i];
+        return ASTAR_OK;
+    }
+    int32_t k = 0;
+    for (int32_t id = 0; id < f->width * f->height; id++)
+        if (f->dist[id] != INFINITY) ids[k] = id, dist[k++] = f->dist[id];
+    return ASTAR_OK;
 }

@@ -165,7 +165,7 @@ function astar.graph() end
 ---@return astar.Scheduler
 function astar.scheduler(opts) end
 
----Line-of-sight string pulling: the path's turning points, never through a blocked cell.
+---Line-of-sight string pulling: the path's turning points, never through a blocked cell. Greedy farthest visible; on squares in the core, about linear in the path (counts its work).
 ---@param grid astar.Grid
 ---@param path astar.AnyPath any form find returns
 ---@param opts { diagonal: astar.Diagonal? }?
@@ -321,7 +321,7 @@ function Grid:search(sx, sy, gx, gy, opts) end
 ---@return astar.Info info
 function Grid:distance_field(goals, opts) end
 
----Every cell reachable from (sx, sy) for at most budget, cheapest first.
+---Every cell reachable from (sx, sy) for at most budget, cheapest first. Costs what it reaches, not the map (its field keeps only the cells reached).
 ---@param sx integer
 ---@param sy integer
 ---@param budget number
@@ -590,6 +590,7 @@ function Build:threads() end
 ---@return integer height
 function Build:size() end
 
+---A field keeps only the cells it reached (found by binary search), unless its search expanded one cell in 8 of the grid: then a grid of its own (O(1) reads).
 ---@class astar.Field
 ---@field width integer
 ---@field height integer

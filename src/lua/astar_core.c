@@ -74,6 +74,7 @@ static const luaL_Reg FUNCTIONS[] = {
     {"load_scen", l_load_scen},
     {"load_scen_string", l_load_scen_string},
     {"png_encode", astar_lua_png_encode},
+    {"smooth", l_smooth},
     {"set_work_limit", l_set_work_limit},
     {"work_left", l_work_left},
     {NULL, NULL}};

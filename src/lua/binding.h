@@ -373,6 +373,7 @@ extern const char *const DIAGONAL_NAMES[];
 lgrid *check_grid(lua_State *L, int arg);
 lgrid *new_grid(lua_State *L);
 int l_grid(lua_State *L);
+int l_smooth(lua_State *L);
 
 /* find.c: grid:find, find_nearest, find_many, and what every grid query shares */
 lgrid *begin_grid_query(lua_State *L, find_ctx *c);

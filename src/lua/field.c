@@ -108,36 +108,35 @@ int grid_distance_field(lua_State *L) {
 }
 
 /* Reached cells of a field in order of cost (ties: node id), as {x=, y=, cost=}. */
+typedef struct cost_cell {
+    double cost;
+    int32_t id;
+} cost_cell;
+
 static int compare_by_cost(const void *a, const void *b) {
-    const double *da = a, *db = b;
-    if (da[0] != db[0]) return da[0] < db[0] ? -1 : 1;
-    return (da[1] > db[1]) - (da[1] < db[1]);
+    const cost_cell *x = a, *y = b;
+    if (x->cost != y->cost) return x->cost < y->cost ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
 }
 
 /* The cells of the field at idx. Every userdata or table made may run a finalizer that closes
- * the field: it is read only before those, into scratch, and checked again after. */
+ * the field: it is read only before those, into scratch, and checked again after. Work in
+ * proportion to the cells reached, unless the field is dense (astar_field_list). */
 static void push_cells(lua_State *L, int idx) {
     lfield *f = check_field(L, idx);
-    int32_t w = f->base.width, h = f->base.height, n = astar_field_reached(f->field);
-    /* A unit of the work limit per cell read, counted first: a read, nothing to undo. */
-    if (astar_progress_work((uint64_t)w * (uint64_t)h) != ASTAR_OK) work_limit_error(L);
-    double *pairs = astar_newuserdata_plain(L, (size_t)(n > 0 ? n : 1) * 2 * sizeof *pairs);
-    check_field(L, idx);
-    int32_t k = 0;
-    for (int32_t y = 0; y < h; y++)
-        for (int32_t x = 0; x < w; x++) {
-            double d = astar_field_distance(f->field, x, y);
-            if (d == HUGE_VAL || k >= n) continue;
-            pairs[2 * k] = d;
-            pairs[2 * k + 1] = (double)y * w + x;
-            k++;
-        }
-    qsort(pairs, (size_t)k, 2 * sizeof *pairs, compare_by_cost);
-    lua_createtable(L, k, 0);
-    for (int32_t i = 0; i < k; i++) {
-        int32_t id = (int32_t)pairs[2 * i + 1];
-        push_point(L, id, w);
-        lua_pushnumber(L, pairs[2 * i]);
+    int32_t w = f->base.width, n = astar_field_reached(f->field);
+    size_t room = (size_t)(n > 0 ? n : 1);
+    cost_cell *cells = astar_newuserdata_plain(L, room * (sizeof *cells + sizeof(double) + sizeof(int32_t)));
+    double *dist = (double *)(cells + room);
+    int32_t *ids = (int32_t *)(dist + room);
+    f = check_field(L, idx);
+    if (astar_field_list(f->field, ids, dist) != ASTAR_OK) work_limit_error(L); /* a read: nothing to undo */
+    for (int32_t i = 0; i < n; i++) cells[i] = (cost_cell){dist[i], ids[i]};
+    qsort(cells, (size_t)n, sizeof *cells, compare_by_cost);
+    lua_createtable(L, n, 0);
+    for (int32_t i = 0; i < n; i++) {
+        push_point(L, cells[i].id, w);
+        lua_pushnumber(L, cells[i].cost);
         lua_setfield(L, -2, "cost");
         lua_rawseti(L, -2, i + 1);
     }

@@ -393,6 +393,46 @@ static int grid_load(lua_State *L) {
     return 0;
 }
 
+/*
+ * astar.core.smooth(grid, xs, ys, sides) -> kept: astar.smooth on a square grid, for the front
+ * (lua/astar/smooth.lua reads the path and the options and gives their meaning): xs, ys the
+ * path's cells (1-based columns and rows, read raw), sides the corner rule's walkable sides
+ * (0..3); kept the 1-based indices of the waypoints (astar_grid_smooth).
+ */
+int l_smooth(lua_State *L) {
+    lgrid *g = check_object(L, 1, GRID_MT); /* its size is kept when it is closed: checked open below */
+    for (int arg = 2; arg <= 3; arg++)
+        if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table");
+    int sides = (int)check_integer(L, 4, "sides", 0, 3);
+    lua_Integer n = list_length(L, 2);
+    if (list_length(L, 3) != n) arg_error_fmt(L, 3, "xs and ys must be lists of the same length");
+    if (n > INT32_MAX / 16) arg_error_fmt(L, 2, "too many cells");
+    size_t room = (size_t)(n > 0 ? n : 1);
+    double *limits = astar_newuserdata_plain(L, room * (sizeof *limits + 2 * sizeof(int32_t)));
+    int32_t *cells = (int32_t *)(limits + room), *keep = cells + room;
+    for (lua_Integer i = 0; i < n; i++) {
+        lua_Integer at[2];
+        for (int k = 0; k < 2; k++) {
+            int isint, size = k ? g->base.height : g->base.width;
+            lua_rawgeti(L, 2 + k, i + 1);
+            at[k] = astar_tointegerx(L, -1, &isint);
+            lua_pop(L, 1);
+            if (!isint || at[k] < 1 || at[k] > size)
+                arg_error_fmt(L, 2 + k, "entry %d is not a %s of the grid", (int)(i + 1), k ? "row" : "column");
+        }
+        cells[i] = (int32_t)((at[1] - 1) * g->base.width + at[0] - 1);
+    }
+    g = check_grid(L, 1); /* then resolve: the scratch above may have run a finalizer */
+    int32_t kept = astar_grid_smooth(g->grid, cells, (int32_t)n, sides, limits, keep);
+    if (kept < 0) return work_limit_error(L);
+    lua_createtable(L, kept, 0);
+    for (int32_t i = 0; i < kept; i++) {
+        lua_pushinteger(L, (lua_Integer)keep[i] + 1);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
+}
+
 static const luaL_Reg GRID_METHODS[] = {
     {"size", grid_size}, {"version", grid_version}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
     {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
