@@ -5,7 +5,6 @@
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
 
-
 -- A fake clock in microseconds, and a node_cost that advances it by `us` per node reached: on
 -- a one-row corridor a search reaches exactly one new node per expansion, so an expansion costs
 -- exactly `us` of the fake clock (and `count[name]` counts them).
