@@ -56,6 +56,9 @@ local SHARE = 4
 -- How fast the measured rates forget: per slice, per scheduler and per job.
 local DECAY, JOB_DECAY = 0.95, 0.5
 
+-- Every scheduler made (weak keys): stats(into) refuses to write over one.
+local SCHEDULERS = setmetatable({}, { __mode = "k" })
+
 local SCHEDULER_OPTIONS = { budget = true, budget_us = true, concurrent = true, aging = true, clock = true }
 
 local function check_positive(value, what, integer, level)
@@ -97,6 +100,7 @@ function M.scheduler(opts)
   if type(self.clock) ~= "function" then
     error("bad argument #1 to 'scheduler' (option 'clock' must be a function, got " .. type(self.clock) .. ")", 2)
   end
+  SCHEDULERS[self] = true
   return self
 end
 
@@ -219,9 +223,11 @@ function Scheduler:run(job, callback, priority)
   return queue(self, job, step, result, callback, priority, false)
 end
 
--- What the scheduler steps for a build: a build's step, and its answer once done.
-local function build_step(build, n) return build:step(n) end
-local function build_result(build) return build, { status = "done", restarts = build:restarts() } end
+-- What the scheduler steps for a build: a table holding it (entry.job of a request is its
+-- search; a build's is this table, never closed by the scheduler), the build's step, and its
+-- answer once done.
+local function build_step(job, n) return job.build:step(n) end
+local function build_result(job) return job.build, { status = "done", restarts = job.build:restarts() } end
 
 --- sched:build(build, callback [, priority]) -> ticket
 -- A build (grid:build_landmarks, grid:build_hierarchy) run in the ticks' budgets like a search, sharing them
@@ -234,7 +240,7 @@ function Scheduler:build(build, callback, priority)
   if priority ~= nil and (type(priority) ~= "number" or priority ~= priority or math.abs(priority) == math.huge) then
     error("bad argument #3 to 'build' (priority must be a finite number, got " .. tostring(priority) .. ")", 2)
   end
-  return queue(self, build, build_step, build_result, callback, priority or 0, false)
+  return queue(self, { build = build }, build_step, build_result, callback, priority or 0, false)
 end
 
 -- Takes entry off every list.
@@ -327,6 +333,9 @@ function Scheduler:stats(into)
   if into ~= nil and type(into) ~= "table" then
     error("bad argument #1 to 'stats' (table or nil expected, got " .. type(into) .. ")", 2)
   end
+  if SCHEDULERS[into] then
+    error("bad argument #1 to 'stats' (a scheduler: its own fields would be overwritten)", 2)
+  end
   local s, c = into or {}, self.counts
   s.ticks, s.last_tick_us, s.most_tick_us = self.ticks, c.last_tick_us, c.most_tick_us
   s.last_expansions, s.expansions, s.steps, s.finished = c.last_expansions, c.expansions, c.steps, c.finished
@@ -393,10 +402,10 @@ function Scheduler:admit()
   end
 end
 
--- The time a clock reading says, in microseconds.
+-- The time a clock reading says, in microseconds (a finite number of seconds, or an error).
 local function read_clock(clock)
   local t = clock()
-  if type(t) ~= "number" or t ~= t then
+  if type(t) ~= "number" or t ~= t or math.abs(t) == math.huge then
     error("astar.Scheduler: its clock returned " .. tostring(t) .. " (a number of seconds expected)", 0)
   end
   return t * 1e6
@@ -406,13 +415,16 @@ end
 -- `share_us` microseconds: tick.charged, tick.penalty) and notes whether it finished.
 local function step(self, entry, n, t)
   local job, clock = entry.job, self.clock
+  local c0 = read_clock(clock)
   local prev = self.stepping
   self.stepping = job
-  local c0 = read_clock(clock)
   local ok, status, used = pcall(entry.step, job, math.min(n, MOST_STEP))
-  local c1 = read_clock(clock)
   self.stepping = prev
-  if ok and (type(used) ~= "number" or used < 0 or used ~= used or type(status) ~= "string") then
+  -- (a clock that raises now raises once the step is accounted for)
+  local clock_ok, c1 = pcall(read_clock, clock)
+  local clock_error
+  if not clock_ok then clock_error, c1 = c1, c0 end
+  if ok and (type(used) ~= "number" or not (used >= 0 and used < math.huge) or type(status) ~= "string") then
     ok, status = false, "astar.Scheduler: a job's step returned " .. tostring(status) .. ", " .. tostring(used) ..
       " (a status and the expansions used expected)"
   end
@@ -429,13 +441,12 @@ local function step(self, entry, n, t)
   if entry.cancelled or entry.job ~= job then
     -- Cancelled or retarget from inside its step: close the old job now that it returned.
     if entry.owned then close(job) end
-    return
-  end
-  if ok then
+  elseif ok then
     entry.done = status ~= "running"
   else
     entry.done, entry.failed, entry.error = true, true, status
   end
+  if not clock_ok then error(clock_error, 0) end
 end
 
 -- A tick's work, inside a pcall (tick restores the scheduler's state whatever happens).
