@@ -764,7 +764,7 @@ function Scheduler:retarget(ticket, gx, gy, sx, sy) end
 ---@field running integer
 ---@field waiting integer
 ---@field untold integer finished, not told yet (a callback raised before them)
----@field budget integer
+---@field budget integer? nil with budget_us alone (no expansion budget)
 ---@field budget_us number?
 ---@field concurrent integer
 

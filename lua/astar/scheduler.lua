@@ -341,7 +341,8 @@ function Scheduler:stats(into)
   s.last_expansions, s.expansions, s.steps, s.finished = c.last_expansions, c.expansions, c.steps, c.finished
   s.us_per_expansion = self.rate_us / self.rate_n
   s.running, s.waiting, s.untold = #self.running, #self.waiting, #self.untold
-  s.budget, s.budget_us, s.concurrent = self.budget, self.budget_us, self.concurrent
+  -- (budget: nil with budget_us alone, which sets no expansion budget)
+  s.budget, s.budget_us, s.concurrent = self.budget < MOST_STEP and self.budget or nil, self.budget_us, self.concurrent
   return s
 end
 
