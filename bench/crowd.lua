@@ -6,7 +6,7 @@
 -- p99, max), paths delivered per second of game time, CPU ms of ticks per delivered path, the
 -- frames from request to path (median), and the layer's update time per frame (median). The
 -- grid is prepared first (grid:prepare, `concurrent` workspaces), as a loading screen would.
---   lua5.4 bench/crowd.lua [--old FILE] [--frames N] [--units N] [--budget N] [MAP...]
+--   lua5.4 bench/crowd.lua [--old FILE] [--frames N] [--units N] [--budget N] [--concurrent N] [MAP...]
 -- --old FILE: also runs the scheduler module in FILE (e.g. `git show main:lua/astar/scheduler.lua
 -- > /tmp/old.lua`), in the same run, on the same worlds. Maps default to Paris_0_1024, brc202d
 -- and lak303d from ../shared/data/movingai/ (or /work/shared/data/movingai/).
@@ -24,6 +24,7 @@ while arg[i] do
   elseif arg[i] == "--frames" then FRAMES, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--units" then UNITS, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--budget" then BUDGET, i = tonumber(arg[i + 1]), i + 2
+  elseif arg[i] == "--concurrent" then CONCURRENT, i = tonumber(arg[i + 1]), i + 2
   else maps[#maps + 1], i = arg[i], i + 1 end
 end
 if #maps == 0 then
@@ -37,6 +38,10 @@ if #maps == 0 then
   end
 end
 assert(#maps > 0, "no maps: give their paths")
+
+-- CROWD_GC=generational (Lua 5.4) or stop: the collector's part in the max (a check, not a figure).
+local gc_mode = os.getenv("CROWD_GC")
+if gc_mode then collectgarbage(gc_mode) end
 
 local variants = { { name = "new", make = astar.scheduler } }
 if old_file then
