@@ -711,9 +711,10 @@ local Scheduler = {}
 function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 
 ---Queues any job: `job:step(n)` returns a status ("running" until done) and the expansions it
----used, `job:result()` the answer and its info (grid:search jobs, builds, grid:field_job,
----grid:search_nearest, a table of your own). The job stays yours: the scheduler never closes it.
----@param job { step: fun(self, n: integer): string, integer; result: fun(self): any, table }
+---used, `job:result()` the answer and its info (grid:search jobs, grid:field_job,
+---grid:search_nearest, a table of your own), or a build (run as `build` runs it). The job stays
+---yours: the scheduler never closes it.
+---@param job { step: fun(self, n: integer): string, integer; result: fun(self): any, table }|astar.Build
 ---@param callback fun(answer: any, info: table)
 ---@param priority number? higher first (default 0)
 ---@return integer ticket

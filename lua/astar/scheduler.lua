@@ -209,25 +209,29 @@ function Scheduler:request_nearest(grid, sx, sy, targets, opts, callback, priori
   return queue(self, job, job.step, job.result, callback, priority, true)
 end
 
---- sched:run(job, callback [, priority]) -> ticket
--- Any job: job:step(n) -> status ("running" until done), expansions used; job:result() ->
--- answer, info. Its step and result are read once, here. The job stays the caller's.
-function Scheduler:run(job, callback, priority)
-  local ok, step, result = pcall(function() return job.step, job.result end)
-  if not ok or type(step) ~= "function" or type(result) ~= "function" then
-    error("bad argument #1 to 'run' (a job with methods step and result expected, got " ..
-      (ok and type(job) or tostring(step)) .. ")", 2)
-  end
-  check_callback(callback, "run", 2)
-  priority = check_priority(priority, "run", 3)
-  return queue(self, job, step, result, callback, priority, false)
-end
-
 -- What the scheduler steps for a build: a table holding it (entry.job of a request is its
 -- search; a build's is this table, never closed by the scheduler), the build's step, and its
 -- answer once done.
 local function build_step(job, n) return job.build:step(n) end
 local function build_result(job) return job.build, { status = "done", restarts = job.build:restarts() } end
+
+--- sched:run(job, callback [, priority]) -> ticket
+-- Any job: job:step(n) -> status ("running" until done), expansions used; job:result() ->
+-- answer, info; or a build (as sched:build). Its step and result are read once, here. The job
+-- stays the caller's.
+function Scheduler:run(job, callback, priority)
+  local is_build = pcall(check_build, job, "run", 1, 1)
+  local ok, step, result = true, nil, nil
+  if not is_build then ok, step, result = pcall(function() return job.step, job.result end) end
+  if not is_build and (not ok or type(step) ~= "function" or type(result) ~= "function") then
+    error("bad argument #1 to 'run' (a job with methods step and result expected, got " ..
+      (ok and type(job) or tostring(step)) .. ")", 2)
+  end
+  check_callback(callback, "run", 2)
+  priority = check_priority(priority, "run", 3)
+  if is_build then return queue(self, { build = job }, build_step, build_result, callback, priority, false) end
+  return queue(self, job, step, result, callback, priority, false)
+end
 
 --- sched:build(build, callback [, priority]) -> ticket
 -- A build (grid:build_landmarks, grid:build_hierarchy) run in the ticks' budgets like a search, sharing them
