@@ -32,7 +32,9 @@
 -- whose border is far beyond their keys, scheduler callbacks that close other scheduled
 -- objects). Issue 26's ("living": grid:prepare and its Build among the writes and the steps of
 -- other builds; paths in every form, versions and check_path's since) came after all of them:
--- every seed of seeds.txt disables it.
+-- every seed of seeds.txt disables it. So does every seed for issue 27's scheduler ("frame":
+-- retarget from callbacks and between ticks, sched:run of search jobs and jobs of our own that
+-- answer nonsense, stats, schedulers with budget_us and a clock of our own).
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -1976,6 +1978,7 @@ function A.sched_request(st)
   local box = {}
   local cb = st:hook(st:counted(e, box, function(path, info)
     if st:on("mods2") and st.rng.next() < 0.3 then st:close_scheduled(e) end
+    if st:on("frame") and st.rng.next() < 0.3 then A.sched_frame_op(st, e) end
     if st.rng.next() < 0.3 then st:chaos() end
     if st.rng.next() < 0.1 then error(st:our_error(), 0) end
     -- A request whose search raised ends with status "error" (meta.lua, Scheduler:request).
@@ -2014,6 +2017,66 @@ function A.sched_op(st, e)
     st:cancel_ticket(e, t)
   elseif r == 5 then st:call("sched:tell", s.tell, s)
   else st:call("sched:admit", s.admit, s) end
+end
+
+-- Issue 27's scheduler ("frame"): re-aim a ticket (live, told, cancelled or weird; coordinates
+-- in and out of the grid, with and without a new start), read its stats, run a grid:search job
+-- or a job of our own (which may answer nonsense: the request ends with status "error"), on a
+-- scheduler that may have budget_us and a clock of our own. From a callback too (sched_request).
+function A.sched_frame_op(st, e)
+  local s = e.obj
+  local r = st:int(1, 4)
+  if r == 1 then
+    local t = #e.tickets > 0 and st:chance(0.9) and st:choice(e.tickets) or st:weird()
+    local w, h = st:dims()
+    if st:chance(0.6) then
+      st:call("sched:retarget", s.retarget, s, t, st:coord(w), st:coord(h))
+    else
+      st:call("sched:retarget", s.retarget, s, t, st:coord(w), st:coord(h), st:coord(w), st:coord(h))
+    end
+  elseif r == 2 then
+    st:call("sched:stats", s.stats, s, st:chance(0.7) and {} or st:weird())
+  else
+    local job
+    if r == 3 then
+      local ge = st:pick("grid")
+      if not ge then return end
+      local j = st:call("grid:search", ge.obj.search, ge.obj, st:coord(ge.w), st:coord(ge.h), st:coord(ge.w),
+        st:coord(ge.h))
+      if not j[1] then return end
+      job = j[2]
+    else
+      local steps, answer = st:int(0, 3), st:chance(0.8)
+      job = {
+        step = st:hook(function(_, n)
+          steps = steps - 1
+          if st.rng.next() < 0.1 then return st:weird(), st:weird() end
+          return steps > 0 and "running" or "done", math.min(n, st:int(0, 5))
+        end),
+        result = st:hook(function()
+          if not answer then error(st:our_error(), 0) end
+          return "answer", { status = "done" }
+        end),
+      }
+    end
+    local box = {}
+    local cb = st:hook(st:counted(e, box, function() end))
+    local rr = st:call("sched:run", s.run, s, st:chance(0.95) and job or st:weird(), cb,
+      st:chance(0.9) and st:int(-3, 3) or st:weird())
+    if rr[1] then
+      e.tickets[#e.tickets + 1], box.ticket = rr[2], rr[2]
+      if e.counted then e.counted[rr[2]] = true end
+    end
+  end
+end
+
+function A.sched_frame(st)
+  local e = st:pick("sched")
+  if not e then return end
+  st:with_ctx({ e }, function()
+    A.sched_frame_op(st, e)
+    if st:chance(0.5) then st:call("sched:tick", e.obj.tick, e.obj) end
+  end)
 end
 
 -- Landmarks and hierarchies (issue 25): built at once or as builds, their options now and
@@ -2459,7 +2522,7 @@ local ACTIONS = {
   { "close", 4 }, { "drop", 2 }, { "gc", 2 }, { "foreign", 3 }, { "newindex", 1 }, { "coroutine", 2 },
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
-  { "prepare", 3, "living" }, { "living", 4, "living" },
+  { "prepare", 3, "living" }, { "living", 4, "living" }, { "sched_frame", 4, "frame" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

@@ -160,7 +160,9 @@ function astar.mask(width, height) end
 ---@return astar.Graph
 function astar.graph() end
 
----Searches for many units sharing a per-tick budget.
+---Jobs for many units sharing a per-tick budget: `budget` expansions (default 5000; none with
+---`budget_us` alone) and `budget_us` microseconds of `clock` (default os.clock), a tick
+---overrunning it by at most one small slice.
 ---@param opts { budget: integer?, budget_us: number?, concurrent: integer?, aging: number?, clock: (fun(): number)? }?
 ---@return astar.Scheduler
 function astar.scheduler(opts) end
@@ -709,6 +711,70 @@ local Scheduler = {}
 ---@return integer ticket
 function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 
+---Queues any job: `job:step(n)` returns a status ("running" until done) and the expansions it
+---used, `job:result()` the answer and its info (grid:search jobs, grid:field_job,
+---grid:search_nearest, a table of your own), or a build (run as `build` runs it). The job stays
+---yours: the scheduler never closes it.
+---@param job { step: fun(self, n: integer): string, integer; result: fun(self): any, table }|astar.Build
+---@param callback fun(answer: any, info: table)
+---@param priority number? higher first (default 0)
+---@return integer ticket
+function Scheduler:run(job, callback, priority) end
+
+---Queues a distance field built in slices (grid:field_job); callback(field, info) as
+---grid:distance_field answers. Raises if this grid has no field_job.
+---@param grid astar.Grid
+---@param goals astar.Point[]
+---@param opts astar.FindOptions?
+---@param callback fun(field: astar.Field?, info: astar.Info)
+---@param priority number? higher first (default 0)
+---@return integer ticket
+function Scheduler:request_field(grid, goals, opts, callback, priority) end
+
+---Queues find_nearest in slices (grid:search_nearest); callback(path, info) as
+---grid:find_nearest answers. Raises if this grid has no search_nearest.
+---@param grid astar.Grid
+---@param sx integer
+---@param sy integer
+---@param targets astar.Point[]
+---@param opts astar.FindOptions?
+---@param callback fun(path: astar.Path?, info: astar.Info)
+---@param priority number? higher first (default 0)
+---@return integer ticket
+function Scheduler:request_nearest(grid, sx, sy, targets, opts, callback, priority) end
+
+---Re-aims a request made by `request` (a moving goal): a fresh search to (gx, gy) from its start
+---(or from (sx, sy) when given) with its grid and options, keeping its ticket, callback,
+---priority and place in line; the old search is closed. Made during a tick, it runs from the next.
+---@param ticket integer
+---@param gx integer
+---@param gy integer
+---@param sx integer?
+---@param sy integer?
+---@return boolean live false when the ticket was told, cancelled or unknown (nothing changes)
+function Scheduler:retarget(ticket, gx, gy, sx, sy) end
+
+---@class astar.SchedulerStats
+---@field ticks integer ticks so far
+---@field last_tick_us number the last tick's time by the scheduler's clock, callbacks included
+---@field most_tick_us number the longest tick so far
+---@field last_expansions integer expanded by the last tick
+---@field expansions integer expanded by every tick
+---@field steps integer job steps made
+---@field finished integer requests told
+---@field us_per_expansion number the measured cost of an expansion (what slices are sized by)
+---@field running integer
+---@field waiting integer
+---@field untold integer finished, not told yet (a callback raised before them)
+---@field budget integer? nil with budget_us alone (no expansion budget)
+---@field budget_us number?
+---@field concurrent integer
+
+---What the scheduler did, for a game's AI-time graph.
+---@param into table? filled and returned (no garbage per frame)
+---@return astar.SchedulerStats
+function Scheduler:stats(into) end
+
 ---Queues a build (grid:build_landmarks, grid:build_hierarchy) to run in the ticks' budgets beside the searches (it
 ---counts as one of the `concurrent`); callback(build, { status = "done", restarts = n }) is
 ---told by the tick that completes it. A build that raises ends as a failed search does, and
@@ -719,14 +785,18 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 ---@return integer ticket
 function Scheduler:build(build, callback, priority) end
 
----Runs the searches for at most budget expansions (default: the scheduler's), and tells every
----request that finished, each once (see tell).
+---Runs the jobs for at most budget expansions (default: the scheduler's) and about budget_us
+---microseconds (one small slice more at most), and tells every request that finished, each
+---once (see tell). Requests made or retargeted during the tick wait for the next one; every
+---step is charged at least budget / (4 * concurrent), so a tick's work is bounded whatever its
+---callbacks do.
 ---@param budget integer?
 ---@return integer spent expansions
 ---@return integer finished requests whose callbacks ran
 function Scheduler:tick(budget) end
 
----Safe at any time, from any callback too.
+---Safe at any time, from any callback too. Closes the request's job when the scheduler made it
+---(request, request_field, request_nearest): its workspace goes back to the grid at once.
 ---@param ticket integer
 ---@return boolean cancelled true when the request's callback was still to be called (it never will be)
 function Scheduler:cancel(ticket) end
