@@ -76,6 +76,7 @@ static const luaL_Reg FUNCTIONS[] = {
     {"png_encode", astar_lua_png_encode},
     {"set_work_limit", l_set_work_limit},
     {"work_left", l_work_left},
+    {"workspaces", l_workspaces},
     {NULL, NULL}};
 
 ASTAR_EXPORT int luaopen_astar_core(lua_State *L);
