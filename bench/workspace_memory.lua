@@ -2,7 +2,8 @@
 -- VmRSS from /proc/self/status (Linux), so this bench says "n/a" elsewhere.
 --   lua5.4 bench/workspace_memory.lua [MAP] [rounds]
 -- 1. eight jobs of a few hundred expanded cells each, all holding a workspace at once, on the
---    map: RSS beyond the grid and its tables (grid:prepare({workspaces = 0}) made those);
+--    map (goals within 100 cells): RSS beyond the grid and its tables (grid:prepare({workspaces =
+--    0}) made those);
 --    then 300 more such rounds all over the map, one after the other (pages a workspace
 --    touched stay with it until it is freed or its stamps wrap);
 -- 2. `rounds` rounds (default 30) of 200 units retargeting: every unit's job is closed (a
@@ -59,7 +60,7 @@ end
 local function eight_short()
   local jobs, expanded = {}, 0
   for i = 1, 8 do
-    local sx, sy, gx, gy = near_pair(25)
+    local sx, sy, gx, gy = near_pair(100)
     jobs[i] = grid:search(sx, sy, gx, gy)
     local _, n = jobs[i]:step(1) -- takes its workspace, holds it until done
     expanded = expanded + n
@@ -73,8 +74,10 @@ local function eight_short()
   return held, expanded
 end
 local held, expanded = eight_short()
-print(string.format("8 short jobs at once (%d expansions in all): RSS %s beyond the grid while held, %s after",
-  expanded, mib(held - base), mib(rss_mib() - base)))
+-- Once done, each job's workspace is idle in the pool with the pages its search touched: what the
+-- eight searches took at once.
+print(string.format("8 short jobs at once (%d expansions each on average): RSS beyond the grid %s once " ..
+  "each holds its workspace, %s once all are done", math.floor(expanded / 8), mib(held - base), mib(rss_mib() - base)))
 local t0 = os.clock()
 local total = 0
 for _ = 1, 300 do
@@ -111,7 +114,7 @@ for u = 1, units do close(jobs[u]) end
 full_gc()
 table.sort(times)
 print(string.format("%d rounds of %d units: RSS %s after (%s over the start), median round %.1f ms",
-  rounds, units, mib(rss_mib()), mib(rss_mib() - start), times[(#times + 1) // 2]))
+  rounds, units, mib(rss_mib()), mib(rss_mib() - start), times[math.floor((#times + 1) / 2)]))
 
 -- 3. First use of a workspace on 1024x1024: an empty grid, and the map (whose queries also copy
 -- the dead-end areas' bits into the workspace, a byte a cell, at its first use).

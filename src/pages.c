@@ -70,6 +70,8 @@ void astar_pages_zero(const astar_alloc *a, void *p, size_t bytes) {
     if (!p) return;
 #if defined(PAGES_DROP)
     if (from_system(a, bytes) && madvise(p, bytes, MADV_DONTNEED) == 0) return;
+#else
+    (void)a;
 #endif
     memset(p, 0, bytes);
 }
