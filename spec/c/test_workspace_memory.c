@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "core.h"
+#include "nodes.h"
 #define CHECK_RNG_SEED 0x27
 #include "check.h"
 
-enum { W = 70, H = 70, STARTS = 4, RADIUS = 4 };
+enum { W = 70, H = 70, STARTS = 4 };
 
-static bool open_cell(int x, int y) { return !(x % 7 == 3 && y % 9 != 4); } /* walls with gaps */
+/* Walls with gaps; the east corner (the fillers') open. */
+static bool open_cell(int x, int y) { return (x >= W - 3 && y >= H - 3) || !(x % 7 == 3 && y % 9 != 4); }
 
 /* Steps from (sx, sy) to every cell (-1: none), by breadth-first search. */
 static void bfs(int sx, int sy, int dist[H][W]) {
@@ -73,8 +75,14 @@ static void pages_alone(void) {
     CHECK(c.live == 0 && c.bytes == 0);
 }
 
-/* queries short queries on one workspace (alloc NULL: the default), each checked. */
-static void many_queries(const astar_alloc *alloc, long queries) {
+/*
+ * Cycles of `period` queries on one workspace (alloc NULL: the default allocator): the stamps
+ * run 1..period between two clears, so the first query of a cycle gets the stamp the first of
+ * the last cycle had, and meets its records wherever no later query stamped over them. Each
+ * cycle's first query runs from another start in the west part of the grid, checked against
+ * the oracle (cost, and the path's steps); the rest stay in the east corner.
+ */
+static void cycles(const astar_alloc *alloc, long period, int ncycles) {
     astar_grid *g = astar_grid_new(W, H, ASTAR_DIAG_NEVER, alloc);
     CHECK(g != NULL);
     if (!g) return;
@@ -87,30 +95,39 @@ static void many_queries(const astar_alloc *alloc, long queries) {
     int sx[STARTS], sy[STARTS];
     for (int k = 0; k < STARTS; k++) {
         do {
-            sx[k] = RADIUS + (int)(rnd() % (W - 2 * RADIUS));
-            sy[k] = RADIUS + (int)(rnd() % (H - 2 * RADIUS));
+            sx[k] = (int)(rnd() % (W / 2));
+            sy[k] = (int)(rnd() % H);
         } while (!open_cell(sx[k], sy[k]));
         bfs(sx[k], sy[k], dist[k]);
     }
-    long wrong = 0;
-    for (long i = 0; s && i < queries; i++) {
-        int k = (int)(i % STARTS);
-        int gx = sx[k] + (int)(rnd() % (2 * RADIUS + 1)) - RADIUS;
-        int gy = sy[k] + (int)(rnd() % (2 * RADIUS + 1)) - RADIUS;
+    long wrong = 0, fillers = 0;
+    for (int c = 0; s && c < ncycles; c++) {
+        int k = c % STARTS, gx, gy;
+        do { /* a goal the start reaches, in the west part */
+            gx = (int)(rnd() % (W / 2));
+            gy = (int)(rnd() % H);
+        } while (dist[k][gy][gx] <= 0);
         astar_query q;
         astar_query_init(&q);
         q.sx = sx[k], q.sy = sy[k], q.gx = gx, q.gy = gy;
         q.dead_ends = 0;
-        if (i % 3 == 1) q.heuristic = ASTAR_H_ZERO; /* Dijkstra: more records a query */
+        q.jps = ASTAR_JPS_OFF; /* A*: a record for every cell it reaches */
         astar_result res;
         astar_status st = astar_find(s, g, &q, &res);
-        int want = dist[k][gy][gx];
-        bool ok = want < 0 ? st == ASTAR_UNREACHABLE : st == ASTAR_OK && res.cost == (double)want;
+        int32_t n = 0;
+        const int32_t *path = astar_search_path(s, &n);
+        bool ok = st == ASTAR_OK && res.cost == (double)dist[k][gy][gx] && n == dist[k][gy][gx] + 1 &&
+                  path[0] == sy[k] * W + sx[k] && path[n - 1] == gy * W + gx &&
+                  path_legal(g, ASTAR_DIAG_NEVER, path, n);
         if (!ok && wrong++ < 5)
-            fprintf(stderr, "query %ld: (%d,%d)->(%d,%d) status %d cost %g, want %d\n", i, sx[k], sy[k], gx,
-                    gy, (int)st, res.cost, want);
+            fprintf(stderr, "cycle %d: (%d,%d)->(%d,%d) status %d cost %g, want %d\n", c, sx[k], sy[k], gx, gy,
+                    (int)st, res.cost, dist[k][gy][gx]);
+        q.sx = W - 3, q.sy = H - 3, q.gx = W - 1, q.gy = H - 1;
+        for (long i = 1; i < period; i++)
+            if (astar_find(s, g, &q, &res) != ASTAR_OK || res.cost != 4.0) fillers++;
     }
     CHECK(wrong == 0);
+    CHECK(fillers == 0);
     astar_search_free(s);
     astar_grid_free(g);
 }
@@ -120,11 +137,11 @@ int main(void) {
     /* The default allocator: the records are pages (70x70 is past ASTAR_PAGES_MIN), cleared
      * every ASTAR_POOL_CLEAR_EVERY queries on Linux, and at the wrap. */
     CHECK((size_t)(W + 2) * (H + 2) * 16 >= ASTAR_PAGES_MIN);
-    many_queries(NULL, 66000);
+    cycles(NULL, ASTAR_POOL_CLEAR_EVERY - 1, 24);
     /* A host's allocator: every array through it, cleared by writing at the wrap. */
     counting c = {0};
     astar_alloc counted = {count_alloc, &c};
-    many_queries(&counted, 66000);
+    cycles(&counted, 65535, 2);
     CHECK(c.live == 0 && c.bytes == 0);
     return check_summary();
 }
