@@ -67,6 +67,35 @@ describe("a grid's workspace pool", function()
     assert.equal(0, select(2, core.workspaces(g)))
   end)
 
+  it("gives back the pages of a job closed mid-search, its workspace's answers still exact", function()
+    local rng = oracle.rng(127)
+    local world = worlds.random_world(rng, { w = 12, h = 10 })
+    local g = astar.grid(64, 64, { diagonal = world.diagonal }) -- 68 KiB of records: pages
+    g:fill(false)
+    for y = 1, world.h do
+      for x = 1, world.w do g:set_cost(x, y, world.cost[y][x]) end
+    end
+    local dist = oracle.distances(world, 1, 1)
+    for round = 1, 6 do
+      local job = g:search(1, 1, 12, 10)
+      job:step(round) -- its workspace is the grid's first, as the finds' below
+      close(job)
+      assert.equal(0, select(2, core.workspaces(g)))
+      for gy = 1, world.h, 3 do
+        for gx = 1, world.w, 2 do
+          local path, info = g:find(1, 1, gx, gy)
+          local want = world.cost[gy][gx] and dist[gy][gx] or math.huge
+          if want == math.huge then
+            assert.is_nil(path)
+          else
+            assert.is_true(oracle.near(info.cost, want))
+            assert.is_true(oracle.near(oracle.path_cost(world, path), want))
+          end
+        end
+      end
+    end
+  end)
+
   it("frees no workspace a query holds when a callback closes jobs and nests finds", function()
     local rng = oracle.rng(59)
     local world = worlds.random_world(rng, { w = 12, h = 12, node_cost = true })

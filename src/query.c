@@ -58,6 +58,15 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s, sizeof *s, 0);
 }
 
+void astar_search_trim(astar_search *s) {
+    astar_pool *p = &s->pool;
+    if (!p->clear_at) return; /* its clears write: that would give nothing back */
+    astar_pool_array_zero(p, &s->alloc, p->nodes, sizeof *p->nodes);
+    zero_node_arrays(s);
+    p->gen = 0; /* every record stale: the next query's stamp is 1 */
+    s->job_live = false;
+}
+
 const int32_t *astar_search_path(const astar_search *s, int32_t *length) {
     if (length) *length = s->path.len;
     return s->path.ids;

@@ -37,10 +37,12 @@ static void job_release(lua_State *L, ljob *j) {
     j->ctx.run.ws = NULL;
 }
 
-/* A job is read by no query (never marked), but its own step may close it. */
+/* A job is read by no query (never marked), but its own step may close it. Closed in the
+ * middle of its search (a cancel), it gives back the memory that search touched, too. */
 static void job_free(lua_State *L, void *o) {
     ljob *j = o;
     if (j->stepping) luaL_error(L, "astar.Search is in use by its own step");
+    if (j->ctx.run.ws && !j->ctx.grid->base.freed) astar_search_trim(j->ctx.run.ws->search);
     job_release(L, j);
 }
 
