@@ -21,6 +21,7 @@ build = {
       ["astar.core"] = {
          sources = {
             "src/core.c",
+            "src/pages.c",
             "src/nodes.c",
             "src/cost.c",
             "src/islands.c",

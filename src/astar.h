@@ -682,6 +682,14 @@ typedef struct astar_search astar_search;
 
 astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc *alloc);
 void astar_search_free(astar_search *s);
+/*
+ * Gives back the memory its searches touched, keeping the workspace: where its per-node
+ * arrays are the system's pages (the default allocator, Linux) they become untouched zeroed
+ * pages again, which the next queries commit as they touch them; elsewhere nothing happens.
+ * A search started on s (astar_search_start) is dropped: its next step answers what the last
+ * finished one did. What a cancelled job's workspace does (the Lua binding's job close).
+ */
+void astar_search_trim(astar_search *s);
 
 /*
  * A level's load: astar_grid_prepare builds now every lazy table the grid's queries under

@@ -34,6 +34,8 @@ astar_alloc astar_pick_alloc(const astar_alloc *alloc) {
     return a;
 }
 
+bool astar_alloc_is_default(const astar_alloc *a) { return a->fn == default_alloc; }
+
 void *astar_new_zeroed(const astar_alloc *alloc, size_t size, astar_alloc *picked) {
     *picked = astar_pick_alloc(alloc);
     void *p = astar_mem(picked, NULL, 0, size);

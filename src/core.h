@@ -23,6 +23,24 @@ astar_alloc astar_pick_alloc(const astar_alloc *alloc);
  * *picked for the object to keep); NULL on OOM. */
 void *astar_new_zeroed(const astar_alloc *alloc, size_t size, astar_alloc *picked);
 
+/*
+ * Big per-node arrays (pages.c): with the default allocator (malloc), from ASTAR_PAGES_MIN
+ * bytes up, zeroed pages of the system's (mmap, VirtualAlloc) that it commits when first
+ * touched, so that a search's memory grows with the pages it touches, not with the grid;
+ * otherwise from the allocator (a host's own allocator keeps every byte). astar_pages_new:
+ * `bytes` bytes, zeroed if `zeroed` (always, from the system); NULL on OOM or for 0 bytes.
+ * astar_pages_zero: zeroed again, the pages given back to the system where it can (Linux);
+ * astar_pages_free: freed. Each takes the allocator and size the array was made with.
+ */
+#define ASTAR_PAGES_MIN ((size_t)64 << 10)
+void *astar_pages_new(const astar_alloc *a, size_t bytes, bool zeroed);
+void astar_pages_zero(const astar_alloc *a, void *p, size_t bytes);
+void astar_pages_free(const astar_alloc *a, void *p, size_t bytes);
+/* Whether astar_pages_zero gives such an array's pages back rather than writing it. */
+bool astar_pages_dropped(const astar_alloc *a, size_t bytes);
+/* Whether a is the allocator over malloc that astar_pick_alloc gives for none. */
+bool astar_alloc_is_default(const astar_alloc *a);
+
 /* obj, noting for astar_last_status why it is NULL (why) or that it is not: what the
  * constructors that can be stopped return through. */
 void *astar_made(void *obj, astar_status why);

@@ -479,9 +479,9 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     c.memo_penalty = c.penalties ? s->penalty : NULL;
     c.memo_h = c.custom ? s->custom_h : NULL;
 
-    if (astar_pool_begin(&s->pool)) { /* wrapped: stale stamps could look current */
-        if (s->claim_gen) memset(s->claim_gen, 0, s->pool.count * sizeof *s->claim_gen);
-        if (s->interest_gen) memset(s->interest_gen, 0, s->pool.count * sizeof *s->interest_gen);
+    if (astar_pool_begin(&s->pool, &s->alloc)) { /* wrapped: stale stamps could look current */
+        astar_pool_array_zero(&s->pool, &s->alloc, s->claim_gen, sizeof *s->claim_gen);
+        astar_pool_array_zero(&s->pool, &s->alloc, s->interest_gen, sizeof *s->interest_gen);
     }
     if (q->claims) {
         /* Claims of height 1 hold node id at cell stride + 1 + id (graph.c). */

@@ -3,11 +3,12 @@
 
 bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count) {
     memset(p, 0, sizeof *p);
-    size_t bytes = astar_array_size(count, sizeof *p->nodes);
-    p->nodes = bytes ? astar_mem(a, NULL, 0, bytes) : NULL;
+    /* Zeroed: gen 0 is never current, every record starts stale. From the system's zeroed
+     * pages (core.h), the records of the cells a search never reaches cost nothing. */
+    p->nodes = astar_pages_new(a, astar_array_size(count, sizeof *p->nodes), true);
     if (!p->nodes) return false;
-    memset(p->nodes, 0, bytes); /* gen 0 is never current: every record starts stale */
     p->count = count;
+    if (astar_pages_dropped(a, count * sizeof *p->nodes)) p->clear_at = ASTAR_POOL_CLEAR_EVERY;
     return true;
 }
 
@@ -15,20 +16,23 @@ bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count) {
 static size_t heap_slots(int32_t cap) { return cap ? (size_t)cap + ASTAR_HEAP_ARITY : 0; }
 
 void astar_pool_free(astar_pool *p, const astar_alloc *a) {
-    astar_mem(a, p->nodes, p->count * sizeof *p->nodes, 0);
+    astar_pages_free(a, p->nodes, p->count * sizeof *p->nodes);
     astar_mem(a, p->heap.items, heap_slots(p->heap.cap) * sizeof *p->heap.items, 0);
     memset(p, 0, sizeof *p);
 }
 
 /* Stamps are 16 bits to keep a record in 16 bytes; clearing them once in 65535 queries
- * costs far less than a wider record would. */
-bool astar_pool_begin(astar_pool *p) {
+ * costs far less than a wider record would. Where clearing gives the pages back instead of
+ * writing them (astar_pages_dropped), it comes every ASTAR_POOL_CLEAR_EVERY queries: a
+ * workspace then holds the pages its last queries touched, not every page any query did
+ * (a long search's whole grid stays with it for at most that many short ones after). */
+bool astar_pool_begin(astar_pool *p, const astar_alloc *a) {
     for (int32_t i = 0; i < p->heap.len; i++) p->heap.items[i].key = ASTAR_HEAP_PAD; /* what the last query left */
     p->heap.len = 0;
     p->tie_bits = ASTAR_TIE_BITS_MAX;
     p->key_room = ldexp(1.0, 31 - ASTAR_TIE_BITS_MAX);
-    if (++p->gen != 0) return false;
-    for (size_t i = 0; i < p->count; i++) p->nodes[i].gen = 0; /* stale stamps could look current */
+    if (++p->gen != 0 && p->gen != p->clear_at) return false;
+    astar_pool_array_zero(p, a, p->nodes, sizeof *p->nodes); /* stale stamps could look current */
     p->gen = 1;
     return true;
 }
@@ -70,15 +74,16 @@ bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a) {
 
 bool astar_pool_array(const astar_pool *p, const astar_alloc *a, void **slot, size_t elem,
                       bool zeroed) {
-    if (*slot) return true;
-    size_t bytes = astar_array_size(p->count, elem);
-    *slot = bytes ? astar_mem(a, NULL, 0, bytes) : NULL;
-    if (*slot && zeroed) memset(*slot, 0, bytes);
+    if (!*slot) *slot = astar_pages_new(a, astar_array_size(p->count, elem), zeroed);
     return *slot != NULL;
 }
 
+void astar_pool_array_zero(const astar_pool *p, const astar_alloc *a, void *array, size_t elem) {
+    astar_pages_zero(a, array, p->count * elem);
+}
+
 void astar_pool_array_free(const astar_pool *p, const astar_alloc *a, void *array, size_t elem) {
-    if (array) astar_mem(a, array, p->count * elem, 0);
+    astar_pages_free(a, array, p->count * elem);
 }
 
 bool astar_path_reserve(astar_path_buf *b, const astar_alloc *a, int32_t len) {

@@ -88,25 +88,32 @@ typedef struct astar_pool {
     astar_heap heap;
     size_t count;           /* records; the open list never needs more slots */
     uint16_t gen;           /* this query's stamp: wraps after 65535 queries (astar_pool_begin) */
+    uint16_t clear_at;      /* or once it reaches this, when that gives pages back (0: never) */
     int tie_bits;           /* of the keys astar_pool_key makes this query, */
     double key_room;        /* while f stays below this: 2^(31 - tie_bits) */
 } astar_pool;
 
-/* Records for count nodes, every one stale; false on OOM. */
+/* Records for count nodes, every one stale; false on OOM. No pass over them: see
+ * astar_pages_new. */
+#define ASTAR_POOL_CLEAR_EVERY 1024
 bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count);
 void astar_pool_free(astar_pool *p, const astar_alloc *a);
 /* A fresh stamp and an empty open list for a new query. True when the stamps wrapped and
- * every record was made stale again: the caller then clears its own stamp arrays. */
-bool astar_pool_begin(astar_pool *p);
+ * every record was made stale again (zeroed: astar_pool_array_zero): the caller then clears
+ * its own stamp arrays. a: the allocator the records were made with. */
+bool astar_pool_begin(astar_pool *p, const astar_alloc *a);
 /* Doubles the open list, up to one slot per record; false on OOM. */
 bool astar_pool_grow_heap(astar_pool *p, const astar_alloc *a);
 /* A per-node array (count elements), made the first time a query needs it and kept for the
- * next ones: *slot stays as it is when already there; false on OOM. */
+ * next ones: *slot stays as it is when already there; false on OOM. Big ones are the
+ * system's pages, committed as a search touches them (astar_pages_new). */
 bool astar_pool_array(const astar_pool *p, const astar_alloc *a, void **slot, size_t elem,
                       bool zeroed);
 /* astar_pool_array for the member `array` of a workspace s that has a `pool` and an `alloc`. */
 #define ASTAR_POOL_NEED(s, array, zeroed) \
     astar_pool_array(&(s)->pool, &(s)->alloc, (void **)&(s)->array, sizeof *(s)->array, zeroed)
+/* Zeroes what astar_pool_array made (NULL: nothing), giving its pages back where it can. */
+void astar_pool_array_zero(const astar_pool *p, const astar_alloc *a, void *array, size_t elem);
 /* Frees what astar_pool_array made. */
 void astar_pool_array_free(const astar_pool *p, const astar_alloc *a, void *array, size_t elem);
 

@@ -22,23 +22,27 @@ astar_search *astar_search_new(int32_t width, int32_t height, const astar_alloc 
     return astar_made(s, ASTAR_OK);
 }
 
+/* Every per-node array of a workspace (search.h), for what is done to all of them. */
+#define NODE_ARRAYS(X)                                                                             \
+    X(penalty) X(custom_h) X(claimed) X(claim_gen) X(target_of) X(target_gen) X(depth) X(step_in) \
+    X(window_head) X(interest_of) X(interest_gen)
+
 /* Every per-node array: made again on need, for the pool's count of records. */
 static void free_node_arrays(astar_search *s) {
     astar_pool *p = &s->pool;
     astar_alloc a = s->alloc;
-#define FREE_ARRAY(name) (astar_pool_array_free(p, &a, s->name, sizeof *s->name), s->name = NULL)
-    FREE_ARRAY(penalty);
-    FREE_ARRAY(custom_h);
-    FREE_ARRAY(claimed);
-    FREE_ARRAY(claim_gen);
-    FREE_ARRAY(target_of);
-    FREE_ARRAY(target_gen);
-    FREE_ARRAY(depth);
-    FREE_ARRAY(step_in);
-    FREE_ARRAY(window_head);
-    FREE_ARRAY(interest_of);
-    FREE_ARRAY(interest_gen);
+#define FREE_ARRAY(name) (astar_pool_array_free(p, &a, s->name, sizeof *s->name), s->name = NULL);
+    NODE_ARRAYS(FREE_ARRAY)
 #undef FREE_ARRAY
+}
+
+/* Once the stamps wrapped: the stamp arrays must read 0 again (stale); the others need not,
+ * but zeroed they give their pages back too (astar_pages_zero), so that a workspace holds
+ * no more than its searches touched since. */
+static void zero_node_arrays(astar_search *s) {
+#define ZERO_ARRAY(name) astar_pool_array_zero(&s->pool, &s->alloc, s->name, sizeof *s->name);
+    NODE_ARRAYS(ZERO_ARRAY)
+#undef ZERO_ARRAY
 }
 
 void astar_search_free(astar_search *s) {
@@ -52,6 +56,15 @@ void astar_search_free(astar_search *s) {
     astar_dead_end_view_free(&s->dead_ends, &a);
     astar_pool_free(p, &a);
     astar_mem(&a, s, sizeof *s, 0);
+}
+
+void astar_search_trim(astar_search *s) {
+    astar_pool *p = &s->pool;
+    if (!p->clear_at) return; /* its clears write: that would give nothing back */
+    astar_pool_array_zero(p, &s->alloc, p->nodes, sizeof *p->nodes);
+    zero_node_arrays(s);
+    p->gen = 0; /* every record stale: the next query's stamp is 1 */
+    s->job_live = false;
 }
 
 const int32_t *astar_search_path(const astar_search *s, int32_t *length) {
@@ -266,11 +279,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     c->memo_penalty = c->penalties ? s->penalty : NULL;
     c->memo_h = c->heuristic == ASTAR_H_CUSTOM ? s->custom_h : NULL;
 
-    if (astar_pool_begin(&s->pool)) { /* wrapped: stale stamps could look current */
-        if (s->claim_gen) memset(s->claim_gen, 0, s->pool.count * sizeof *s->claim_gen);
-        if (s->target_gen) memset(s->target_gen, 0, s->pool.count * sizeof *s->target_gen);
-        if (s->interest_gen) memset(s->interest_gen, 0, s->pool.count * sizeof *s->interest_gen);
-    }
+    if (astar_pool_begin(&s->pool, &s->alloc)) zero_node_arrays(s); /* wrapped */
     c->pv.nlayers = q->nlayers;
     if (q->nlayers > 0) {
         c->pv.value0 = c->layer_value[0];

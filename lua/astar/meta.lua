@@ -405,7 +405,7 @@ function Grid:hierarchy(cluster_size, opts) end
 function Grid:build_hierarchy(cluster_size, opts) end
 
 ---@class astar.PrepareOptions
----@field workspaces integer? 0..64 search workspaces made ready (default 1): their per-cell arrays made and touched
+---@field workspaces integer? 0..64 search workspaces made ready and kept in the pool (default 1): their per-cell arrays made (zeroed pages, committed as searches touch them)
 ---@field hierarchy (boolean|integer)? also the hierarchy a hierarchical find reads: true (cluster size 12, what such a find builds) or a size 2..256
 ---@field diagonal astar.Diagonal? the tables of another square mode's queries (default: the grid's mode)
 ---@field build boolean? true: return an astar.Build that makes the tables in steps (one table a unit), for a loading screen

@@ -30,7 +30,7 @@ static void run_pool(double scale, int rounds) {
     astar_pool pool;
     CHECK(astar_pool_init(&pool, &alloc, NODES));
     for (int round = 0; round < rounds; round++) {
-        astar_pool_begin(&pool);
+        astar_pool_begin(&pool, &alloc);
         double floor_f = 0.0, last_f = -1.0, last_h = 0.0;
         int32_t next = 0;
         bool ordered = true, tie_ordered = true;
@@ -73,7 +73,7 @@ static void run_pool(double scale, int rounds) {
 static void equal_f(double f) {
     astar_pool pool;
     CHECK(astar_pool_init(&pool, &alloc, NODES));
-    astar_pool_begin(&pool);
+    astar_pool_begin(&pool, &alloc);
     for (int32_t id = 0; id < 512; id++) {
         astar_node_touch(pool.nodes, pool.gen, id);
         h_of[id] = ldexp(1.0, (int)(rnd() % 20)) * (f / 2e6); /* 0 < h < f, an exponent apart */

@@ -77,6 +77,7 @@ static const luaL_Reg FUNCTIONS[] = {
     {"smooth", l_smooth},
     {"set_work_limit", l_set_work_limit},
     {"work_left", l_work_left},
+    {"workspaces", l_workspaces},
     {NULL, NULL}};
 
 ASTAR_EXPORT int luaopen_astar_core(lua_State *L);

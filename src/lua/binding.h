@@ -59,10 +59,18 @@ typedef struct pool_kind {
 } pool_kind;
 
 /* The workspaces of one grid or graph: one per query running on it at once (reentrant
- * finds), kept warm between queries. */
+ * finds, jobs between their first step and their end), kept warm between queries, as many
+ * idle as release_workspace's rule keeps. */
+#define POOL_WINDOW 64 /* acquisitions over which a pool counts its busiest moment */
+#define POOL_MARGIN 2  /* idle workspaces a pool keeps at least */
+
 typedef struct pool {
     const pool_kind *kind;
     workspace *first;
+    int busy;                /* taken now */
+    int reserved;            /* grid:prepare's `workspaces`: kept however few are busy */
+    int peak, last_peak;     /* the most busy at once in this window of acquisitions, the last */
+    int acquired;            /* acquisitions in this window (POOL_WINDOW) */
 } pool;
 
 typedef struct lgrid {
@@ -308,6 +316,8 @@ void mark_read(run_ctx *c, lobject *o);
 void resolve_grid_callbacks(run_ctx *c, astar_query *q, const query_args *a);
 void resolve_graph_callbacks(run_ctx *c, astar_graph_query *q, const query_args *a);
 workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner);
+void release_workspace(lua_State *L, pool *p, workspace *w);
+int l_workspaces(lua_State *L);
 void free_pool(lua_State *L, pool *p);
 workspace *pool_reserve(lua_State *L, pool *p, const lobject *owner, int n);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);

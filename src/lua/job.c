@@ -30,17 +30,20 @@ typedef struct ljob {
 
 enum { JOB_CALLBACKS = 1, JOB_GRID = 4, JOB_PINNED = 5 };
 
-/* Gives the workspace back to the grid's pool (unless the grid, and so the pool, is gone). */
-static void job_release(ljob *j) {
-    if (j->ctx.run.ws && !j->ctx.grid->base.freed) j->ctx.run.ws->busy = false;
+/* Gives the workspace back to the grid's pool (unless the grid, and so the pool, is gone),
+ * which may free it at once (release_workspace). */
+static void job_release(lua_State *L, ljob *j) {
+    if (j->ctx.run.ws && !j->ctx.grid->base.freed) release_workspace(L, &j->ctx.grid->pool, j->ctx.run.ws);
     j->ctx.run.ws = NULL;
 }
 
-/* A job is read by no query (never marked), but its own step may close it. */
+/* A job is read by no query (never marked), but its own step may close it. Closed in the
+ * middle of its search (a cancel), it gives back the memory that search touched, too. */
 static void job_free(lua_State *L, void *o) {
     ljob *j = o;
     if (j->stepping) luaL_error(L, "astar.Search is in use by its own step");
-    job_release(j);
+    if (j->ctx.run.ws && !j->ctx.grid->base.freed) astar_search_trim(j->ctx.run.ws->search);
+    job_release(L, j);
 }
 
 static int job_tostring(lua_State *L) {
@@ -191,7 +194,7 @@ static int job_step(lua_State *L) {
     j->stepping = false;
     if (rc != LUA_OK) { /* stopped mid-expansion: the next step starts over, on any workspace */
         j->started = false;
-        job_release(j);
+        job_release(L, j);
         return lua_error(L);
     }
     if (j->stopped) {
@@ -202,7 +205,7 @@ static int job_step(lua_State *L) {
         lua_setfield(L, uv, "info");
         lua_setfield(L, uv, "path");
         j->finished = true;
-        job_release(j);
+        job_release(L, j);
     }
     lua_pushstring(L, astar_status_name(j->status));
     lua_pushinteger(L, (lua_Integer)j->step_expansions);

@@ -534,27 +534,73 @@ workspace *acquire_workspace(lua_State *L, pool *p, const lobject *owner) {
     while (w && w->busy) w = w->next;
     if (!w) w = new_workspace(L, p, owner);
     w->busy = true;
+    if (++p->busy > p->peak) p->peak = p->busy;
+    if (++p->acquired == POOL_WINDOW) { /* the next window starts from what is busy now */
+        p->last_peak = p->peak;
+        p->peak = p->busy;
+        p->acquired = 0;
+    }
     return w;
 }
 
-/* Makes p hold at least n workspaces (the new ones free, at its end); its first. An error
- * leaves those made so far in the pool. */
+/* Unlinks and frees workspace *at of p (not busy). */
+static void drop_workspace(lua_State *L, pool *p, workspace **at) {
+    astar_alloc a = lua_allocator(L);
+    workspace *w = *at;
+    *at = w->next;
+    p->kind->drop(w->search);
+    a.fn(a.ud, w, sizeof *w, 0);
+}
+
+/*
+ * Gives w back to p, then frees the idle workspaces beyond the first `keep`: keep is the most
+ * that were busy at once over the last POOL_WINDOW to 2 * POOL_WINDOW acquisitions, at least
+ * POOL_MARGIN and at least the reserved ones. So the pool holds what its busiest recent
+ * moment needed (a frame's jobs and nested finds), and a burst's workspaces go with the next
+ * windows; the first ones, the warm ones the outermost queries take, stay.
+ */
+void release_workspace(lua_State *L, pool *p, workspace *w) {
+    w->busy = false;
+    p->busy--;
+    int keep = p->peak > p->last_peak ? p->peak : p->last_peak;
+    if (keep < POOL_MARGIN) keep = POOL_MARGIN;
+    if (keep < p->reserved) keep = p->reserved;
+    workspace **at = &p->first;
+    for (int i = 0; *at; i++) {
+        if (i >= keep && !(*at)->busy) drop_workspace(L, p, at);
+        else at = &(*at)->next;
+    }
+}
+
+/* Makes p hold at least n workspaces (the new ones free, at its end) and keep n however few
+ * are busy; its first. An error leaves those made so far in the pool. */
 workspace *pool_reserve(lua_State *L, pool *p, const lobject *owner, int n) {
     int have = 0;
     for (workspace *w = p->first; w; w = w->next) have++;
+    p->reserved = n;
     for (; have < n; have++) new_workspace(L, p, owner);
     return p->first;
 }
 
+/* astar.core.workspaces(grid or graph) -> the workspaces its pool holds, and how many are
+ * busy: for specs and benchmarks (the sandbox gives scripts no astar.core). */
+int l_workspaces(lua_State *L) {
+    lgrid *g = test_object(L, 1, GRID_MT);
+    lgraph *gr = g ? NULL : test_object(L, 1, GRAPH_MT);
+    if (!g && !gr) return arg_error_fmt(L, 1, "astar.Grid or astar.Graph expected, got %s", value_str(L, 1));
+    const lobject *o = g ? &g->base : &gr->base;
+    if (o->freed) return freed_error(L, g ? GRID_MT : GRAPH_MT);
+    const pool *p = g ? &g->pool : &gr->pool;
+    int n = 0;
+    for (const workspace *w = p->first; w; w = w->next) n++;
+    lua_pushinteger(L, n);
+    lua_pushinteger(L, p->busy);
+    return 2;
+}
+
 /* Frees every workspace of p (its object is being freed: none is busy). */
 void free_pool(lua_State *L, pool *p) {
-    astar_alloc a = lua_allocator(L);
-    while (p->first) {
-        workspace *w = p->first;
-        p->first = w->next;
-        p->kind->drop(w->search);
-        a.fn(a.ud, w, sizeof *w, 0);
-    }
+    while (p->first) drop_workspace(L, p, &p->first);
 }
 
 /* ------------------------------------------------------------------- run */
@@ -594,7 +640,7 @@ int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner) {
     push_run_args(L, c, c); /* first: its stack check may raise, and a taken workspace stays taken */
     c->ws = acquire_workspace(L, p, owner);
     int rc = run_marked(L, c);
-    c->ws->busy = false;
+    release_workspace(L, p, c->ws);
     if (rc != LUA_OK) return lua_error(L); /* the callback's own error value, unchanged */
     return 2;
 }
