@@ -311,19 +311,21 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             int d = astar_lowest_bit(moves);
             int32_t b = a + offset[d];
             if (exact) { /* the steps below, in quanta */
-                int64_t step_q = step_quanta[d];
+                int64_t ng = ga_quanta + step_quanta[d];
+                astar_node *n = &nodes[b];
                 if (layered) { /* as below, the same sum in doubles, then exact in quanta */
-                    if (nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED) continue;
+                    /* A penalty only raises the step: a reached neighbour the terrain's step
+                     * does not improve needs none (closed ones among them). Asked this way
+                     * rather than "is it closed", which is a coin toss a branch mispredicts. */
+                    if (n->gen == gen && !(ng < n->quanta)) continue;
                     /* Most cells hold neither influence nor claims: a term of +0 or -0 leaves
                      * the sum as astar_layer_penalty makes it (it starts at +0), so the loop
                      * skips the arithmetic where both are 0. */
                     if (layers_many || (layer0 && astar_holds_value(layer0[b])) || (claimed && claimed[b] != 0)) {
                         double p = astar_layer_penalty(&pv, c, b);
-                        if (p > 0) step_q = (int64_t)(astar_cost_up(step[d] + p) * (1.0 / ASTAR_QUANTUM));
+                        if (p > 0) ng = ga_quanta + (int64_t)(astar_cost_up(step[d] + p) * (1.0 / ASTAR_QUANTUM));
                     }
                 }
-                int64_t ng = ga_quanta + step_q;
-                astar_node *n = &nodes[b];
                 if (n->gen != gen) {
                     n->gen = gen;
                     n->heap = ASTAR_NOT_OPEN;
