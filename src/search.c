@@ -218,9 +218,6 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const int32_t *const claimed = pv.claims ? pv.claim.count : NULL;
     const bool layers_many = pv.nlayers > 1;
     double *const step_in = general && (c->reopen || c->twin) ? s->step_in : NULL;
-    /* A job repaired after a cheaper cell (jobs.c) reopens closed nodes that improve (offer()
-     * reads c->reopen): their g may count the cell's old cost. */
-    const bool repaired = !general && c->reopen;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -362,18 +359,20 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
             double ng, step_cost = 0.0; /* step_cost: for step_in, which only the general loop keeps */
             if (!general) {
-                /* A closed neighbour stays closed here (the heuristic is consistent, the weight
-                 * never reopens): no need of its penalties, the dearest part of this loop. */
-                if (layered && !repaired && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
-                    continue;
                 /* Without penalties here (most cells of an influence map), the terrain's step
                  * alone, rounded once per query on uniform terrain. */
+                double terrain = uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]);
+                /* A reached neighbour the terrain's step alone does not improve needs no
+                 * penalties (they only raise the step; closed ones among them): the dearest
+                 * part of this loop. Asked this way rather than "is it closed", which is a
+                 * coin toss a branch mispredicts (offer() keeps closed nodes closed). */
+                if (layered && nodes[b].gen == gen && !(ga + terrain < nodes[b].g)) continue;
                 double p = layered ? astar_layer_penalty(&pv, c, b) : 0.0;
                 if (layered && p > 0) {
                     double t = uniform ? step[d] : astar_rounded(step[d] * cost[b]);
                     ng = ga + astar_cost_up(t + p);
                 } else {
-                    ng = ga + (uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]));
+                    ng = ga + terrain;
                 }
             } else {
                 double t = astar_rounded(step[d] * astar_terrain_cost(c, ac + offset[d]));
