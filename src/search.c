@@ -535,14 +535,15 @@ static astar_status skip_dead_ends(query_ctx *c, int32_t start) {
  * claims keep on every write (layers.h): a path enters each cell at most once, and P(b) of a
  * cell is at most the sum of |weight * value| of its layers and claim_penalty times its claims.
  * Each product and sum is rounded at most 2^-53 off, and each step rounds up by less than a
- * quantum (core.h). Cheap: one term per layer.
+ * quantum (core.h). Cheap: one term per layer. `stale`: claims the view may still count from
+ * the query's start besides today's (its overlay was counted then: cost.h).
  */
-static double penalty_bound(const query_ctx *c) {
+static double penalty_bound(const query_ctx *c, int64_t stale) {
     const astar_query *q = c->q;
     if (!c->layered) return 0.0;
     double sum = 0.0;
     for (int i = 0; i < q->nlayers; i++) sum += fabs(q->layers[i].weight) * astar_layer_sum_bound(q->layers[i].layer);
-    if (q->claims) sum += q->claim_penalty * (double)q->claims->total;
+    if (q->claims) sum += q->claim_penalty * ((double)q->claims->total + (double)stale);
     return sum * (1.0 + 0x1p-40) + (double)c->s->cells * ASTAR_QUANTUM;
 }
 
@@ -555,7 +556,8 @@ static double penalty_bound(const query_ctx *c) {
  */
 static bool exact_room(query_ctx *c) {
     const astar_grid *g = c->g;
-    double diag = astar_step_cost(c->uniform_cost, 4), extra = penalty_bound(c);
+    double diag = astar_step_cost(c->uniform_cost, 4), extra = penalty_bound(c, 0);
+    c->claims_seen = c->q->claims && c->pv.claim.overlay ? c->q->claims->total : 0;
     if (!(diag + extra < ASTAR_QUANTA_BELOW) || !astar_exact_keys(g, diag, extra, &c->tie_bits)) return false;
     double room = ldexp(1.0, 31 - c->tie_bits);
     if (room > ASTAR_EXACT_BELOW) room = ASTAR_EXACT_BELOW;
@@ -737,7 +739,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
      * (jobs.c), else start over. Its layers and claims grown past what it counts exactly in
      * quanta: on in doubles (without max_cost, whose cut records hold no g), else start over. */
     bool moved = s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s);
-    bool outgrown = c->exact && c->layered && !(penalty_bound(c) < c->penalty_room);
+    bool outgrown = c->exact && c->layered && !(penalty_bound(c, c->claims_seen) < c->penalty_room);
     if (moved || outgrown) {
         uint32_t repairs = 0;
         bool go_on = !s->job_restart_due && (!moved || astar_job_follow(s, &repairs));

@@ -55,6 +55,7 @@ typedef struct query_ctx {
     bool exact;              /* the loop without callbacks may count in quanta (search.c's run) */
     int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine), */
     double penalty_room;     /* and what layers and claims may add along a path while it does */
+    int64_t claims_seen;     /* the claims its view's overlay counted at the start (cost.h) */
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */
     double *memo_h;          /* what a first touch marks "not computed yet" (else NULL) */
