@@ -131,19 +131,19 @@ describe("influence layers, sparse (issue 27)", function()
   end)
 
   it("decay, max_abs, spread and fill(0) work in proportion to the cells holding influence, not the map", function()
-    local inf = astar.influence(1024, 1024)
-    for i = 1, 40 do inf:stamp(20 + (i * 97) % 980, 20 + (i * 61) % 980, 8, 10) end
-    local stamped = 40 * 17 * 17
-    -- before issue 27 each of these counted the layer's 1,048,576 cells
+    local inf = astar.influence(512, 512)
+    for i = 1, 10 do inf:stamp(20 + (i * 97) % 470, 20 + (i * 61) % 470, 8, 10) end
+    local stamped = 10 * 17 * 17
+    -- before issue 27 each of these counted the layer's 262,144 cells
     assert.is_true(work.units_of(function() inf:decay(0.9) end) <= 4 * stamped)
     assert.is_true(work.units_of(function() inf:max_abs() end) <= 4 * stamped)
     assert.is_true(work.units_of(function() inf:spread(0.2, 0.5) end) <= 8 * stamped)
     assert.is_true(work.units_of(function() inf:fill(0) end) <= 8 * stamped)
     assert.is_true(work.units_of(function() inf:decay(0.9) end) == 0) -- nothing left to visit
     assert.are.equal(0, inf:max_abs())
-    inf:set(1024, 1024, 1)
+    inf:set(512, 512, 1)
     assert.is_true(work.units_of(function() inf:decay(0.5) end) <= 64)
-    assert.are.equal(0.5, inf:get(1024, 1024))
+    assert.are.equal(0.5, inf:get(512, 512))
   end)
 
   it("a stop by the work limit changes nothing", function()
@@ -161,13 +161,14 @@ describe("influence layers, sparse (issue 27)", function()
       astar.set_work_limit(nil)
       assert.is_false(ok)
       assert.truthy(tostring(err):find("work limit", 1, true))
-      local i = 0
+      local i, changed = 0, 0
       for y = 1, 64 do
         for x = 1, 64 do
           i = i + 1
-          assert.are.equal(before[i], inf:get(x, y))
+          if before[i] ~= inf:get(x, y) then changed = changed + 1 end
         end
       end
+      assert.are.equal(0, changed)
     end
   end)
 end)
