@@ -1,23 +1,25 @@
 #!/bin/sh
 # Instructions per expansion of the C core, counted by callgrind (stable on a
 # noisy shared machine, unlike wall-clock time): every scenario of one map,
-# plain workload, only instructions inside astar_find (and what it calls).
+# plain workload (or another bench_c workload: penalties is an influence layer
+# and claims), only instructions inside astar_find (and what it calls).
 #
-#   sh bench/callgrind.sh [path/to/bench_c] [map.map]
+#   sh bench/callgrind.sh [path/to/bench_c] [map.map] [workload]
 #   cmake --build build --target callgrind        (the same, with the defaults)
 set -eu
 bench=${1:-./build/bench_c}
 map=${2:-../shared/data/movingai/lak303d.map}
+workload=${3:-plain}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
 out=$(mktemp "${TMPDIR:-/tmp}/astar-callgrind.XXXXXX")
 trap 'rm -f "$out" "$out.log"' EXIT
 valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect=astar_find \
-    "$bench" --workloads plain "$map" >"$out.log" 2>&1
+    "$bench" --workloads "$workload" "$map" >"$out.log" 2>&1
 instructions=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$out.log")
-expansions=$(sed -n 's/^figure c plain [^ ]* expansions \([0-9]*\)$/\1/p' "$out.log" | head -n 1)
-wrong=$(sed -n 's/^figure c plain [^ ]* mismatches \([0-9]*\)$/\1/p' "$out.log" | head -n 1)
+expansions=$(sed -n "s/^figure c $workload [^ ]* expansions \([0-9]*\)\$/\1/p" "$out.log" | head -n 1)
+wrong=$(sed -n "s/^figure c $workload [^ ]* mismatches \([0-9]*\)\$/\1/p" "$out.log" | head -n 1)
 [ -n "$instructions" ] && [ -n "$expansions" ] || { cat "$out.log" >&2; exit 1; }
-echo "map: $(basename "$map")  mismatches: $wrong"
+echo "map: $(basename "$map")  workload: $workload  mismatches: $wrong"
 echo "instructions in astar_find: $instructions"
 echo "expansions: $expansions"
 awk -v i="$instructions" -v e="$expansions" 'BEGIN { printf "instructions per expansion: %.1f\n", i / e }'

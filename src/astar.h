@@ -114,9 +114,12 @@ astar_status astar_last_status(void);
  *     astar_hierarchy_build_cluster): the units of astar_build_step's budget (a Dijkstra's pop,
  *     8 cells of a pass);
  *   - bulk writes: one per cell written (astar_layer_stamp and astar_mask_reveal: per cell of
- *     the disc's box; astar_layer_spread: the layer's cells; astar_layer_max_abs, a read: per
- *     cell read); a field's build one more per cell it writes (the grid's, or those it reached:
- *     see astar_field_list), astar_field_list one per entry it reads;
+ *     the disc's box); a layer's passes 64 per tile of 8x8 cells they visit (astar_layer_scale,
+ *     astar_layer_max_abs, a read, and astar_layer_fill of 0: the tiles holding influence;
+ *     astar_layer_spread: those and the tiles around them; astar_layer_add_layer: both layers';
+ *     astar_layer_fill of another value: every cell); a field's build one more per cell it writes
+ *     (the grid's, or those it reached: see astar_field_list), astar_field_list one per entry it
+ *     reads;
  *   - constructors: one per cell of what they make (with its border, where it has one; a
  *     field makes nothing per cell: its build does);
  *     astar_movingai_parse also one per cell it reads.
@@ -438,8 +441,13 @@ double astar_layer_max_abs(const astar_layer *l);
  *     momentum * v(cell) + (1 - momentum) * that contribution.
  * All cells update from the old values at once. With `walk` (a grid of the same
  * size, may be NULL), blocked cells neither pass influence on nor take it: they
- * keep their values. decay >= 0, 0 <= momentum <= 1; ENOMEM the first time if
- * the layer's two scratch rows cannot be allocated (nothing changed then).
+ * keep their values. decay >= 0, 0 <= momentum <= 1; ENOMEM if the layer's buffer
+ * (8 bytes per cell of the tiles it computes, kept for the next calls) cannot grow to what
+ * the step needs (nothing changed then).
+ *
+ * A layer keeps the tiles of 8x8 cells that hold a value other than +0 (on every write):
+ * scale, spread, max_abs, add_layer and a fill of 0 visit those (spread also the cells
+ * around them), not the whole layer; the values are those of the rules above, to the bit.
  */
 astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
                                 const astar_grid *walk);

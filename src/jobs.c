@@ -196,12 +196,13 @@ static void to_double(query_ctx *c, int32_t id) {
 
 /*
  * A job of the loop that counts in quanta (run's `exact`) that must leave it: a cell got
- * another cost than the uniform one, or a repair needs closed nodes reopened (that loop keeps
- * them closed). From here on it runs the plain octile loop in doubles. Its records hold g in
+ * another cost than the uniform one, a repair needs closed nodes reopened (that loop keeps
+ * them closed), or its layers or claims grew past what it counts exactly (search.c's
+ * continue_search). From here on it runs the octile loop in doubles. Its records hold g in
  * quanta, which that loop reads as doubles: every node it reached (its tree from the start)
  * gets g in doubles, every open one the key of that loop. Work: what the job reached, once.
  */
-static bool leave_exact(query_ctx *c, uint64_t *work) {
+bool astar_job_leave_exact(query_ctx *c, uint64_t *work) {
     astar_pool *p = &c->s->pool;
     id_list l = {c->s->scratch, 0, c->s->scratch_bytes / sizeof(int32_t)};
     if (!walk_subtree(c, c->start, &l, to_double)) return false;
@@ -243,7 +244,7 @@ static bool repair(query_ctx *c, const astar_change *ch, uint64_t *work) {
     const int32_t x = ch->cell;
     /* The quanta loop never reopens (one test less per neighbour in the loop of most finds):
      * the job leaves it. */
-    if (c->exact && !leave_exact(c, work)) return false;
+    if (c->exact && !astar_job_leave_exact(c, work)) return false;
     c->reopen = true;
     if (ch->after < ch->before) {
         for (int d = -1; d < 8; d++) {
@@ -356,7 +357,7 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         if (walkable && ch->after < c->h_scale) return false; /* its heuristic would overestimate */
         if (!c->callbacks && c->uniform_cost > 0 && walkable && ch->after != c->uniform_cost) {
             /* Its loop reads no costs: one that does from here on (the same sums). */
-            if (c->exact && (c->q->max_cost != INFINITY || !leave_exact(c, &work))) return false;
+            if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
             c->uniform_cost = 0.0;
         }
         if (x == c->start || x == c->goal || target_cell(c, x, ch->before)) return false;
@@ -370,7 +371,7 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         (*repairs)++;
     }
     if (reopen) {
-        if (c->exact && !leave_exact(c, &work)) return false;
+        if (c->exact && !astar_job_leave_exact(c, &work)) return false;
         c->reopen = true;
     }
     if (on_view && !(de ? view_to_grid_bits(c, de, &work) : view_to_grid_bits_by_walk(c, &work))) return false;

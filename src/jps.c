@@ -468,7 +468,7 @@ astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal
     astar_meter m = astar_meter_begin(astar_progress_get(), 0);
     uint64_t scanned = 0;
     astar_status st;
-    if (astar_exact_keys(g, astar_step_cost(unit, 4), &tie_bits))
+    if (astar_exact_keys(g, astar_step_cost(unit, 4), 0.0, &tie_bits))
         st = table ? run_jps(s, g, mode, start, goal, unit, table, res, true, true, tie_bits, &m, &scanned)
                    : run_jps(s, g, mode, start, goal, unit, NULL, res, false, true, tie_bits, &m, &scanned);
     else

@@ -6,13 +6,63 @@
 
 /* ---------------------------------------------------------------- layers */
 
-/* spread's two rows: the new values of the row being computed, the old values of the row above. */
-static size_t scratch_size(const astar_layer *l) { return 2 * (size_t)l->stride; }
+/*
+ * The active list (layers.h): a tile is on it when it may hold a value other than +0. Writes
+ * put the tiles they write on it; the passes over it (decay, spread, add_layer) take off the
+ * tiles they leave at +0. -0 counts as a value: today's rules keep it where they kept it.
+ */
+enum { TILE_ACTIVE = 1, TILE_TODO = 2 };
 
-/* A cell with the border each: what a constructor counts. */
-static uint64_t bordered(int32_t width, int32_t height) {
-    return (uint64_t)(width + 2) * (uint64_t)(height + 2);
+static inline bool holds(double v) { return v != 0.0 || signbit(v); }
+
+static size_t tile_count(const astar_layer *l) { return (size_t)l->tiles_x * (size_t)l->tiles_y; }
+
+/* A tile's cells, [x0, x1) x [y0, y1) (layer coordinates). */
+typedef struct tile_box {
+    int32_t x0, x1, y0, y1;
+} tile_box;
+
+static tile_box tile_cells(const astar_layer *l, int32_t t) {
+    int32_t tx = t % l->tiles_x, ty = t / l->tiles_x;
+    tile_box b = {tx << ASTAR_LAYER_TILE_SHIFT, (tx + 1) << ASTAR_LAYER_TILE_SHIFT,
+                  ty << ASTAR_LAYER_TILE_SHIFT, (ty + 1) << ASTAR_LAYER_TILE_SHIFT};
+    if (b.x1 > l->width) b.x1 = l->width;
+    if (b.y1 > l->height) b.y1 = l->height;
+    return b;
 }
+
+static void activate(astar_layer *l, int32_t x, int32_t y) {
+    int32_t t = (y >> ASTAR_LAYER_TILE_SHIFT) * l->tiles_x + (x >> ASTAR_LAYER_TILE_SHIFT);
+    if (l->tile_on[t] & TILE_ACTIVE) return;
+    l->tile_on[t] |= TILE_ACTIVE;
+    l->active[l->nactive++] = t;
+}
+
+static void activate_all(astar_layer *l) {
+    int32_t n = (int32_t)tile_count(l);
+    for (int32_t t = 0; t < n; t++) {
+        l->tile_on[t] = TILE_ACTIVE;
+        l->active[t] = t;
+    }
+    l->nactive = n;
+}
+
+/* The cells of the active tiles: what a pass over them counts (an upper bound: the last row
+ * and column of tiles may be narrower). */
+static uint64_t active_cells(const astar_layer *l) {
+    return (uint64_t)l->nactive << (2 * ASTAR_LAYER_TILE_SHIFT);
+}
+
+/*
+ * The sum bound (layers.h) stays above the exact sum whatever the rounding: each update is a
+ * sum of at most three rounded terms times 1 + 2^-50, more than the (1 - 2^-53)^3 they can lose;
+ * a pass's sum of n terms loses less than n * 2^-53 of it (recursive summation), which
+ * 1 + (n + 2) * 2^-52 makes up.
+ */
+static double bound_update(double bound, double less, double more) {
+    return (bound - less + more) * (1.0 + 0x1p-50);
+}
+static double bound_of_sum(double sum, uint64_t n) { return sum * (1.0 + (double)(n + 2) * 0x1p-52); }
 
 /* Every cell (not the border) to v. */
 static void fill_rows(astar_layer *l, double v) {
@@ -20,6 +70,33 @@ static void fill_rows(astar_layer *l, double v) {
         double *row = &l->value[astar_cell(l->stride, 0, y)];
         for (int32_t x = 0; x < l->width; x++) row[x] = v;
     }
+}
+
+/* A cell with the border each: what a constructor counts. */
+static uint64_t bordered(int32_t width, int32_t height) {
+    return (uint64_t)(width + 2) * (uint64_t)(height + 2);
+}
+
+/* A cell of the layer each (no border): what a bulk write over it counts. */
+static uint64_t layer_cells(const astar_layer *l) { return (uint64_t)l->width * (uint64_t)l->height; }
+
+/* Every cell to v (finite): the active list and the sum bound with it. */
+static void fill_all(astar_layer *l, double v) {
+    if (holds(v)) {
+        fill_rows(l, v);
+        activate_all(l);
+        l->sum_bound = bound_of_sum(fabs(v) * (double)layer_cells(l), 1);
+        return;
+    }
+    for (int32_t i = 0; i < l->nactive; i++) { /* the others hold +0 already */
+        int32_t t = l->active[i];
+        tile_box b = tile_cells(l, t);
+        for (int32_t y = b.y0; y < b.y1; y++)
+            for (int32_t x = b.x0; x < b.x1; x++) l->value[astar_cell(l->stride, x, y)] = 0.0;
+        l->tile_on[t] = 0;
+    }
+    l->nactive = 0;
+    l->sum_bound = 0.0;
 }
 
 astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
@@ -34,22 +111,30 @@ astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
     l->height = height;
     l->stride = width + 2;
     l->cells = (size_t)(width + 2) * (size_t)(height + 2);
+    l->tiles_x = (width + ASTAR_LAYER_TILE - 1) >> ASTAR_LAYER_TILE_SHIFT;
+    l->tiles_y = (height + ASTAR_LAYER_TILE - 1) >> ASTAR_LAYER_TILE_SHIFT;
     size_t bytes = astar_array_size(l->cells, sizeof(double));
     l->value = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
-    if (!l->value) {
-        astar_mem(&a, l, sizeof *l, 0);
+    l->tile_on = l->value ? astar_mem(&a, NULL, 0, tile_count(l)) : NULL;
+    l->active = l->tile_on ? astar_mem(&a, NULL, 0, tile_count(l) * sizeof(int32_t)) : NULL;
+    if (!l->active) {
+        astar_layer_free(l);
         return astar_made(NULL, ASTAR_ENOMEM);
     }
     for (size_t i = 0; i < l->cells; i++) l->value[i] = 0.0;
-    fill_rows(l, initial);
+    memset(l->tile_on, 0, tile_count(l));
+    fill_all(l, initial);
     return astar_made(l, ASTAR_OK);
 }
 
 void astar_layer_free(astar_layer *l) {
     if (!l) return;
     astar_alloc a = l->alloc;
-    astar_mem(&a, l->value, l->cells * sizeof(double), 0);
-    astar_mem(&a, l->scratch, scratch_size(l) * sizeof(double), 0);
+    if (l->value) astar_mem(&a, l->value, l->cells * sizeof(double), 0);
+    if (l->tile_on) astar_mem(&a, l->tile_on, tile_count(l), 0);
+    if (l->active) astar_mem(&a, l->active, tile_count(l) * sizeof(int32_t), 0);
+    if (l->todo) astar_mem(&a, l->todo, tile_count(l) * sizeof(int32_t), 0);
+    if (l->scratch) astar_mem(&a, l->scratch, l->scratch_cap * sizeof(double), 0);
     astar_mem(&a, l, sizeof *l, 0);
 }
 
@@ -60,9 +145,16 @@ static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
     return x >= 0 && y >= 0 && x < l->width && y < l->height;
 }
 
+/* Cell (x, y) from old to v: the value, its tile and the sum bound. */
+static void write_cell(astar_layer *l, int32_t x, int32_t y, double *cell, double v) {
+    l->sum_bound = bound_update(l->sum_bound, fabs(*cell), fabs(v));
+    *cell = v;
+    if (holds(v)) activate(l, x, y);
+}
+
 astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
     if (!layer_inside(l, x, y) || !astar_value_ok(v)) return ASTAR_EINVAL;
-    l->value[astar_cell(l->stride, x, y)] = v;
+    write_cell(l, x, y, &l->value[astar_cell(l->stride, x, y)], v);
     return ASTAR_OK;
 }
 
@@ -70,7 +162,7 @@ astar_status astar_layer_add(astar_layer *l, int32_t x, int32_t y, double v) {
     if (!layer_inside(l, x, y) || !astar_value_ok(v)) return ASTAR_EINVAL;
     double *cell = &l->value[astar_cell(l->stride, x, y)];
     if (!astar_value_ok(*cell + v)) return ASTAR_EINVAL;
-    *cell += v;
+    write_cell(l, x, y, cell, *cell + v);
     return ASTAR_OK;
 }
 
@@ -79,13 +171,10 @@ double astar_layer_get(const astar_layer *l, int32_t x, int32_t y) {
     return l->value[astar_cell(l->stride, x, y)];
 }
 
-/* A cell of the layer each (no border): what a bulk write over it counts. */
-static uint64_t layer_cells(const astar_layer *l) { return (uint64_t)l->width * (uint64_t)l->height; }
-
 astar_status astar_layer_fill(astar_layer *l, double v) {
     if (!astar_value_ok(v)) return ASTAR_EINVAL;
-    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
-    fill_rows(l, v);
+    if (astar_stopped_before(holds(v) ? layer_cells(l) : active_cells(l))) return ASTAR_ESTOPPED;
+    fill_all(l, v);
     return ASTAR_OK;
 }
 
@@ -128,7 +217,8 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
         falloff < ASTAR_FALLOFF_LINEAR || falloff > ASTAR_FALLOFF_CONSTANT)
         return ASTAR_EINVAL;
     disc_box b = disc_bounds(l->width, l->height, x, y, radius);
-    if (astar_stopped_before((uint64_t)(b.x1 - b.x0 + 1) * (uint64_t)(b.y1 - b.y0 + 1))) return ASTAR_ESTOPPED;
+    uint64_t box = (uint64_t)(b.x1 - b.x0 + 1) * (uint64_t)(b.y1 - b.y0 + 1);
+    if (astar_stopped_before(box)) return ASTAR_ESTOPPED;
     /* Two passes, so that a sum that would overflow changes nothing. */
     for (int pass = 0; pass < 2; pass++)
         for (int32_t cy = b.y0; cy <= b.y1; cy++)
@@ -139,80 +229,226 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 /* rounded before the sum, as query costs are (core.h): the same map on every build */
                 double sum = *v + astar_rounded(strength * falloff_weight(falloff, d, radius));
                 if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
-                if (pass == 1) *v = sum;
+                if (pass == 1) {
+                    *v = sum;
+                    if (holds(sum)) activate(l, cx, cy);
+                }
             }
+    /* Each term is at most |strength| (its weight is at most 1). */
+    l->sum_bound = bound_update(l->sum_bound, 0.0, fabs(strength) * (double)box);
     return ASTAR_OK;
 }
 
+/* The largest |value| of the active tiles' cells (the others hold +0). */
 static double max_abs(const astar_layer *l) {
     double m = 0.0;
-    for (size_t i = 0; i < l->cells; i++) { /* the border is 0 */
-        double a = fabs(l->value[i]);
-        if (a > m) m = a;
+    for (int32_t i = 0; i < l->nactive; i++) {
+        tile_box b = tile_cells(l, l->active[i]);
+        for (int32_t y = b.y0; y < b.y1; y++) {
+            const double *row = &l->value[astar_cell(l->stride, 0, y)];
+            for (int32_t x = b.x0; x < b.x1; x++) {
+                double a = fabs(row[x]);
+                if (a > m) m = a;
+            }
+        }
     }
     return m;
 }
 
 double astar_layer_max_abs(const astar_layer *l) {
-    return astar_stopped_before(layer_cells(l)) ? NAN : max_abs(l);
+    return astar_stopped_before(active_cells(l)) ? NAN : max_abs(l);
+}
+
+/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0, and the
+ * sum bound from what they hold. */
+static void settle_active(astar_layer *l) {
+    int32_t kept = 0;
+    double sum = 0.0;
+    uint64_t n = 0;
+    for (int32_t i = 0; i < l->nactive; i++) {
+        int32_t t = l->active[i];
+        tile_box b = tile_cells(l, t);
+        bool any = false;
+        for (int32_t y = b.y0; y < b.y1; y++) {
+            const double *row = &l->value[astar_cell(l->stride, 0, y)];
+            for (int32_t x = b.x0; x < b.x1; x++) {
+                sum += fabs(row[x]);
+                any |= holds(row[x]);
+            }
+            n += (uint64_t)(b.x1 - b.x0);
+        }
+        if (any) l->active[kept++] = t;
+        else l->tile_on[t] &= (uint8_t)~TILE_ACTIVE;
+    }
+    l->nactive = kept;
+    l->sum_bound = bound_of_sum(sum, n);
 }
 
 astar_status astar_layer_scale(astar_layer *l, double factor) {
     if (!(factor >= 0) || !astar_value_ok(factor)) return ASTAR_EINVAL;
-    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
+    if (astar_stopped_before(active_cells(l))) return ASTAR_ESTOPPED;
     if (!astar_value_ok(max_abs(l) * factor)) return ASTAR_EINVAL;
-    for (size_t i = 0; i < l->cells; i++) l->value[i] *= factor;
+    for (int32_t i = 0; i < l->nactive; i++) {
+        tile_box b = tile_cells(l, l->active[i]);
+        for (int32_t y = b.y0; y < b.y1; y++) {
+            double *row = &l->value[astar_cell(l->stride, 0, y)];
+            for (int32_t x = b.x0; x < b.x1; x++) row[x] *= factor;
+        }
+    }
+    settle_active(l);
     return ASTAR_OK;
 }
 
 astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, double weight) {
     if (!other || other->width != l->width || other->height != l->height || !astar_value_ok(weight))
         return ASTAR_EINVAL;
-    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
-    for (size_t i = 0; i < l->cells; i++)
-        if (!astar_value_ok(l->value[i] + astar_rounded(weight * other->value[i]))) return ASTAR_EINVAL;
-    for (size_t i = 0; i < l->cells; i++) l->value[i] += astar_rounded(weight * other->value[i]);
+    /* Where other holds +0, l's cell is v + (+-0): v, or +0 for -0 where the product is +0 (as
+     * before); so the cells to write are those of l's active tiles and other's. */
+    if (astar_stopped_before(active_cells(l) + active_cells(other))) return ASTAR_ESTOPPED;
+    for (int32_t i = 0; i < other->nactive; i++) {
+        tile_box b = tile_cells(other, other->active[i]);
+        activate(l, b.x0, b.y0); /* as a superset: settle_active takes it off if it stays +0 */
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < l->nactive; i++) {
+            tile_box b = tile_cells(l, l->active[i]);
+            for (int32_t y = b.y0; y < b.y1; y++)
+                for (int32_t x = b.x0; x < b.x1; x++) {
+                    size_t c = astar_cell(l->stride, x, y);
+                    double sum = l->value[c] + astar_rounded(weight * other->value[c]);
+                    if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
+                    if (pass == 1) l->value[c] = sum;
+                }
+        }
+    settle_active(l);
     return ASTAR_OK;
+}
+
+/* What one spread step reads: the rule's constants and the layer's old values. */
+typedef struct spread_rule {
+    const double *v;
+    const astar_grid *walk;
+    bool hex;
+    int32_t offset[8];
+    double straight, diagonal, keep, take;
+} spread_rule;
+
+/* The new value of cell (x, y), index i, from the old values around it (astar.h's rule). */
+static double spread_cell(const spread_rule *r, int32_t i, int32_t y) {
+    /* The grid's border and the layer's share the layout: blocked and 0. */
+    if (r->walk && r->walk->cost[i] == INFINITY) return r->v[i];
+    double best = 0.0;
+    unsigned open = r->walk ? r->walk->open[i] : 0xFFu; /* the border holds 0 */
+    if (r->hex) open = astar_hex_moves(open, y);
+    for (int d = 0; d < 8; d++) {
+        if (!(open >> d & 1u)) continue;
+        double c = r->v[i + r->offset[d]] * (d < 4 ? r->straight : r->diagonal);
+        if (fabs(c) > fabs(best)) best = c;
+    }
+    return astar_rounded(r->keep * r->v[i]) + astar_rounded(r->take * best);
+}
+
+/*
+ * The cells of tile t that a spread step computes: all of an active tile's; of another, those
+ * next to an active tile (the others, +0 among +0s, stay +0). Empty: x0 >= x1.
+ */
+static tile_box spread_box(const astar_layer *l, int32_t t) {
+    tile_box whole = tile_cells(l, t);
+    if (l->tile_on[t] & TILE_ACTIVE) return whole;
+    tile_box b = {whole.x1, whole.x0, whole.y1, whole.y0};
+    int32_t tx = t % l->tiles_x, ty = t / l->tiles_x;
+    for (int d = 0; d < 8; d++) {
+        int32_t nx = tx + ASTAR_DX[d], ny = ty + ASTAR_DY[d];
+        if (nx < 0 || ny < 0 || nx >= l->tiles_x || ny >= l->tiles_y) continue;
+        if (!(l->tile_on[ny * l->tiles_x + nx] & TILE_ACTIVE)) continue;
+        /* its row or column of cells facing that tile (a tile with a neighbour past it is whole) */
+        int32_t x0 = ASTAR_DX[d] > 0 ? whole.x1 - 1 : whole.x0, x1 = ASTAR_DX[d] < 0 ? whole.x0 + 1 : whole.x1;
+        int32_t y0 = ASTAR_DY[d] > 0 ? whole.y1 - 1 : whole.y0, y1 = ASTAR_DY[d] < 0 ? whole.y0 + 1 : whole.y1;
+        if (x0 < b.x0) b.x0 = x0;
+        if (x1 > b.x1) b.x1 = x1;
+        if (y0 < b.y0) b.y0 = y0;
+        if (y1 > b.y1) b.y1 = y1;
+    }
+    return b;
+}
+
+/* Room for spread's lists and n tiles of new values; false on OOM (nothing changed). */
+static bool spread_room(astar_layer *l, size_t n) {
+    if (!l->todo && !(l->todo = astar_mem(&l->alloc, NULL, 0, tile_count(l) * sizeof(int32_t)))) return false;
+    size_t want = n << (2 * ASTAR_LAYER_TILE_SHIFT);
+    if (want <= l->scratch_cap) return true;
+    size_t cap = l->scratch_cap * 2 > want ? l->scratch_cap * 2 : want;
+    size_t most = tile_count(l) << (2 * ASTAR_LAYER_TILE_SHIFT);
+    if (cap > most) cap = most;
+    double *s = astar_mem(&l->alloc, l->scratch, l->scratch_cap * sizeof(double), cap * sizeof(double));
+    if (!s) return false;
+    l->scratch = s;
+    l->scratch_cap = cap;
+    return true;
 }
 
 astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
                                 const astar_grid *walk) {
     if (!(decay >= 0) || !isfinite(decay) || !(momentum >= 0 && momentum <= 1)) return ASTAR_EINVAL;
     if (walk && (walk->width != l->width || walk->height != l->height)) return ASTAR_EINVAL;
-    if (astar_stopped_before(layer_cells(l))) return ASTAR_ESTOPPED;
-    if (!l->scratch && !(l->scratch = astar_mem(&l->alloc, NULL, 0, scratch_size(l) * sizeof(double))))
-        return ASTAR_ENOMEM;
-    /* Over a hex grid, influence flows to the six hex neighbours, each one step away. */
-    const bool hex = walk && walk->diagonal == ASTAR_DIAG_HEX;
-    const double straight = exp(-decay), diagonal = hex ? straight : exp(-decay * sqrt(2.0));
-    const double keep = momentum, take = 1.0 - momentum;
-    const int32_t stride = l->stride;
-    double *v = l->value;
-    double *fresh = l->scratch, *above = l->scratch + stride;
-    memset(above, 0, (size_t)stride * sizeof *above); /* the border row */
-    for (int32_t y = 0; y < l->height; y++) {
-        int32_t row = astar_cell(stride, -1, y); /* the row's border cell on the left */
-        /* Old values of the three rows: above[] (its own row is overwritten already), v[]. */
-        const double *rows[3] = {above, v + row, v + row + stride};
-        for (int32_t x = 1; x <= l->width; x++) {
-            /* The grid's border and the layer's share the layout: blocked and 0. */
-            if (walk && walk->cost[row + x] == INFINITY) {
-                fresh[x] = v[row + x];
-                continue;
-            }
-            double best = 0.0;
-            unsigned open = walk ? walk->open[row + x] : 0xFFu; /* the border holds 0 */
-            if (hex) open = astar_hex_moves(open, y);
-            for (int d = 0; d < 8; d++) {
-                if (!(open >> d & 1u)) continue;
-                double c = rows[1 + ASTAR_DY[d]][x + ASTAR_DX[d]] * (d < 4 ? straight : diagonal);
-                if (fabs(c) > fabs(best)) best = c;
-            }
-            fresh[x] = astar_rounded(keep * v[row + x]) + astar_rounded(take * best);
+    /* The tiles to compute: the active ones and every tile next to one. */
+    if (!spread_room(l, 0)) return ASTAR_ENOMEM;
+    int32_t n = 0;
+    for (int32_t i = 0; i < l->nactive; i++) {
+        int32_t t = l->active[i], tx = t % l->tiles_x, ty = t / l->tiles_x;
+        for (int d = -1; d < 8; d++) {
+            int32_t nx = d < 0 ? tx : tx + ASTAR_DX[d], ny = d < 0 ? ty : ty + ASTAR_DY[d];
+            if (nx < 0 || ny < 0 || nx >= l->tiles_x || ny >= l->tiles_y) continue;
+            int32_t u = ny * l->tiles_x + nx;
+            if (l->tile_on[u] & TILE_TODO) continue;
+            l->tile_on[u] |= TILE_TODO;
+            l->todo[n++] = u;
         }
-        memcpy(above, v + row, (size_t)stride * sizeof *above);
-        memcpy(v + row + 1, fresh + 1, (size_t)l->width * sizeof *fresh);
     }
+    bool stopped = astar_stopped_before((uint64_t)n << (2 * ASTAR_LAYER_TILE_SHIFT));
+    if (stopped || !spread_room(l, (size_t)n)) {
+        for (int32_t k = 0; k < n; k++) l->tile_on[l->todo[k]] &= (uint8_t)~TILE_TODO;
+        return stopped ? ASTAR_ESTOPPED : ASTAR_ENOMEM;
+    }
+    /* Over a hex grid, influence flows to the six hex neighbours, each one step away. */
+    spread_rule r = {l->value, walk, walk && walk->diagonal == ASTAR_DIAG_HEX, {0}, 0, 0, momentum, 1.0 - momentum};
+    r.straight = exp(-decay);
+    r.diagonal = r.hex ? r.straight : exp(-decay * sqrt(2.0));
+    for (int d = 0; d < 8; d++) r.offset[d] = ASTAR_DY[d] * l->stride + ASTAR_DX[d];
+    /* Every new value from the old ones first, then written: all cells update at once. */
+    for (int32_t k = 0; k < n; k++) {
+        tile_box b = spread_box(l, l->todo[k]);
+        double *fresh = l->scratch + ((size_t)k << (2 * ASTAR_LAYER_TILE_SHIFT));
+        for (int32_t y = b.y0; y < b.y1; y++)
+            for (int32_t x = b.x0; x < b.x1; x++)
+                fresh[(y - b.y0) * ASTAR_LAYER_TILE + (x - b.x0)] = spread_cell(&r, (int32_t)astar_cell(l->stride, x, y), y);
+    }
+    /* Then written, each tile's flags kept until all are (spread_box reads them). */
+    double sum = 0.0;
+    uint64_t cells = 0;
+    for (int32_t k = 0; k < n; k++) {
+        int32_t t = l->todo[k];
+        tile_box b = spread_box(l, t);
+        const double *fresh = l->scratch + ((size_t)k << (2 * ASTAR_LAYER_TILE_SHIFT));
+        bool any = false;
+        for (int32_t y = b.y0; y < b.y1; y++)
+            for (int32_t x = b.x0; x < b.x1; x++) {
+                double v = fresh[(y - b.y0) * ASTAR_LAYER_TILE + (x - b.x0)];
+                l->value[astar_cell(l->stride, x, y)] = v;
+                sum += fabs(v);
+                any |= holds(v);
+                cells++;
+            }
+        l->todo[k] = any ? t : -1 - t; /* whether it stays (or becomes) active */
+    }
+    l->nactive = 0;
+    for (int32_t k = 0; k < n; k++) {
+        bool on = l->todo[k] >= 0;
+        int32_t t = on ? l->todo[k] : -1 - l->todo[k];
+        l->tile_on[t] = on ? TILE_ACTIVE : 0;
+        if (on) l->active[l->nactive++] = t;
+    }
+    l->sum_bound = bound_of_sum(sum, cells);
     return ASTAR_OK;
 }
 
@@ -345,7 +581,10 @@ static astar_unit_claim *unit_slot(const astar_claims *c, int32_t unit) {
 static void count_range(astar_claims *c, const astar_unit_claim *u, int32_t from, int32_t to,
                         int32_t delta) {
     for (int32_t i = from; i < to; i++)
-        if (u->last[i]) c->count[u->cells[i]] += delta;
+        if (u->last[i]) {
+            c->count[u->cells[i]] += delta;
+            c->total += delta;
+        }
 }
 
 static void drop_claim(astar_claims *c, astar_unit_claim *u) {

@@ -6,13 +6,36 @@
 #include "core.h"
 
 /* Every per-cell array below has a one-cell border, as the grid's (see grid.h). */
+
+/* A layer's tiles: ASTAR_LAYER_TILE x ASTAR_LAYER_TILE cells (the last row and column of
+ * tiles may be narrower). */
+#define ASTAR_LAYER_TILE_SHIFT 3
+#define ASTAR_LAYER_TILE (1 << ASTAR_LAYER_TILE_SHIFT)
+
+/*
+ * The values the loops read, dense, and beside them the tiles that may hold a value other
+ * than +0 (the active list, kept on every write), so that decay, spread, max_abs and add_layer
+ * visit those and their rim, not the map: every cell of a tile off the list is +0.
+ */
 struct astar_layer {
     int32_t width, height, stride;
     size_t cells;
     double *value;              /* per cell, border 0 */
-    double *scratch;            /* per cell, for spread; NULL until first needed */
+    int32_t tiles_x, tiles_y;
+    uint8_t *tile_on;           /* per tile: TILE_ACTIVE when on the active list (and scratch
+                                   marks of spread and add_layer between their passes) */
+    int32_t *active;            /* the active tiles, in no order; room for every tile */
+    int32_t nactive;
+    double sum_bound;           /* at least the sum of |value| over the cells: what a query
+                                   bounds its penalties with (search.c's exact loop) */
+    double *scratch;            /* spread's new values, a tile's worth per tile it computes */
+    int32_t *todo;              /* spread's tiles to compute (room for every tile) */
+    size_t scratch_cap;         /* doubles in scratch; 0 until first needed */
     astar_alloc alloc;
 };
+
+/* An upper bound of the sum of |value| of l's cells (finite: values are bounded). */
+static inline double astar_layer_sum_bound(const astar_layer *l) { return l->sum_bound; }
 
 struct astar_mask {
     int32_t width, height, stride;
@@ -39,6 +62,7 @@ struct astar_claims {
     uint32_t mark_gen;
     astar_unit_claim *units;
     int32_t nunits, cap_units;
+    int64_t total;              /* the sum of count[]: what bounds a query's claim penalties */
     astar_alloc alloc;
 };
 

@@ -213,10 +213,11 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const loop_consts k = {q->max_cost, c->weight, h_card, h_diag, gx, gy};
     const bool partial = q->partial != 0, eight = c->diagonal != ASTAR_DIAG_NEVER;
     const penalty_view pv = c->pv;
+    /* What the loop in quanta tests before it sums penalties. */
+    const double *const layer0 = pv.nlayers > 0 ? pv.value0 : NULL;
+    const int32_t *const claimed = pv.claims ? pv.claim.count : NULL;
+    const bool layers_many = pv.nlayers > 1;
     double *const step_in = general && (c->reopen || c->twin) ? s->step_in : NULL;
-    /* A job repaired after a cheaper cell (jobs.c) reopens closed nodes that improve (offer()
-     * reads c->reopen): their g may count the cell's old cost. */
-    const bool repaired = !general && c->reopen;
     /* Where an earlier step left off (all zero at the start). */
     bool pruned = c->pruned;
     int32_t best = c->best;
@@ -309,6 +310,19 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             if (exact) { /* the steps below, in quanta */
                 int64_t ng = ga_quanta + step_quanta[d];
                 astar_node *n = &nodes[b];
+                if (layered) { /* as below, the same sum in doubles, then exact in quanta */
+                    /* A penalty only raises the step: a reached neighbour the terrain's step
+                     * does not improve needs none (closed ones among them). Asked this way
+                     * rather than "is it closed", which is a coin toss a branch mispredicts. */
+                    if (n->gen == gen && !(ng < n->quanta)) continue;
+                    /* Most cells hold neither influence nor claims: a term of +0 or -0 leaves
+                     * the sum as astar_layer_penalty makes it (it starts at +0), so the loop
+                     * skips the arithmetic where both are 0. */
+                    if (layers_many || (layer0 && astar_holds_value(layer0[b])) || (claimed && claimed[b] != 0)) {
+                        double p = astar_layer_penalty(&pv, c, b);
+                        if (p > 0) ng = ga_quanta + (int64_t)(astar_cost_up(step[d] + p) * (1.0 / ASTAR_QUANTUM));
+                    }
+                }
                 if (n->gen != gen) {
                     n->gen = gen;
                     n->heap = ASTAR_NOT_OPEN;
@@ -345,18 +359,20 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
             /* The step's cost (astar.h), rounded up once (core.h), so that sums are exact. */
             double ng, step_cost = 0.0; /* step_cost: for step_in, which only the general loop keeps */
             if (!general) {
-                /* A closed neighbour stays closed here (the heuristic is consistent, the weight
-                 * never reopens): no need of its penalties, the dearest part of this loop. */
-                if (layered && !repaired && nodes[b].gen == gen && nodes[b].heap == ASTAR_CLOSED)
-                    continue;
                 /* Without penalties here (most cells of an influence map), the terrain's step
                  * alone, rounded once per query on uniform terrain. */
+                double terrain = uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]);
+                /* A reached neighbour the terrain's step alone does not improve needs no
+                 * penalties (they only raise the step; closed ones among them): the dearest
+                 * part of this loop. Asked this way rather than "is it closed", which is a
+                 * coin toss a branch mispredicts (offer() keeps closed nodes closed). */
+                if (layered && nodes[b].gen == gen && !(ga + terrain < nodes[b].g)) continue;
                 double p = layered ? astar_layer_penalty(&pv, c, b) : 0.0;
                 if (layered && p > 0) {
                     double t = uniform ? step[d] : astar_rounded(step[d] * cost[b]);
                     ng = ga + astar_cost_up(t + p);
                 } else {
-                    ng = ga + (uniform ? rounded_step[d] : astar_cost_up(step[d] * cost[b]));
+                    ng = ga + terrain;
                 }
             } else {
                 double t = astar_rounded(step[d] * astar_terrain_cost(c, ac + offset[d]));
@@ -415,7 +431,8 @@ static astar_status run_plain(query_ctx *c, uint64_t budget, astar_result *res) 
 /* Plus influence layers and claims, but no callbacks. */
 static astar_status run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
-        return run(c, budget, res, false, true, true, true, false);
+        return c->exact ? run(c, budget, res, false, true, true, true, true)
+                        : run(c, budget, res, false, true, true, true, false);
     if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist)
         return run(c, budget, res, false, true, true, false, false);
     return run(c, budget, res, false, true, false, false, false);
@@ -514,6 +531,42 @@ static astar_status skip_dead_ends(query_ctx *c, int32_t start) {
 }
 
 /*
+ * What a layered query's penalties can add along any path, from the bounds its layers and
+ * claims keep on every write (layers.h): a path enters each cell at most once, and P(b) of a
+ * cell is at most the sum of |weight * value| of its layers and claim_penalty times its claims.
+ * Each product and sum is rounded at most 2^-53 off, and each step rounds up by less than a
+ * quantum (core.h). Cheap: one term per layer. `stale`: claims the view may still count from
+ * the query's start besides today's (its overlay was counted then: cost.h).
+ */
+static double penalty_bound(const query_ctx *c, int64_t stale) {
+    const astar_query *q = c->q;
+    if (!c->layered) return 0.0;
+    double sum = 0.0;
+    for (int i = 0; i < q->nlayers; i++) sum += fabs(q->layers[i].weight) * astar_layer_sum_bound(q->layers[i].layer);
+    if (q->claims) sum += q->claim_penalty * ((double)q->claims->total + (double)stale);
+    return sum * (1.0 + 0x1p-40) + (double)c->s->cells * ASTAR_QUANTUM;
+}
+
+/*
+ * Whether the loop may count c's query in quanta: its sums stay below ASTAR_EXACT_BELOW and a
+ * step's penalised cost below ASTAR_QUANTA_BELOW, where astar_cost_up rounds it to quanta, so
+ * the integers are the doubles' sums to the bit. Sets the keys' tie bits and penalty_room, the
+ * bound within which a job keeps counting so when its layers or claims change
+ * (astar_search_step).
+ */
+static bool exact_room(query_ctx *c) {
+    const astar_grid *g = c->g;
+    double diag = astar_step_cost(c->uniform_cost, 4), extra = penalty_bound(c, 0);
+    c->claims_seen = c->q->claims && c->pv.claim.overlay ? c->q->claims->total : 0;
+    if (!(diag + extra < ASTAR_QUANTA_BELOW) || !astar_exact_keys(g, diag, extra, &c->tie_bits)) return false;
+    double room = ldexp(1.0, 31 - c->tie_bits);
+    if (room > ASTAR_EXACT_BELOW) room = ASTAR_EXACT_BELOW;
+    room -= ((double)g->width * g->height + g->width + g->height) * diag;
+    c->penalty_room = ASTAR_QUANTA_BELOW - diag < room ? ASTAR_QUANTA_BELOW - diag : room;
+    return true;
+}
+
+/*
  * Sets up the search of q on s up to its first push. Returns ASTAR_RUNNING when
  * there is a search to run, else its final status (found at once, unreachable at
  * once, or an error).
@@ -532,11 +585,11 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->corridor_gen = corridor_gen;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
-    /* Counting in quanta (run's `exact`): for plain terrain under the octile bound alone (with
-     * landmarks run_plain takes another loop; jobs.c reads this flag as the loop's). */
-    c->exact = !callbacks && !c->layered && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 &&
-               !c->lm.dist && q->weight == 1.0 && !q->partial &&
-               astar_exact_keys(g, astar_step_cost(c->uniform_cost, 4), &c->tie_bits);
+    /* Counting in quanta (run's `exact`): for uniform terrain under the octile bound alone (with
+     * landmarks run_plain takes another loop; jobs.c reads this flag as the loop's), with or
+     * without layers and claims (no callbacks), while sums stay exact (exact_room). */
+    c->exact = !callbacks && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist &&
+               q->weight == 1.0 && !q->partial && exact_room(c);
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
     c->start = start;
@@ -683,10 +736,19 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     astar_result_init(res);
     res->scored = c->q->ninterests > 0;
     /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
-     * (jobs.c), else start over. */
-    if (s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s)) {
+     * (jobs.c), else start over. Its layers and claims grown past what it counts exactly in
+     * quanta: on in doubles (without max_cost, whose cut records hold no g), else start over. */
+    bool moved = s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s);
+    bool outgrown = c->exact && c->layered && !(penalty_bound(c, c->claims_seen) < c->penalty_room);
+    if (moved || outgrown) {
         uint32_t repairs = 0;
-        if (!s->job_restart_due && astar_job_follow(s, &repairs)) {
+        bool go_on = !s->job_restart_due && (!moved || astar_job_follow(s, &repairs));
+        if (go_on && outgrown && c->exact) {
+            uint64_t work = 0;
+            go_on = c->q->max_cost == INFINITY && astar_job_leave_exact(c, &work);
+            (void)astar_progress_charge(astar_progress_get(), work); /* the loop's next check sees a stop */
+        }
+        if (go_on) {
             s->job_version = c->g->version;
             s->job_repairs += repairs;
         } else {

@@ -52,8 +52,10 @@ typedef struct query_ctx {
     double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
-    bool exact;              /* the plain loop may count in quanta (search.c's run) */
-    int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine) */
+    bool exact;              /* the loop without callbacks may count in quanta (search.c's run) */
+    int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine), */
+    double penalty_room;     /* and what layers and claims may add along a path while it does */
+    int64_t claims_seen;     /* the claims its view's overlay counted at the start (cost.h) */
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */
     double *memo_h;          /* what a first touch marks "not computed yet" (else NULL) */
@@ -192,6 +194,9 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs);
 /* Whether the landmarks a job's heuristic reads (c->lm) are still the grid's, as valid as
  * when it started (none read: true). */
 bool astar_job_landmarks_held(const astar_search *s);
+/* A job counting in quanta (run's `exact`) goes on in doubles: its records and keys rewritten
+ * (work: what it reached, added to *work). False on OOM. */
+bool astar_job_leave_exact(query_ctx *c, uint64_t *work);
 
 /* ---- many.c: the thread code astar_find_many and builds share */
 
@@ -258,16 +263,17 @@ static inline double astar_step_cost(double cost, int d) {
 }
 
 /*
- * Whether a search on g whose dearest step costs `diag_step` counts in quanta without
- * rounding: any g is a path visiting each cell at most once, any h at most the octile
- * bound across the grid, so f stays below (cells + width + height) * diag_step, which must
- * be below ASTAR_EXACT_BELOW. If so, *tie_bits is what its keys keep below f
+ * Whether a search on g whose dearest step costs `diag_step` on terrain, plus penalties that
+ * add at most `extra` along any path, counts in quanta without rounding: any g is a path
+ * visiting each cell at most once, any h at most the octile bound across the grid, so f stays
+ * below (cells + width + height) * diag_step + extra, which must be below ASTAR_EXACT_BELOW.
+ * If so, *tie_bits is what its keys keep below f
  * (astar_heap_key_fine): f < 2^e takes 32 + e bits (32 below the point), the top bit stays
  * clear (keys stay below ASTAR_HEAP_PAD, as the pool's do), and up to 29 of the rest order
  * ties, at least 10 (e <= 21).
  */
-static inline bool astar_exact_keys(const astar_grid *g, double diag_step, int *tie_bits) {
-    double dearest = ((double)g->width * g->height + g->width + g->height) * diag_step;
+static inline bool astar_exact_keys(const astar_grid *g, double diag_step, double extra, int *tie_bits) {
+    double dearest = ((double)g->width * g->height + g->width + g->height) * diag_step + extra;
     if (!(dearest < ASTAR_EXACT_BELOW)) return false;
     int e;
     frexp(dearest, &e);
@@ -343,6 +349,13 @@ static inline double astar_heuristic_at(query_ctx *c, int32_t cell, int32_t x, i
         if (alt > h) h = alt;
     }
     return h;
+}
+
+/* Whether v is neither +0 nor -0: one integer test on its bits. */
+static ALWAYS_INLINE bool astar_holds_value(double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits << 1 != 0;
 }
 
 /*

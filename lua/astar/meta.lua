@@ -460,11 +460,12 @@ function Influence:fill(value) end
 ---@param falloff astar.Falloff? default "linear"
 function Influence:stamp(x, y, radius, strength, falloff) end
 
----Multiplies every value by factor.
+---Multiplies every value by factor. Visits only the 8x8 tiles holding influence (issue 27).
 ---@param factor number
 function Influence:decay(factor) end
 
 ---One step of propagation: momentum x v + (1 - momentum) x the strongest neighbour's v x exp(-decay).
+---Visits the 8x8 tiles holding influence and the cells around them (issue 27).
 ---@param decay number
 ---@param momentum number
 ---@param grid astar.Grid? spread around its walls
