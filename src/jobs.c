@@ -331,6 +331,9 @@ static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
 bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     query_ctx *c = &s->job;
     const astar_grid *g = c->g;
+    /* Jump point search read lines of cells it never touched (jps.c): any change may be on
+     * one. */
+    if (c->jps) return false;
     if (!astar_job_landmarks_held(s)) return false;
     if (!astar_grid_changes_known(g, s->job_version)) return false; /* a bulk write */
     /* On the view: its build's areas, if they are still those. Where the view may have kept it
