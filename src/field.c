@@ -175,6 +175,46 @@ astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64
     return st;
 }
 
+/* The cheapest node the search left open (a limit stopped it), or INFINITY. */
+static double open_min(const astar_search *s) {
+    return s->pool.heap.len > 0 ? s->pool.nodes[s->pool.heap.items[0].cell].g : INFINITY;
+}
+
+/*
+ * Writes the cells of ids [from, to) of f from the ended search of c (kind, the cheapest node
+ * it left open): settled nodes only. With a limit, the ones still open may improve, and so may
+ * a cell that only took offers (TO: one a unit may only leave, never queued) dearer than the
+ * cheapest still open. (Its walkability was worked out when it took them: no callback.)
+ */
+static void write_cells(astar_field *f, query_ctx *c, astar_field_kind kind, double min_open, int32_t from,
+                        int32_t to) {
+    const astar_search *s = c->s;
+    const int32_t width = f->width;
+    for (int32_t id = from; id < to; id++) {
+        int32_t x = id % width, y = id / width;
+        int32_t cell = astar_cell(c->stride, x, y);
+        const astar_node *n = &s->pool.nodes[cell];
+        bool settled = n->gen == s->pool.gen && n->heap < 0 && n->g != INFINITY; /* closed, or blocked with a distance */
+        if (settled && kind == ASTAR_FIELD_TO && n->g > min_open && !astar_walkable(c, cell, x, y))
+            settled = false;
+        f->dist[id] = settled ? n->g : INFINITY;
+        f->next[id] = -1;
+        if (!settled) continue;
+        f->reached++;
+        if (n->from != ASTAR_FROM_START) f->next[id] = (int8_t)(kind == ASTAR_FIELD_TO ? n->from : n->from ^ 2);
+    }
+}
+
+/* The field's own query for q: no heuristic, the goal where the start is (astar.h: the goal is
+ * ignored, so it must not be checked either). */
+static astar_query field_query(const astar_query *q) {
+    astar_query fq = *q;
+    fq.heuristic = ASTAR_H_ZERO;
+    fq.gx = q->sx;
+    fq.gy = q->sy;
+    return fq;
+}
+
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
@@ -183,10 +223,7 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     s->job_live = false; /* the workspace is this build's now, even for a bad request */
     if (f->width != g->width || f->height != g->height || q->heuristic != ASTAR_H_DEFAULT)
         return astar_finish(res, ASTAR_EINVAL);
-    astar_query fq = *q;
-    fq.heuristic = ASTAR_H_ZERO;
-    fq.gx = q->sx; /* astar.h: the goal is ignored, so it must not be checked either */
-    fq.gy = q->sy;
+    astar_query fq = field_query(q);
     query_ctx c;
     astar_status st = field_setup(&c, s, g, &fq, cells, ncells, kind);
     if (st != ASTAR_OK) return astar_finish(res, st);
@@ -195,29 +232,135 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     if (st != ASTAR_OK && st != ASTAR_LIMIT) return astar_finish(res, st);
     /* Writing f: a unit per cell, counted before f changes. */
     if (astar_progress_charge(p, (uint64_t)g->width * (uint64_t)g->height)) return astar_finish(res, ASTAR_ESTOPPED);
-
-    /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
-     * that only took offers (TO: one a unit may only leave, never queued) dearer than the
-     * cheapest still open. (Its walkability was worked out when it took them: no callback.) */
-    double open_min = s->pool.heap.len > 0 ? s->pool.nodes[s->pool.heap.items[0].cell].g : INFINITY;
     f->kind = kind;
     f->reached = 0;
-    for (int32_t y = 0; y < g->height; y++) {
-        for (int32_t x = 0; x < g->width; x++) {
-            int32_t cell = astar_cell(g->stride, x, y);
-            const astar_node *n = &s->pool.nodes[cell];
-            int32_t id = y * g->width + x;
-            bool settled = n->gen == s->pool.gen && n->heap < 0 && n->g != INFINITY; /* closed, or blocked with a distance */
-            if (settled && kind == ASTAR_FIELD_TO && n->g > open_min && !astar_walkable(&c, cell, x, y))
-                settled = false;
-            f->dist[id] = settled ? n->g : INFINITY;
-            f->next[id] = -1;
-            if (!settled) continue;
-            f->reached++;
-            if (n->from != ASTAR_FROM_START) f->next[id] = (int8_t)(kind == ASTAR_FIELD_TO ? n->from : n->from ^ 2);
-        }
+    write_cells(f, &c, kind, open_min(s), 0, g->width * g->height);
+    return astar_finish(res, st);
+}
+
+/* ---- in slices */
+
+/* Sets up (again) the field in slices of s on its grid g: nothing searched, nothing written. */
+static astar_status field_job_setup(astar_search *s, astar_grid *g) {
+    struct astar_field_job *fj = &s->field;
+    astar_status st = field_setup(&s->job, s, g, &fj->q, fj->cells, fj->ncells, fj->kind);
+    s->job_version = g->version;
+    fj->searched = false;
+    fj->written = 0;
+    return st;
+}
+
+astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
+                               const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res) {
+    astar_result_init(res);
+    s->path.len = 0;
+    s->job_live = false; /* the workspace is this field's now, even for a bad request */
+    struct astar_field_job *fj = &s->field;
+    fj->done = false;
+    if (f->width != g->width || f->height != g->height || q->heuristic != ASTAR_H_DEFAULT)
+        return astar_finish(res, ASTAR_EINVAL);
+    fj->f = f;
+    fj->q = field_query(q);
+    fj->cells = cells;
+    fj->ncells = ncells;
+    fj->kind = kind;
+    fj->restarts = 0;
+    s->job_restart_due = false;
+    astar_status st = field_job_setup(s, g);
+    if (st != ASTAR_OK) return astar_finish(res, st);
+    s->job_live = true;
+    s->job_field = true;
+    return astar_finish(res, ASTAR_RUNNING);
+}
+
+/*
+ * Whether the field may go on after the terrain changes since s->job_version: none was under
+ * a cell it reached (astar_job_changes_unread: every step it read is as it was, and a cell it
+ * has not reached is read as it is now when reached), and none opened a goal (TO) that was
+ * blocked at its start (left out then, and never reached).
+ */
+static bool field_follows(const astar_search *s) {
+    const struct astar_field_job *fj = &s->field;
+    const astar_grid *g = s->job.g;
+    if (!astar_job_changes_unread(s)) return false;
+    for (uint32_t v = s->job_version + 1; v != g->version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
+        const astar_change *ch = astar_grid_change(g, v);
+        if (ch->before != INFINITY) continue;
+        for (int32_t i = 0; i < fj->ncells; i++)
+            if (astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width) == ch->cell) return false;
+    }
+    return true;
+}
+
+/* The end of a field in slices: the answer kept for later steps. */
+static astar_status field_job_end(astar_search *s, astar_result *res, astar_status st) {
+    struct astar_field_job *fj = &s->field;
+    res->restarts = fj->restarts;
+    s->job_live = false;
+    if (st == ASTAR_OK || st == ASTAR_LIMIT) {
+        fj->done = true;
+        fj->result = *res;
+        fj->result.status = st;
     }
     return astar_finish(res, st);
+}
+
+astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar_result *res) {
+    struct astar_field_job *fj = &s->field;
+    query_ctx *c = &s->job;
+    astar_result_init(res);
+    *used = 0;
+    if (fj->done) {
+        *res = fj->result;
+        return res->status;
+    }
+    if (!s->job_live || !s->job_field) return astar_finish(res, ASTAR_EINVAL); /* ended by another query */
+    astar_grid *g = c->g;
+    if (s->job_restart_due || g->version != s->job_version) {
+        if (!s->job_restart_due && field_follows(s)) {
+            s->job_version = g->version;
+        } else {
+            s->job_restart_due = true;
+            astar_status st = field_job_setup(s, g);
+            if (st == ASTAR_ESTOPPED) return astar_finish(res, st); /* still to start over: next step */
+            s->job_restart_due = false;
+            fj->restarts++;
+            if (st != ASTAR_OK) return field_job_end(s, res, st);
+        }
+    }
+    astar_progress *p = astar_progress_get();
+    if (!fj->searched) {
+        uint64_t before = c->expansions;
+        astar_status st = field_run(c, fj->kind, n, p, res);
+        *used = res->expansions - before;
+        c->expansions = res->expansions;
+        if (st == ASTAR_RUNNING || st == ASTAR_ESTOPPED) {
+            res->restarts = fj->restarts;
+            return astar_finish(res, st);
+        }
+        if (st != ASTAR_OK && st != ASTAR_LIMIT) return field_job_end(s, res, st);
+        fj->searched = true;
+        fj->st = st;
+        fj->open_min = open_min(s);
+        fj->f->kind = fj->kind;
+        fj->f->reached = 0;
+    }
+    /* Writing f: ASTAR_FIELD_CELLS_PER_UNIT cells a unit of n, a unit of the progress handler
+     * per cell, counted before they are written. */
+    const int32_t total = g->width * g->height;
+    uint64_t units = n > *used ? n - *used : 0;
+    uint64_t room = units < (uint64_t)total ? units * ASTAR_FIELD_CELLS_PER_UNIT : (uint64_t)total;
+    int32_t to = (uint64_t)(total - fj->written) < room ? total : fj->written + (int32_t)room;
+    res->expansions = c->expansions;
+    res->restarts = fj->restarts;
+    if (to > fj->written) {
+        if (astar_progress_charge(p, (uint64_t)(to - fj->written))) return astar_finish(res, ASTAR_ESTOPPED);
+        write_cells(fj->f, c, fj->kind, fj->open_min, fj->written, to);
+        *used += ((uint64_t)(to - fj->written) + ASTAR_FIELD_CELLS_PER_UNIT - 1) / ASTAR_FIELD_CELLS_PER_UNIT;
+        fj->written = to;
+    }
+    if (fj->written < total) return astar_finish(res, ASTAR_RUNNING);
+    return field_job_end(s, res, fj->st);
 }
 
 astar_field_kind astar_field_get_kind(const astar_field *f) { return f->kind; }

@@ -661,6 +661,7 @@ static astar_status settle(astar_search *s, astar_result *res, astar_status st) 
 static astar_status begin_search(astar_search *s, astar_grid *g, const astar_query *q, bool jps_ok,
                                  const uint16_t *corridor, uint16_t corridor_gen, astar_result *res) {
     s->job_live = false;
+    s->job_field = false;
     s->job_jps_ok = jps_ok;
     s->job_restarts = 0;
     s->job_repairs = 0;
@@ -678,6 +679,7 @@ astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_quer
 }
 
 astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
+    if (s->job_live && s->job_field) return astar_finish(res, ASTAR_EINVAL); /* a field's (field.c) */
     if (!s->job_live) { /* finished (or never started): the same answer again */
         *res = s->job_result;
         return res->status;

@@ -136,6 +136,21 @@ struct astar_search {
     bool job_restart_due;   /* a start over was begun and stopped (ASTAR_ESTOPPED): the next
                                step begins it again */
     astar_result job_result; /* the final result, once there is one */
+    bool job_field;         /* the live search is a distance field in slices (field.c): */
+    struct astar_field_job {
+        astar_field *f;         /* what it fills */
+        astar_query q;          /* its own query (no heuristic, goal = start) */
+        const int32_t *cells;   /* its sources, the caller's */
+        int32_t ncells;
+        astar_field_kind kind;
+        bool searched;          /* the Dijkstra ended (with st): f is being written */
+        bool done;              /* f written: result is the answer */
+        astar_status st;
+        double open_min;        /* the cheapest node left open (a limit), else INFINITY */
+        int32_t written;        /* cells of f written so far, in id order */
+        uint32_t restarts;
+        astar_result result;
+    } field;
 };
 
 /* ---- query.c */
@@ -193,6 +208,10 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
  * handler.
  */
 bool astar_job_follow(astar_search *s, uint32_t *repairs);
+/* Whether every terrain change since s->job_version is known (no bulk write) and none is in
+ * the 3x3 block of a cell the live search of s reached: then it read no step a change
+ * altered (a distance field in slices goes on). Work: 9 reads per change. */
+bool astar_job_changes_unread(const astar_search *s);
 /* Whether the landmarks a job's heuristic reads (c->lm) are still the grid's, as valid as
  * when it started (none read: true). */
 bool astar_job_landmarks_held(const astar_search *s);
