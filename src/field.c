@@ -244,6 +244,8 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
 static astar_status field_job_setup(astar_search *s, astar_grid *g) {
     struct astar_field_job *fj = &s->field;
     astar_status st = field_setup(&s->job, s, g, &fj->q, fj->cells, fj->ncells, fj->kind);
+    s->job_live = st == ASTAR_OK; /* (field_setup ended any search on s) */
+    s->job_field = true;
     s->job_version = g->version;
     fj->searched = false;
     fj->written = 0;
@@ -268,8 +270,6 @@ astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, c
     s->job_restart_due = false;
     astar_status st = field_job_setup(s, g);
     if (st != ASTAR_OK) return astar_finish(res, st);
-    s->job_live = true;
-    s->job_field = true;
     return astar_finish(res, ASTAR_RUNNING);
 }
 
