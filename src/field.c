@@ -10,6 +10,8 @@ struct astar_field {
     int8_t *next;           /* per node id: the direction of the next step toward the sources
                                (TO: along the way to a goal; FROM: back toward the start); -1 */
     int32_t reached;
+    bool blank;             /* never written: every cell unreached (its arrays untouched, so
+                               that a new field costs no pass over the map before it is built) */
     astar_alloc alloc;
 };
 
@@ -29,7 +31,7 @@ astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *a
         astar_field_free(f);
         return astar_made(NULL, ASTAR_ENOMEM);
     }
-    for (size_t i = 0; i < n; i++) f->dist[i] = INFINITY, f->next[i] = -1;
+    f->blank = true;
     return astar_made(f, ASTAR_OK);
 }
 
@@ -234,6 +236,7 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     if (astar_progress_charge(p, (uint64_t)g->width * (uint64_t)g->height)) return astar_finish(res, ASTAR_ESTOPPED);
     f->kind = kind;
     f->reached = 0;
+    f->blank = false;
     write_cells(f, &c, kind, open_min(s), 0, g->width * g->height);
     return astar_finish(res, st);
 }
@@ -344,6 +347,7 @@ astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar
         fj->open_min = open_min(s);
         fj->f->kind = fj->kind;
         fj->f->reached = 0;
+        fj->f->blank = false; /* written from here on (astar.h: no field until the end) */
     }
     /* Writing f: ASTAR_FIELD_CELLS_PER_UNIT cells a unit of n, a unit of the progress handler
      * per cell, counted before they are written. */
@@ -368,11 +372,13 @@ int32_t astar_field_reached(const astar_field *f) { return f->reached; }
 
 double astar_field_distance(const astar_field *f, int32_t x, int32_t y) {
     if (x < 0 || y < 0 || x >= f->width || y >= f->height) return NAN;
+    if (f->blank) return INFINITY;
     return f->dist[(size_t)y * (size_t)f->width + (size_t)x];
 }
 
 int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, int32_t *ny) {
     if (x < 0 || y < 0 || x >= f->width || y >= f->height) return -1;
+    if (f->blank) return 0;
     int d = f->next[(size_t)y * (size_t)f->width + (size_t)x];
     if (d < 0) return 0;
     *nx = x + ASTAR_DX[d];
