@@ -63,7 +63,7 @@ describe("grid:search with every engine", function()
     for n = 1, scale(220) do
       local world = random_world(rng, 12)
       local grid = oracle.grid(astar, world)
-      local opts, what = {}, {}
+      local opts = {}
       local r = rng.next()
       if r < 0.15 then -- the two-tier search, on the grid's hierarchy or one it builds
         if world.diagonal ~= "always" then
