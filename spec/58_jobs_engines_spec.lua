@@ -355,9 +355,9 @@ describe("grid:field_job", function()
       if status ~= "running" then break end
     end
     local _, info = job:result()
-    -- 4096 expansions, then 4096 cells written at ASTAR_FIELD_CELLS_PER_UNIT (32) a unit
+    -- 4096 expansions, then 4096 cells written at ASTAR_FIELD_CELLS_PER_UNIT (16) a unit
     assert.are.equal(4096, info.expansions)
-    assert.are.equal(4096 + 4096 / 32, total)
+    assert.are.equal(4096 + 4096 / 16, total)
     assert.is_true(steps >= total / 16)
     assert.are.equal("done", job:status())
     assert.are.equal("done", (job:step(5)))

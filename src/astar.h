@@ -719,7 +719,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
  * goes on when no change was under a node the search expanded (a cell not reached yet is read
  * at its new cost when reached), repairs what a change under them altered where that is exact
  * (res->repairs counts those), and otherwise starts the search over (res->restarts counts it).
- * The answer is exact for the terrain at the search's end. An error (ENOMEM, EABORT)
+ * The answer is exact for the terrain at the search's end. It runs the engine astar_find
+ * would run: where that is jump point search, a step expands n jump points, and any terrain
+ * change between steps starts it over (its scans read cells it never reached). An error (ENOMEM, EABORT)
  * ends the search; start it again to retry. ASTAR_ESTOPPED (the progress handler) does not:
  * the step stopped between two expansions and the next goes on from there (a stopped
  * astar_search_start started nothing; a stopped astar_find ends). One live search per workspace:
@@ -954,6 +956,8 @@ typedef enum astar_field_kind {
     ASTAR_FIELD_FROM   /* cost of walking from the cells given (a start) to each cell */
 } astar_field_kind;
 
+/* A new field reads as every cell unreached until it is built (its arrays are not touched
+ * before: making one costs an allocation, no pass over the map). */
 astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc);
 void astar_field_free(astar_field *f);
 
@@ -988,7 +992,7 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
  * stops a step between two units: the next goes on. One live search per workspace: any other
  * query on s ends it (its step then returns ASTAR_EINVAL).
  */
-#define ASTAR_FIELD_CELLS_PER_UNIT 32
+#define ASTAR_FIELD_CELLS_PER_UNIT 16
 astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res);
 astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar_result *res);

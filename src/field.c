@@ -192,9 +192,13 @@ static void write_cells(astar_field *f, query_ctx *c, astar_field_kind kind, dou
                         int32_t to) {
     const astar_search *s = c->s;
     const int32_t width = f->width;
-    for (int32_t id = from; id < to; id++) {
-        int32_t x = id % width, y = id / width;
-        int32_t cell = astar_cell(c->stride, x, y);
+    int32_t x = from % width, y = from / width, cell = astar_cell(c->stride, x, y);
+    for (int32_t id = from; id < to; id++, cell++, x++) {
+        if (x == width) { /* the next row, past the border's two cells */
+            x = 0;
+            y++;
+            cell += 2;
+        }
         const astar_node *n = &s->pool.nodes[cell];
         bool settled = n->gen == s->pool.gen && n->heap < 0 && n->g != INFINITY; /* closed, or blocked with a distance */
         if (settled && kind == ASTAR_FIELD_TO && n->g > min_open && !astar_walkable(c, cell, x, y))
