@@ -145,7 +145,7 @@ describe("grid:search with every engine", function()
     assert.is_true((counts.tiered or 0) > 0 and (counts.astar or 0) > 0)
   end)
 
-  it("jumps in slices where find jumps: jump points, one a step, and JPS+ and online alike", function()
+  it("jumps in slices where find jumps: one jump point a step (A*: one cell a step)", function()
     local g = astar.grid(64, 48)
     for y = 1, 40 do g:set_cost(20, y, false) end
     for y = 9, 48 do g:set_cost(44, y, false) end
