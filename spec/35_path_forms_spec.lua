@@ -363,21 +363,16 @@ describe("bad values", function()
     assert.are.equal(5, #t)
   end)
 
-  it("are refused by name where they do not apply", function()
+  it("are refused by name where they do not apply (a job takes them: spec 58)", function()
     local g = astar.grid(5, 5)
     for _, key in ipairs({ "path", "into", "info" }) do
       local opts = { [key] = key == "path" and "flat" or {} }
       assert.matches("option '" .. key .. "' does not apply to find_many",
         err_of(function() local _ = g:find_many({ { 1, 1, 5, 5 } }, opts) end))
-      assert.matches("option '" .. key .. "' does not apply to search",
-        err_of(function() local _ = g:search(1, 1, 5, 5, opts) end))
       assert.matches("option '" .. key .. "' does not apply to distance_field",
         err_of(function() local _ = g:distance_field({ { x = 1, y = 1 } }, opts) end))
       assert.matches("option '" .. key .. "' does not apply to range",
         err_of(function() local _ = g:range(1, 1, 3, opts) end))
-      local sched = astar.scheduler()
-      assert.matches("bad argument #6 to 'request' %(option '" .. key .. "' does not apply to search%)",
-        err_of(function() local _ = sched:request(g, 1, 1, 5, 5, opts, function() end) end))
     end
     assert.is_truthy(g:find(1, 1, 5, 5))
   end)

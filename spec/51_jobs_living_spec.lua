@@ -201,7 +201,7 @@ describe("a job under terrain changes", function()
       for y = 1, 12 do rows[y] = string.rep(".", 12) end
       local world = oracle.world_from_rows(rows, diagonal)
       local g = oracle.grid(astar, world)
-      local job = g:search(1, 1, 12, 12)
+      local job = g:search(1, 1, 12, 12, { jump = false }) -- A*: a jumping job starts over
       job:step(6) -- along the diagonal
       set(g, world, 4, 3, false) -- beside its step (3, 3) -> (4, 4): now a corner it may not cut
       if diagonal == "one_walkable" then set(g, world, 3, 4, false) end
@@ -218,7 +218,7 @@ describe("a job under terrain changes", function()
     for y = 1, 20 do rows[y] = y < 19 and (string.rep(".", 19) .. "#" .. string.rep(".", 20)) or string.rep(".", 40) end
     local world = oracle.world_from_rows(rows)
     local g = oracle.grid(astar, world)
-    local job = g:search(1, 10, 40, 10)
+    local job = g:search(1, 10, 40, 10, { jump = false })
     local open = false
     for _ = 1, 40 do -- then it stays as it is, and the job ends
       if job:status() ~= "running" then break end
@@ -249,7 +249,7 @@ describe("a job under terrain changes", function()
       local world = oracle.world_from_rows(rows, "no_corner_cut")
       local g = oracle.grid(astar, world)
       assert.is_truthy(g:dead_end(10, 5)) -- the corridor, behind the cell (5, 5)
-      local job = g:search(2, 5, 26, 5)
+      local job = g:search(2, 5, 26, 5, { jump = false })
       job:step(10) -- the start's room, its gateway into the corridor too
       if far_first then -- a change far from it first: it goes on, reading the grid's own walls
         set(g, world, 28, 1, 2)
@@ -286,7 +286,7 @@ describe("a job under terrain changes", function()
       for _, rebuilt in ipairs({ false, true }) do
         local world = oracle.world_from_rows(rows, diagonal)
         local g = oracle.grid(astar, world)
-        local job = g:search(3, 3, 26, 12)
+        local job = g:search(3, 3, 26, 12, { jump = false })
         job:step(130) -- room A and the cell into the goal's room closed, the long way
         assert.are.equal("running", job:status())
         set(g, world, 21, 3, 1) -- the door opens
@@ -302,7 +302,7 @@ describe("a job under terrain changes", function()
 
   it("starts over after a bulk write (fill), which the change log cannot describe cell by cell", function()
     local g = astar.grid(30, 30)
-    local job = g:search(1, 1, 30, 30)
+    local job = g:search(1, 1, 30, 30, { jump = false })
     job:step(5)
     g:fill(2)
     assert.are.equal("found", job:step())

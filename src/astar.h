@@ -753,7 +753,9 @@ astar_status astar_find(astar_search *s, astar_grid *g, const astar_query *q,
  * goes on when no change was under a node the search expanded (a cell not reached yet is read
  * at its new cost when reached), repairs what a change under them altered where that is exact
  * (res->repairs counts those), and otherwise starts the search over (res->restarts counts it).
- * The answer is exact for the terrain at the search's end. An error (ENOMEM, EABORT)
+ * The answer is exact for the terrain at the search's end. It runs the engine astar_find
+ * would run: where that is jump point search, a step expands n jump points, and any terrain
+ * change between steps starts it over (its scans read cells it never reached). An error (ENOMEM, EABORT)
  * ends the search; start it again to retry. ASTAR_ESTOPPED (the progress handler) does not:
  * the step stopped between two expansions and the next goes on from there (a stopped
  * astar_search_start started nothing; a stopped astar_find ends). One live search per workspace:
@@ -988,6 +990,8 @@ typedef enum astar_field_kind {
     ASTAR_FIELD_FROM   /* cost of walking from the cells given (a start) to each cell */
 } astar_field_kind;
 
+/* A new field reads as every cell unreached until it is built (it holds no cells: making
+ * one costs an allocation, no pass over the map). */
 astar_field *astar_field_new(int32_t width, int32_t height, const astar_alloc *alloc);
 void astar_field_free(astar_field *f);
 
@@ -1006,6 +1010,29 @@ void astar_field_free(astar_field *f);
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res);
+/*
+ * astar_field_build in slices, for a frame budget: astar_field_start checks the request and
+ * sets up on s what astar_field_build(f, s, g, q, cells, ncells, kind) would search, doing no
+ * work yet: ASTAR_RUNNING, or its error (ASTAR_EINVAL, ASTAR_ENOMEM, ASTAR_EABORT,
+ * ASTAR_ESTOPPED: nothing started). Each astar_field_step then does at most n units more
+ * (*used gets how many): an expansion of the search, then, once it has ended,
+ * ASTAR_FIELD_CELLS_PER_UNIT cells of f written where f is kept dense (astar_field_list says
+ * when); a sparse f is listed whole by the first step with a unit left after the search
+ * (ASTAR_FIELD_CELLS_PER_UNIT cells kept a unit, which may take that step past n: at most 9
+ * cells per expansion the search made, in proportion to what it reached); it returns ASTAR_RUNNING until f is written,
+ * then ASTAR_OK or ASTAR_LIMIT with f and res (expansions, restarts) as astar_field_build
+ * leaves them, and the same again when stepped after. f, q, cells and whatever q points to
+ * must stay alive until it ends; f holds no field until then. Between steps layers, claims
+ * and masks may change (a cell's values are read when it is first reached), and the terrain:
+ * the next step goes on when no change was in the 3x3 block of a cell the field reached and
+ * none opened a goal (TO) that was blocked, else it starts over (res->restarts). ESTOPPED
+ * stops a step between two units: the next goes on. One live search per workspace: any other
+ * query on s ends it (its step then returns ASTAR_EINVAL).
+ */
+#define ASTAR_FIELD_CELLS_PER_UNIT 16
+astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
+                               const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res);
+astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar_result *res);
 astar_field_kind astar_field_get_kind(const astar_field *f);
 /* How many cells the last build reached. */
 int32_t astar_field_reached(const astar_field *f);

@@ -222,31 +222,54 @@ static void keep(astar_field *f, bool dense, double *dist, int8_t *next, int32_t
     f->reached = reached;
 }
 
-/* f dense, from a pass over the map: a unit per cell, counted before f changes. */
-static astar_status keep_dense(astar_field *f, query_ctx *c, astar_field_kind kind, double open_min,
-                               astar_progress *p) {
-    const astar_grid *g = c->g;
-    size_t n = (size_t)g->width * (size_t)g->height;
-    if (astar_progress_charge(p, n)) return ASTAR_ESTOPPED;
+/* Whether a build whose search made `expansions` keeps f dense: when it expanded at least one
+ * node per DENSE_SHARE cells of the map. */
+static bool keeps_dense(const astar_field *f, uint64_t expansions) {
+    return expansions * DENSE_SHARE >= (uint64_t)f->width * (uint64_t)f->height;
+}
+
+/* Makes f dense with nothing written yet: write_cells then writes every cell once. f is as it
+ * was on ASTAR_ENOMEM. */
+static astar_status dense_storage(astar_field *f) {
+    size_t n = (size_t)f->width * (size_t)f->height;
     double *dist = astar_mem(&f->alloc, NULL, 0, n * sizeof *dist);
     int8_t *next = dist ? astar_mem(&f->alloc, NULL, 0, n) : NULL;
     if (!next) {
-        astar_mem(&f->alloc, dist, n * sizeof *dist, 0);
+        astar_mem(&f->alloc, dist, dist ? n * sizeof *dist : 0, 0);
         return ASTAR_ENOMEM;
     }
-    int32_t reached = 0;
-    for (int32_t y = 0; y < g->height; y++) {
-        for (int32_t x = 0; x < g->width; x++) {
-            int32_t cell = astar_cell(g->stride, x, y);
-            size_t id = (size_t)y * (size_t)g->width + (size_t)x;
-            bool settled = settled_at(c, cell, x, y, kind, open_min);
-            dist[id] = settled ? c->s->pool.nodes[cell].g : INFINITY;
-            next[id] = settled ? kept_next(&c->s->pool.nodes[cell], kind) : -1;
-            reached += settled;
-        }
-    }
-    keep(f, true, dist, next, NULL, reached);
+    keep(f, true, dist, next, NULL, 0);
     return ASTAR_OK;
+}
+
+/* Writes cells [from, to) of node ids of dense f from the ended search c (what settled_at
+ * keeps), counting those reached: the one pass a build makes at once and a job in slices. Walks
+ * the rows without a division per cell. */
+static void write_cells(astar_field *f, query_ctx *c, astar_field_kind kind, double open_min, int32_t from,
+                        int32_t to) {
+    const astar_node *nodes = c->s->pool.nodes;
+    const int32_t width = f->width;
+    int32_t x = from % width, y = from / width, cell = astar_cell(c->stride, x, y);
+    for (int32_t id = from; id < to; id++, cell++, x++) {
+        if (x == width) { /* the next row, past the border's two cells */
+            x = 0;
+            y++;
+            cell += 2;
+        }
+        bool settled = settled_at(c, cell, x, y, kind, open_min);
+        f->dist[id] = settled ? nodes[cell].g : INFINITY;
+        f->next[id] = settled ? kept_next(&nodes[cell], kind) : -1;
+        f->reached += settled;
+    }
+}
+
+/* f dense, from a pass over the map: a unit per cell, counted before f changes. */
+static astar_status keep_dense(astar_field *f, query_ctx *c, astar_field_kind kind, double open_min,
+                               astar_progress *p) {
+    if (astar_progress_charge(p, (uint64_t)f->width * (uint64_t)f->height)) return ASTAR_ESTOPPED;
+    astar_status st = dense_storage(f);
+    if (st == ASTAR_OK) write_cells(f, c, kind, open_min, 0, f->width * f->height);
+    return st;
 }
 
 static int compare_ids(const void *a, const void *b) {
@@ -256,6 +279,16 @@ static int compare_ids(const void *a, const void *b) {
 
 /* A settled record the flood of keep_sparse has listed (still "not open": heap < 0). */
 #define LISTED (-3)
+
+/* Takes the marks of the flood off the cells of list (back to "closed": heap < 0 as before,
+ * which is all settled_at reads), and frees it: a flood that failed leaves the workspace's
+ * records as the search left them, so that a field job's next step can list them again. */
+static astar_status unlist(astar_field *f, astar_node *nodes, int32_t *list, int32_t len, int32_t cap,
+                           astar_status st) {
+    for (int32_t i = 0; i < len; i++) nodes[list[i]].heap = ASTAR_CLOSED;
+    astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
+    return st;
+}
 
 /*
  * f sparse: the settled nodes found by a flood from the sources over settled neighbours (every
@@ -288,10 +321,7 @@ static astar_status keep_sparse(astar_field *f, query_ctx *c, astar_field_kind k
                 int32_t *more = cap <= INT32_MAX / 2
                                     ? astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, (size_t)cap * 2 * sizeof *list)
                                     : NULL;
-                if (!more) {
-                    astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
-                    return ASTAR_ENOMEM;
-                }
+                if (!more) return unlist(f, nodes, list, len, cap, ASTAR_ENOMEM);
                 list = more;
                 cap *= 2;
             }
@@ -299,16 +329,12 @@ static astar_status keep_sparse(astar_field *f, query_ctx *c, astar_field_kind k
             list[len++] = n;
         }
     }
-    if (astar_progress_charge(p, (uint64_t)len)) {
-        astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
-        return ASTAR_ESTOPPED;
-    }
+    if (astar_progress_charge(p, (uint64_t)len)) return unlist(f, nodes, list, len, cap, ASTAR_ESTOPPED);
     double *dist = len > 0 ? astar_mem(&f->alloc, NULL, 0, (size_t)len * sizeof *dist) : NULL;
     int8_t *next = dist ? astar_mem(&f->alloc, NULL, 0, (size_t)len) : NULL;
     if (len > 0 && !next) {
         astar_mem(&f->alloc, dist, dist ? (size_t)len * sizeof *dist : 0, 0);
-        astar_mem(&f->alloc, list, (size_t)cap * sizeof *list, 0);
-        return ASTAR_ENOMEM;
+        return unlist(f, nodes, list, len, cap, ASTAR_ENOMEM);
     }
     /* To the field's node ids (y * width + x), ascending. */
     for (int32_t i = 0; i < len; i++) {
@@ -333,6 +359,21 @@ static astar_status keep_sparse(astar_field *f, query_ctx *c, astar_field_kind k
     return ASTAR_OK;
 }
 
+/* The cheapest node the search left open (a limit stopped it), or INFINITY. */
+static double cheapest_open(const astar_search *s) {
+    return s->pool.heap.len > 0 ? s->pool.nodes[s->pool.heap.items[0].cell].g : INFINITY;
+}
+
+/* The field's own query for q: no heuristic, the goal where the start is (astar.h: the goal is
+ * ignored, so it must not be checked either). */
+static astar_query field_query(const astar_query *q) {
+    astar_query fq = *q;
+    fq.heuristic = ASTAR_H_ZERO;
+    fq.gx = q->sx;
+    fq.gy = q->sy;
+    return fq;
+}
+
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
@@ -341,10 +382,7 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     s->job_live = false; /* the workspace is this build's now, even for a bad request */
     if (f->width != g->width || f->height != g->height || q->heuristic != ASTAR_H_DEFAULT)
         return astar_finish(res, ASTAR_EINVAL);
-    astar_query fq = *q;
-    fq.heuristic = ASTAR_H_ZERO;
-    fq.gx = q->sx; /* astar.h: the goal is ignored, so it must not be checked either */
-    fq.gy = q->sy;
+    astar_query fq = field_query(q);
     query_ctx c;
     astar_status st = field_setup(&c, s, g, &fq, cells, ncells, kind);
     if (st != ASTAR_OK) return astar_finish(res, st);
@@ -354,13 +392,158 @@ astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, c
     /* Settled nodes only: with a limit, the ones still open may improve, and so may a cell
      * that only took offers (TO: one a unit may only leave, never queued) dearer than the
      * cheapest still open. */
-    double open_min = s->pool.heap.len > 0 ? s->pool.nodes[s->pool.heap.items[0].cell].g : INFINITY;
-    astar_status kept = (uint64_t)res->expansions * DENSE_SHARE >= (uint64_t)g->width * (uint64_t)g->height
-                            ? keep_dense(f, &c, kind, open_min, p)
-                            : keep_sparse(f, &c, kind, open_min, cells, ncells, p);
+    double open_min = cheapest_open(s);
+    astar_status kept = keeps_dense(f, res->expansions) ? keep_dense(f, &c, kind, open_min, p)
+                                                        : keep_sparse(f, &c, kind, open_min, cells, ncells, p);
     if (kept != ASTAR_OK) return astar_finish(res, kept);
     f->kind = kind;
     return astar_finish(res, st);
+}
+
+/* ---- in slices */
+
+/* Sets up (again) the field in slices of s on its grid g: nothing searched, nothing written. */
+static astar_status field_job_setup(astar_search *s, astar_grid *g) {
+    struct astar_field_job *fj = &s->field;
+    astar_status st = field_setup(&s->job, s, g, &fj->q, fj->cells, fj->ncells, fj->kind);
+    s->job_live = st == ASTAR_OK; /* (field_setup ended any search on s) */
+    s->job_field = true;
+    s->job_version = g->version;
+    fj->searched = false;
+    fj->written = 0;
+    return st;
+}
+
+astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
+                               const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res) {
+    astar_result_init(res);
+    s->path.len = 0;
+    s->job_live = false; /* the workspace is this field's now, even for a bad request */
+    struct astar_field_job *fj = &s->field;
+    fj->done = false;
+    if (f->width != g->width || f->height != g->height || q->heuristic != ASTAR_H_DEFAULT)
+        return astar_finish(res, ASTAR_EINVAL);
+    fj->f = f;
+    fj->q = field_query(q);
+    fj->cells = cells;
+    fj->ncells = ncells;
+    fj->kind = kind;
+    fj->restarts = 0;
+    s->job_restart_due = false;
+    astar_status st = field_job_setup(s, g);
+    if (st != ASTAR_OK) return astar_finish(res, st);
+    return astar_finish(res, ASTAR_RUNNING);
+}
+
+/*
+ * Whether the field may go on after the terrain changes since s->job_version: none was under
+ * a cell it reached (astar_job_changes_unread: every step it read is as it was, and a cell it
+ * has not reached is read as it is now when reached), and none opened a goal (TO) that was
+ * blocked at its start (left out then, and never reached).
+ */
+static bool field_follows(const astar_search *s) {
+    const struct astar_field_job *fj = &s->field;
+    const astar_grid *g = s->job.g;
+    if (!astar_job_changes_unread(s)) return false;
+    for (uint32_t v = s->job_version + 1; v != g->version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
+        const astar_change *ch = astar_grid_change(g, v);
+        if (ch->before != INFINITY) continue;
+        for (int32_t i = 0; i < fj->ncells; i++)
+            if (astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width) == ch->cell) return false;
+    }
+    return true;
+}
+
+/* The end of a field in slices: the answer kept for later steps. */
+static astar_status field_job_end(astar_search *s, astar_result *res, astar_status st) {
+    struct astar_field_job *fj = &s->field;
+    res->restarts = fj->restarts;
+    s->job_live = false;
+    if (st == ASTAR_OK || st == ASTAR_LIMIT) {
+        fj->done = true;
+        fj->result = *res;
+        fj->result.status = st;
+    }
+    return astar_finish(res, st);
+}
+
+/* Units of a step for `cells` cells written or kept. */
+static uint64_t cell_units(uint64_t cells) {
+    return (cells + ASTAR_FIELD_CELLS_PER_UNIT - 1) / ASTAR_FIELD_CELLS_PER_UNIT;
+}
+
+astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar_result *res) {
+    struct astar_field_job *fj = &s->field;
+    query_ctx *c = &s->job;
+    astar_result_init(res);
+    *used = 0;
+    if (fj->done) {
+        *res = fj->result;
+        return res->status;
+    }
+    if (!s->job_live || !s->job_field) return astar_finish(res, ASTAR_EINVAL); /* ended by another query */
+    astar_grid *g = c->g;
+    if (s->job_restart_due || g->version != s->job_version) {
+        if (!s->job_restart_due && field_follows(s)) {
+            s->job_version = g->version;
+        } else {
+            s->job_restart_due = true;
+            astar_status st = field_job_setup(s, g);
+            if (st == ASTAR_ESTOPPED) return astar_finish(res, st); /* still to start over: next step */
+            s->job_restart_due = false;
+            fj->restarts++;
+            if (st != ASTAR_OK) return field_job_end(s, res, st);
+        }
+    }
+    astar_progress *p = astar_progress_get();
+    if (!fj->searched) {
+        uint64_t before = c->expansions;
+        astar_status st = field_run(c, fj->kind, n, p, res);
+        *used = res->expansions - before;
+        c->expansions = res->expansions;
+        if (st == ASTAR_RUNNING || st == ASTAR_ESTOPPED) {
+            res->restarts = fj->restarts;
+            return astar_finish(res, st);
+        }
+        if (st != ASTAR_OK && st != ASTAR_LIMIT) return field_job_end(s, res, st);
+        fj->searched = true;
+        fj->st = st;
+        fj->open_min = cheapest_open(s);
+        fj->dense = keeps_dense(fj->f, c->expansions);
+        /* Dense: the grid now (the job's own field: astar.h, no field until the end), written
+         * in slices below. */
+        st = fj->dense ? dense_storage(fj->f) : ASTAR_OK;
+        if (st != ASTAR_OK) return field_job_end(s, res, st);
+        fj->f->kind = fj->kind;
+    }
+    res->expansions = c->expansions;
+    res->restarts = fj->restarts;
+    if (!fj->dense) {
+        if (n <= *used) return astar_finish(res, ASTAR_RUNNING); /* the search took the step */
+        /* Sparse: listed at once by the first step with a unit left after the search (after
+         * ESTOPPED, the flood undone, by the next), a unit per ASTAR_FIELD_CELLS_PER_UNIT cells
+         * kept, which may pass n: its work follows the cells kept (at most 9 per expansion:
+         * each was expanded or is a neighbour of one), bounded by the search, not by n. */
+        astar_status st = keep_sparse(fj->f, c, fj->kind, fj->open_min, fj->cells, fj->ncells, p);
+        if (st == ASTAR_ESTOPPED) return astar_finish(res, st);
+        if (st != ASTAR_OK) return field_job_end(s, res, st);
+        *used += cell_units((uint64_t)astar_field_reached(fj->f));
+        return field_job_end(s, res, fj->st);
+    }
+    /* Dense: ASTAR_FIELD_CELLS_PER_UNIT cells a unit of n, a unit of the progress handler per
+     * cell, counted before they are written. */
+    const int32_t total = g->width * g->height;
+    uint64_t units = n > *used ? n - *used : 0;
+    uint64_t room = units < (uint64_t)total ? units * ASTAR_FIELD_CELLS_PER_UNIT : (uint64_t)total;
+    int32_t to = (uint64_t)(total - fj->written) < room ? total : fj->written + (int32_t)room;
+    if (to > fj->written) {
+        if (astar_progress_charge(p, (uint64_t)(to - fj->written))) return astar_finish(res, ASTAR_ESTOPPED);
+        write_cells(fj->f, c, fj->kind, fj->open_min, fj->written, to);
+        *used += cell_units((uint64_t)(to - fj->written));
+        fj->written = to;
+    }
+    if (fj->written < total) return astar_finish(res, ASTAR_RUNNING);
+    return field_job_end(s, res, fj->st);
 }
 
 astar_field_kind astar_field_get_kind(const astar_field *f) { return f->kind; }

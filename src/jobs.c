@@ -65,6 +65,15 @@ static bool target_cell(const query_ctx *c, int32_t cell, double before) {
     return false;
 }
 
+bool astar_job_changes_unread(const astar_search *s) {
+    const query_ctx *c = &s->job;
+    const astar_grid *g = c->g;
+    if (!astar_grid_changes_known(g, s->job_version)) return false; /* a bulk write */
+    for (uint32_t v = s->job_version + 1; v != g->version + 1; v++)
+        if (block_reached(c, astar_grid_change(g, v)->cell)) return false;
+    return true;
+}
+
 bool astar_job_landmarks_held(const astar_search *s) {
     /* The grid's landmarks as they were when the job aimed at them: a repair that lowered
      * their distances, a rebuild, a drop or going out of use moves their serial. */
@@ -332,6 +341,9 @@ static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
 bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     query_ctx *c = &s->job;
     const astar_grid *g = c->g;
+    /* Jump point search read lines of cells it never touched (jps.c): any change may be on
+     * one. */
+    if (c->jps) return false;
     if (!astar_job_landmarks_held(s)) return false;
     if (!astar_grid_changes_known(g, s->job_version)) return false; /* a bulk write */
     /* On the view: its build's areas, if they are still those. Where the view may have kept it

@@ -346,15 +346,21 @@ static double stored_path_cost(const astar_search *s, const double *step) {
  * The search, compiled once scanning lines (online) and once reading the table (plus), each
  * with g in doubles or, where a query's sums stay below ASTAR_EXACT_BELOW, in quanta as
  * A*'s integer loop counts (the same sums; integer keys with finer ties, astar_heap_key_fine).
+ * It runs the live search of s (astar_jps_begin) for up to `budget` expansions more: all it
+ * keeps between two steps is in the workspace (the node records, the open list, and in s->job
+ * the query's constants, the expansions and the cells scanned), so a step stops between two
+ * expansions and the next goes on as if it had not.
  */
-static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                                          int32_t start, int32_t goal, double unit,
-                                          const astar_jumps *table, astar_result *res, const bool plus,
-                                          const bool exact, int tie_bits, astar_meter *meter,
-                                          uint64_t *scanned) {
+static ALWAYS_INLINE astar_status run_jps(astar_search *s, uint64_t budget, astar_result *res, const bool plus,
+                                          const bool exact) {
+    query_ctx *c = &s->job;
+    const astar_grid *g = c->g;
+    const astar_diagonal mode = c->diagonal;
+    const int32_t start = c->start, goal = c->goal;
+    const int tie_bits = c->tie_bits;
     jps_ctx j;
-    j.scanned = scanned;
-    j.dist = plus ? table->dist : NULL;
+    j.scanned = &c->jps_scanned;
+    j.dist = plus ? c->jumps->dist : NULL;
     j.dirs = (size_t)astar_jump_dirs(astar_jump_kind(mode));
     j.open = g->open;
     j.legal = g->legal[mode];
@@ -372,32 +378,23 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
     const uint16_t gen = pool->gen;
-    const uint64_t row_magic = s->job.row_magic; /* cell / stride without a division (query.c) */
-    const int row_shift = s->job.row_shift;
+    const uint64_t row_magic = c->row_magic; /* cell / stride without a division (query.c) */
+    const int row_shift = c->row_shift;
     double step[8]; /* A*'s rounded steps on uniform terrain (astar_step_cost) */
-    for (int d = 0; d < 8; d++) step[d] = astar_step_cost(unit, d);
+    for (int d = 0; d < 8; d++) step[d] = astar_step_cost(c->uniform_cost, d);
     j.exact = exact;
     for (int d = 0; d < 8; d++) j.step_quanta[d] = exact ? (int64_t)(step[d] * (1.0 / ASTAR_QUANTUM)) : 0;
     const int64_t *step_quanta = j.step_quanta;
 
-    astar_node *sn = astar_pool_touch(pool, start, NULL, NULL);
-    sn->from = ASTAR_FROM_START;
-    if (exact) {
-        sn->quanta = 0;
-        int64_t h0 = jps_h_quanta(j.four, start % stride - gx, start / stride - gy, step_quanta);
-        if (!astar_pool_push_key(pool, &s->alloc, start, astar_heap_key_fine(h0, h0, tie_bits)))
-            return ASTAR_ENOMEM;
-    } else {
-        sn->g = 0.0;
-        double h0 = jps_h(j.four, start % stride - gx, start / stride - gy, step);
-        if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
-    }
-    uint64_t expansions = 0;
+    uint64_t expansions = c->expansions; /* where an earlier step left off */
+    const uint64_t limit = budget < UINT64_MAX - expansions ? expansions + budget : UINT64_MAX;
+    astar_meter *const meter = &c->meter;
     /* The progress handler's units (expansions and scanned cells), charged after the fact. */
     uint64_t stop = astar_meter_stop(meter, UINT64_MAX);
     while (pool->heap.len > 0) {
-        if (expansions + *scanned >= stop) {
-            if (astar_meter_check(meter, expansions + *scanned)) return astar_done(res, expansions, ASTAR_ESTOPPED);
+        if (expansions >= limit) return astar_done(res, expansions, ASTAR_RUNNING);
+        if (expansions + c->jps_scanned >= stop) {
+            if (astar_meter_check(meter, expansions + c->jps_scanned)) return astar_done(res, expansions, ASTAR_ESTOPPED);
             stop = astar_meter_stop(meter, UINT64_MAX);
         }
         int32_t n = astar_heap_pop(&pool->heap, nodes).cell;
@@ -461,19 +458,51 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, const astar_grid *g, 
     return ASTAR_UNREACHABLE;
 }
 
-astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, const astar_jumps *table,
-                            astar_result *res) {
-    int tie_bits;
-    astar_meter m = astar_meter_begin(astar_progress_get(), 0);
-    uint64_t scanned = 0;
+astar_status astar_jps_begin(astar_search *s, astar_diagonal mode, int32_t start, int32_t goal, double unit,
+                             const astar_jumps *table) {
+    query_ctx *c = &s->job;
+    c->jps = true;
+    c->jumps = table;
+    c->diagonal = mode;
+    c->start = start;
+    c->goal = goal;
+    c->uniform_cost = unit;
+    c->expansions = 0;
+    c->jps_scanned = 0;
+    c->exact = astar_exact_keys(c->g, astar_step_cost(unit, 4), 0.0, &c->tie_bits);
+    astar_pool *pool = &s->pool;
+    const int32_t stride = c->g->stride;
+    const bool four = mode == ASTAR_DIAG_NEVER;
+    const int32_t dx = start % stride - goal % stride, dy = start / stride - goal / stride;
+    astar_node *sn = astar_pool_touch(pool, start, NULL, NULL);
+    sn->from = ASTAR_FROM_START;
+    if (c->exact) {
+        int64_t step_quanta[8];
+        for (int d = 0; d < 8; d++) step_quanta[d] = (int64_t)(astar_step_cost(unit, d) * (1.0 / ASTAR_QUANTUM));
+        sn->quanta = 0;
+        int64_t h0 = jps_h_quanta(four, dx, dy, step_quanta);
+        if (!astar_pool_push_key(pool, &s->alloc, start, astar_heap_key_fine(h0, h0, c->tie_bits)))
+            return ASTAR_ENOMEM;
+    } else {
+        double step[8];
+        for (int d = 0; d < 8; d++) step[d] = astar_step_cost(unit, d);
+        sn->g = 0.0;
+        double h0 = jps_h(four, dx, dy, step);
+        if (!astar_pool_open(pool, &s->alloc, sn, start, h0, h0)) return ASTAR_ENOMEM;
+    }
+    return ASTAR_RUNNING;
+}
+
+astar_status astar_jps_step(astar_search *s, uint64_t budget, astar_result *res) {
+    query_ctx *c = &s->job;
+    c->meter = astar_meter_begin(astar_progress_get(), c->expansions + c->jps_scanned);
     astar_status st;
-    if (astar_exact_keys(g, astar_step_cost(unit, 4), 0.0, &tie_bits))
-        st = table ? run_jps(s, g, mode, start, goal, unit, table, res, true, true, tie_bits, &m, &scanned)
-                   : run_jps(s, g, mode, start, goal, unit, NULL, res, false, true, tie_bits, &m, &scanned);
+    bool plus = c->jumps != NULL;
+    if (c->exact)
+        st = plus ? run_jps(s, budget, res, true, true) : run_jps(s, budget, res, false, true);
     else
-        st = table ? run_jps(s, g, mode, start, goal, unit, table, res, true, false, 0, &m, &scanned)
-                   : run_jps(s, g, mode, start, goal, unit, NULL, res, false, false, 0, &m, &scanned);
-    astar_meter_sync(&m, res->expansions + scanned);
+        st = plus ? run_jps(s, budget, res, true, false) : run_jps(s, budget, res, false, false);
+    c->expansions = res->expansions;
+    astar_meter_sync(&c->meter, c->expansions + c->jps_scanned);
     return st;
 }

@@ -645,8 +645,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->sink = q->ninterests > 0 || q->target_costs;
 
     /* Uniform terrain and nothing on top: jump point search gives the same cost for far fewer
-     * expansions (docs/performance.md). A blocked start gets no island check, so it stays
-     * with A*; so do searches in slices (a jump has no budget to stop at). */
+     * expansions (docs/performance.md), whole or in slices. A blocked start gets no island
+     * check, so it stays with A*. */
     if (jps_ok && !callbacks && !c->layered && g->cost[start] != INFINITY &&
         jps_applies(q, c->diagonal, c->heuristic, c->uniform_cost > 0)) {
         astar_jumps *table = NULL; /* ASTAR_JPS_ONLINE: scan the lines */
@@ -654,7 +654,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
             st = astar_jumps_get(g, astar_jump_kind(c->diagonal), &table); /* JPS+; built on first need */
             if (st != ASTAR_OK) return st;
         }
-        return astar_jps_find(s, g, c->diagonal, start, c->goal, c->uniform_cost, table, res);
+        return astar_jps_begin(s, c->diagonal, start, c->goal, c->uniform_cost, table);
     }
 
     st = skip_dead_ends(c, start);
@@ -686,6 +686,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
  * progress handler. */
 static astar_status continue_search(astar_search *s, uint64_t budget, astar_result *res) {
     query_ctx *c = &s->job;
+    if (c->jps) return astar_jps_step(s, budget, res);
     c->meter = astar_meter_begin(astar_progress_get(), c->expansions);
     astar_status st = c->callbacks ? astar_run_general(c, budget, res)
                       : c->layered ? run_layered(c, budget, res)
@@ -708,10 +709,13 @@ static astar_status settle(astar_search *s, astar_result *res, astar_status st) 
     return st;
 }
 
-/* A new search on s; jps_ok lets a uniform query be answered at once by jump point search. */
+/* A new search on s; jps_ok lets a uniform query take jump point search (then its restarts may
+ * too). */
 static astar_status begin_search(astar_search *s, astar_grid *g, const astar_query *q, bool jps_ok,
                                  const uint16_t *corridor, uint16_t corridor_gen, astar_result *res) {
     s->job_live = false;
+    s->job_field = false;
+    s->job_jps_ok = jps_ok;
     s->job_restarts = 0;
     s->job_repairs = 0;
     s->job_restart_due = false;
@@ -724,10 +728,11 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
 
 astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
                                  astar_result *res) {
-    return begin_search(s, g, q, false, NULL, 0, res);
+    return begin_search(s, g, q, true, NULL, 0, res); /* the engine astar_find takes */
 }
 
 astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
+    if (s->job_live && s->job_field) return astar_finish(res, ASTAR_EINVAL); /* a field's (field.c) */
     if (!s->job_live) { /* finished (or never started): the same answer again */
         *res = s->job_result;
         return res->status;
@@ -753,7 +758,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
             s->job_repairs += repairs;
         } else {
             s->job_restart_due = true;
-            astar_status st = start_search(s, c->g, c->q, false, c->corridor, c->corridor_gen, res);
+            astar_status st = start_search(s, c->g, c->q, s->job_jps_ok, c->corridor, c->corridor_gen, res);
             if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */
             s->job_restart_due = false;
             s->job_restarts++;

@@ -91,6 +91,9 @@ typedef struct query_ctx {
     uint16_t corridor_gen;
     const uint8_t *open;     /* the neighbour bits the loops read: the grid's, or the
                                 workspace's copy with the dead ends it skips closed */
+    bool jps;                /* jump point search runs it (jps.c), not the loop */
+    const astar_jumps *jumps; /* then its JPS+ table, or NULL: online */
+    uint64_t jps_scanned;    /* and the cells its online scans stepped (progress units) */
 } query_ctx;
 
 /* Another unit on a node from step lo to step hi of its remaining path (claim_window). */
@@ -131,9 +134,26 @@ struct astar_search {
     uint64_t job_landmarks; /* the grid's landmark serial when it started (read when its h reads them) */
     uint32_t job_restarts;
     uint32_t job_repairs;   /* changes under its closed nodes it followed without starting over */
+    bool job_jps_ok;        /* it may take jump point search (astar_find's engine choice) */
     bool job_restart_due;   /* a start over was begun and stopped (ASTAR_ESTOPPED): the next
                                step begins it again */
     astar_result job_result; /* the final result, once there is one */
+    bool job_field;         /* the live search is a distance field in slices (field.c): */
+    struct astar_field_job {
+        astar_field *f;         /* what it fills */
+        astar_query q;          /* its own query (no heuristic, goal = start) */
+        const int32_t *cells;   /* its sources, the caller's */
+        int32_t ncells;
+        astar_field_kind kind;
+        bool searched;          /* the Dijkstra ended (with st): f is being written */
+        bool done;              /* f written: result is the answer */
+        astar_status st;
+        double open_min;        /* the cheapest node left open (a limit), else INFINITY */
+        bool dense;             /* f is kept dense (field.c), written in slices: */
+        int32_t written;        /* cells of f written so far, in id order */
+        uint32_t restarts;
+        astar_result result;
+    } field;
 };
 
 /* ---- query.c */
@@ -191,6 +211,10 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
  * handler.
  */
 bool astar_job_follow(astar_search *s, uint32_t *repairs);
+/* Whether every terrain change since s->job_version is known (no bulk write) and none is in
+ * the 3x3 block of a cell the live search of s reached: then it read no step a change
+ * altered (a distance field in slices goes on). Work: 9 reads per change. */
+bool astar_job_changes_unread(const astar_search *s);
 /* Whether the landmarks a job's heuristic reads (c->lm) are still the grid's, as valid as
  * when it started (none read: true). */
 bool astar_job_landmarks_held(const astar_search *s);
@@ -233,17 +257,19 @@ astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64
 /* ---- jps.c */
 
 /*
- * Jump point search for a query the loop has found eligible (see astar_jps):
- * s has this query's stamp, an empty open list and its context in s->job (the row
- * division is read from there); start is walkable, goal
- * walkable; mode NO_CORNER_CUT or NEVER; unit the cost of every walkable cell; no budget
- * (max_expansions, max_cost). table: the grid's fresh jump table for the mode (JPS+), or
- * NULL to scan the lines (online). Fills res's cost, length, expansions and the path;
- * returns the status.
+ * Jump point search for a query the loop has found eligible (see astar_jps), in slices as
+ * A* runs: astar_jps_begin sets up the live search of s (s->job: this query's stamp, an
+ * empty open list, its context; start walkable, goal walkable; mode NO_CORNER_CUT or NEVER;
+ * unit the cost of every walkable cell; no budget such as max_expansions or max_cost) and
+ * pushes the start: ASTAR_RUNNING, or ASTAR_ENOMEM. table: the grid's fresh jump table for
+ * the mode (JPS+), or NULL to scan the lines (online). astar_jps_step then expands at most
+ * `budget` jump points more (ASTAR_RUNNING), or ends: res's cost, length, expansions and the
+ * path, and the status. Its state is the workspace's, so any terrain change starts it over
+ * (astar_job_follow): it read lines of cells it never touched.
  */
-astar_status astar_jps_find(astar_search *s, const astar_grid *g, astar_diagonal mode,
-                            int32_t start, int32_t goal, double unit, const astar_jumps *table,
-                            astar_result *res);
+astar_status astar_jps_begin(astar_search *s, astar_diagonal mode, int32_t start, int32_t goal, double unit,
+                             const astar_jumps *table);
+astar_status astar_jps_step(astar_search *s, uint64_t budget, astar_result *res);
 
 /* ---- inline, for the loops */
 

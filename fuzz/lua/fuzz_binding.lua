@@ -34,7 +34,9 @@
 -- other builds; paths in every form, versions and check_path's since) came after all of them:
 -- every seed of seeds.txt disables it. So does every seed for issue 27's scheduler ("frame":
 -- retarget from callbacks and between ticks, sched:run of search jobs and jobs of our own that
--- answer nonsense, stats, schedulers with budget_us and a clock of our own).
+-- answer nonsense, stats, schedulers with budget_us and a clock of our own) and jobs ("engines":
+-- grid:search with every option find takes, grid:search_nearest and grid:field_job, and jobs
+-- against their calls).
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -162,7 +164,8 @@ St.__index = St
 
 local DIAGS = { "never", "always", "one_walkable", "no_corner_cut" }
 local STATUSES = { found = true, unreachable = true, limit = true, partial = true }
-local JOB_STATUSES = { running = true, found = true, unreachable = true, limit = true, partial = true }
+local JOB_STATUSES = { running = true, found = true, unreachable = true, limit = true, partial = true,
+  done = true } -- done: a field job's end (issue 27)
 local SIZES = { { 1, 1 }, { 3, 3 }, { 4, 4 }, { 5, 3 }, { 6, 6 }, { 8, 8 }, { 2, 7 }, { 10, 10 } }
 local MAX_DEPTH = 3   -- chaos inside chaos inside a call: deep enough for re-entrant queries
 local MAX_CHAOS = 400 -- per run, so that callbacks cannot make a run take minutes
@@ -1827,6 +1830,109 @@ function A.field(st)
   end)
 end
 
+-- Every engine as a job (issue 27: "engines"): grid:search with find's answer options and
+-- hierarchical, grid:search_nearest and grid:field_job under St:options' hostile tables (the
+-- jobs join the others: stepped, closed, their reads closed); and with clean options, a job
+-- stepped in random slices against the call it stands for, answer for answer.
+local function same_value(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b or (a ~= a and b ~= b) end
+  for k, v in next, a do
+    if k ~= "restarts" and k ~= "repairs" and not same_value(v, rawget(b, k)) then return false end
+  end
+  for k in next, b do
+    if k ~= "restarts" and k ~= "repairs" and rawget(a, k) == nil then return false end
+  end
+  return true
+end
+
+-- Steps job to its end in slices of 1..5; its result, or nil when a step raised (a work limit).
+function St:run_job(job)
+  local s = self:call("job:step", job.step, job, self:int(1, 5))
+  while s[1] and s[2] == "running" do s = self:call("job:step", job.step, job, self:int(1, 5)) end
+  if not s[1] then return nil end
+  return self:call("job:result", job.result, job)
+end
+
+function St:same_job(e)
+  local g = e.obj
+  if e.closed or e.w * e.h > 400 then return end
+  local way = self:choice({ "search", "nearest", "field" })
+  local opts = {}
+  if way ~= "field" then
+    if self:chance(0.5) then opts.path = "flat" end
+    if self:chance(0.3) then opts.jump = false end
+    if self:chance(0.3) then opts.dead_ends = self:chance(0.5) end
+    if way == "search" and self:chance(0.3) then opts.hierarchical = true end
+  end
+  local sx, sy, gx, gy = self:coord(e.w), self:coord(e.h), self:coord(e.w), self:coord(e.h)
+  local targets = { { x = gx, y = gy }, { x = self:coord(e.w), y = self:coord(e.h) } }
+  local a, j
+  if way == "search" then
+    a = self:call("grid:find", g.find, g, sx, sy, gx, gy, opts)
+    j = self:call("grid:search", g.search, g, sx, sy, gx, gy, opts)
+  elseif way == "nearest" then
+    a = self:call("grid:find_nearest", g.find_nearest, g, sx, sy, targets, opts)
+    j = self:call("grid:search_nearest", g.search_nearest, g, sx, sy, targets, opts)
+  else
+    a = self:call("grid:distance_field", g.distance_field, g, targets, opts)
+    j = self:call("grid:field_job", g.field_job, g, targets, opts)
+  end
+  if not a[1] or not j[1] or type(j[2]) ~= "userdata" then return end -- refused (hex, a work limit)
+  local b = self:run_job(j[2])
+  if not b or not b[1] then return end
+  local what = string.format("%s job (%s,%s)->(%s,%s) on grid#%s", way, tostring(sx), tostring(sy), tostring(gx),
+    tostring(gy), tostring(e.id))
+  if not same_value(a[3], b[3]) then return self:failure(what .. ": its info differs from the call's") end
+  if way ~= "field" then
+    if not same_value(a[2], b[2]) then return self:failure(what .. ": its path differs from the call's") end
+    return
+  end
+  for y = 1, e.h do
+    for x = 1, e.w do
+      local d1, d2 = a[2]:distance(x, y), b[2]:distance(x, y)
+      local x1, y1 = a[2]:next(x, y)
+      local x2, y2 = b[2]:next(x, y)
+      if d1 ~= d2 or x1 ~= x2 or y1 ~= y2 then
+        return self:failure(string.format("%s: its field differs at (%s,%s)", what, tostring(x), tostring(y)))
+      end
+    end
+  end
+end
+
+function A.engines(st)
+  local e = st:pick("grid")
+  if not e then return end
+  local g = e.obj
+  local way = st:choice({ "search", "nearest", "field", "same", "same" })
+  if way == "same" then return st:same_job(e) end
+  local opts, uses, info = st:options(e)
+  if way ~= "field" then opts = st:answer_options(opts, e) end
+  if type(opts) == "table" and way == "search" and st:chance(0.3) then
+    rawset(opts, "hierarchical", st:chance(0.9) and st:chance(0.5) or st:weird())
+  end
+  local sx, sy, gx, gy = st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h)
+  local points = {}
+  for i = 1, st:int(0, 3) do points[i] = st:point(st:coord(e.w), st:coord(e.h), true) end
+  if st:chance(0.05) then points = st:weird() end
+  points = st:far(points)
+  st:with_ctx(uses, function()
+    local r
+    if way == "search" then
+      r = st:call("grid:search", g.search, g, sx, sy, gx, gy, opts)
+    elseif way == "nearest" then
+      r = st:call("grid:search_nearest", g.search_nearest, g, sx, sy, points, opts)
+    else
+      r = st:call("grid:field_job", g.field_job, g, points, opts)
+    end
+    if r[1] and type(r[2]) == "userdata" then
+      local reads = {}
+      for _, u in ipairs(uses) do reads[#reads + 1] = u end
+      st:add("job", r[2], { grid = e, reads = reads, simple = false, plain = info.plain or opts == nil,
+        sx = sx, sy = sy, gx = gx, gy = gy, w = e.w, h = e.h })
+    end
+  end)
+end
+
 function A.field_ops(st)
   local e = st:pick("field")
   if not e then return end
@@ -2523,6 +2629,7 @@ local ACTIONS = {
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
   { "prepare", 3, "living" }, { "living", 4, "living" }, { "sched_frame", 4, "frame" },
+  { "engines", 5, "engines" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

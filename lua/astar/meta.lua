@@ -66,9 +66,9 @@
 ---@field noise number? adds noise x a deterministic value in [0, 1) per cell
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
----@field path "points"|"flat"? the path's form (find, find_nearest, repair): default "points"
----@field into table? find, find_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
----@field info table? find, find_nearest, repair, graph:find: the info is written into this table (raw), returned
+---@field path "points"|"flat"? the path's form (find, find_nearest, their jobs search and search_nearest, repair): default "points"
+---@field into table? find, find_nearest, search, search_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
+---@field info table? find, find_nearest, search, search_nearest, repair, graph:find: the info is written into this table (raw), returned
 ---@field interests (astar.Interest|astar.GraphInterest)[]? pick-ups: the path may pass one to collect its value; the answer minimises cost minus the value collected (not with partial, distance fields, check_path or repair)
 ---@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost or known the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
 ---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
@@ -84,7 +84,7 @@
 ---@field path "points"|"flat"? the path's form (find, find_nearest): default "points"
 ---@field into table? find, find_nearest, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, graph:find: the info is written into this table (raw), returned
----@field hierarchical boolean? find only: two-tier search on the grid's hierarchy (built with cluster size 12 when there is none): abstract path, then A* under every option inside its corridor of clusters; approximate (docs/design/hierarchy.md)
+---@field hierarchical boolean? find and search only (a job runs it whole in its first step): two-tier search on the grid's hierarchy (built with cluster size 12 when there is none): abstract path, then A* under every option inside its corridor of clusters; approximate (docs/design/hierarchy.md)
 ---@field dead_ends boolean? false: search dead ends too (default: skip every area behind one gateway that holds nothing the query needs; the same cost)
 
 ---@class astar.FindResult
@@ -307,7 +307,9 @@ function Grid:repair(path, i, opts) end
 ---@return astar.FindResult[]
 function Grid:find_many(queries, opts, run) end
 
----A resumable search of what find would answer, to be stepped in slices.
+---A resumable search of what find would answer with the same options (every option find takes),
+---to be stepped in slices: the engine find runs (jump point search in slices of jump points where
+---find jumps; hierarchical = true: the two-tier search whole in the first step), the same bits.
 ---@param sx integer
 ---@param sy integer
 ---@param gx integer
@@ -315,6 +317,25 @@ function Grid:find_many(queries, opts, run) end
 ---@param opts astar.FindOptions?
 ---@return astar.Search
 function Grid:search(sx, sy, gx, gy, opts) end
+
+---A resumable search of what find_nearest would answer with the same options.
+---@param sx integer
+---@param sy integer
+---@param targets astar.Point[]
+---@param opts astar.FindOptions?
+---@return astar.Search
+function Grid:search_nearest(sx, sy, targets, opts) end
+
+---A distance field built in slices: once "done" or "limit", result() is what
+---distance_field(goals, opts) returns (field, info). A unit of step(n) is an expansion, then 16
+---cells of the field written; a field kept sparse (as distance_field keeps it: its search
+---expanded fewer than 1 cell in 8 of the grid) is listed in one step, 16 cells a unit, which may
+---pass n. It goes on past a terrain change outside what it reached, starts
+---over for one under it (info.restarts).
+---@param goals astar.Point[]
+---@param opts astar.FindOptions? distance_field's
+---@return astar.Search
+function Grid:field_job(goals, opts) end
 
 ---Every cell's cost to the nearest goal and its next step there (a flow field).
 ---@param goals astar.Point[]
@@ -535,17 +556,19 @@ function Claims:position(unit) end
 ---@class astar.Search
 local Search = {}
 
----Runs at most n more expansions (default: to the end).
+---Runs at most n more units (default: to the end): expansions (jump points where it jumps;
+---a field job's also 16 cells written a unit). A two-tier job's first step runs it whole.
 ---@param n integer?
----@return astar.Status|"running" status
----@return integer expansions made by this step
+---@return astar.Status|"running"|"done" status "done": a field job's end (or "limit")
+---@return integer used units this step used
 function Search:step(n) end
 
----@return astar.Path? path
+---What its call answers once it has ended (a field job's: field, info); nil, {status = "running"} before.
+---@return (astar.Path|astar.FlatPath|astar.Field)? path the path, or a field job's field
 ---@return astar.Info info
 function Search:result() end
 
----@return astar.Status|"running"
+---@return astar.Status|"running"|"done"
 function Search:status() end
 
 ---@return integer width

@@ -143,9 +143,8 @@ extern const lclass BUILD_CLASS;
 
 /* The functions a query option may be given to. */
 enum {
-    IN_FIND = 1 << 0,
-    IN_NEAREST = 1 << 1,
-    IN_SEARCH = 1 << 2,
+    IN_FIND = 1 << 0,    /* grid:search reads these too (a job answers what find answers) */
+    IN_NEAREST = 1 << 1, /* and grid:search_nearest these */
     IN_MANY = 1 << 3,
     IN_FIELD = 1 << 4,
     IN_RANGE = 1 << 5,
@@ -155,7 +154,7 @@ enum {
 };
 /* check_path and repair walk an old path under a query's costs. */
 #define IN_WALK (IN_CHECK | IN_REPAIR)
-#define IN_PATHS (IN_FIND | IN_NEAREST | IN_SEARCH | IN_MANY | IN_WALK)
+#define IN_PATHS (IN_FIND | IN_NEAREST | IN_MANY | IN_WALK)
 #define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE)
 #define IN_ALL (IN_GRID | IN_GRAPH)
 
@@ -393,6 +392,9 @@ int run_grid_query(lua_State *L, find_ctx *c);
 int grid_find(lua_State *L);
 int grid_find_nearest(lua_State *L);
 int grid_find_many(lua_State *L);
+bool read_hierarchical(lua_State *L, const query_args *a);
+void resolve_hierarchical(lua_State *L, find_ctx *c);
+astar_status find_engine(find_ctx *c, astar_result *res);
 
 /* ---- repair.c */
 int grid_check_path(lua_State *L);
@@ -402,8 +404,10 @@ int repair_run(lua_State *L);
 int find_run(lua_State *L);
 int many_run(lua_State *L);
 
-/* job.c */
+/* job.c: grid:search, search_nearest and field_job (astar.Search) */
 int grid_search(lua_State *L);
+int grid_search_nearest(lua_State *L);
+int grid_field_job(lua_State *L);
 
 /* build.c */
 int grid_build_landmarks(lua_State *L);
@@ -418,6 +422,8 @@ void check_hierarchy_mode(lua_State *L, astar_grid *grid);
 int grid_distance_field(lua_State *L);
 int grid_range(lua_State *L);
 int field_run(lua_State *L);
+void new_field(lua_State *L, find_ctx *c);
+void push_field_info(lua_State *L, astar_status st, const astar_result *res, const astar_field *f);
 
 /* layers.c */
 int l_influence(lua_State *L);

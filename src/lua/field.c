@@ -35,6 +35,17 @@ static int field_tostring(lua_State *L) {
 
 static int field_size(lua_State *L) { return push_size(L, FIELD_MT); }
 
+/* A field's info table: status ("done" or "limit"), expansions, reached. */
+void push_field_info(lua_State *L, astar_status st, const astar_result *res, const astar_field *f) {
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, st == ASTAR_OK ? "done" : "limit");
+    lua_setfield(L, -2, "status");
+    lua_pushinteger(L, (lua_Integer)res->expansions);
+    lua_setfield(L, -2, "expansions");
+    lua_pushinteger(L, astar_field_reached(f));
+    lua_setfield(L, -2, "reached");
+}
+
 /* Runs inside lua_pcall, like find_run: the build, then its info table. */
 int field_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
@@ -45,13 +56,7 @@ int field_run(lua_State *L) {
     if (st == ASTAR_ENOMEM || st == ASTAR_ESTOPPED) return runner_status_error(L, st);
     if (st != ASTAR_OK && st != ASTAR_LIMIT)
         return luaL_error(L, "field failed: %s", astar_status_name(st));
-    lua_createtable(L, 0, 3);
-    lua_pushstring(L, st == ASTAR_OK ? "done" : "limit");
-    lua_setfield(L, -2, "status");
-    lua_pushinteger(L, (lua_Integer)res.expansions);
-    lua_setfield(L, -2, "expansions");
-    lua_pushinteger(L, astar_field_reached(c->field));
-    lua_setfield(L, -2, "reached");
+    push_field_info(L, st, &res, c->field);
     lua_pushnil(L);
     return 2;
 }
@@ -61,7 +66,7 @@ int field_run(lua_State *L) {
  * userdata may run the collector, and so a finalizer, which is Lua code that may close what
  * the resolve checked.
  */
-static void new_field(lua_State *L, find_ctx *c) {
+void new_field(lua_State *L, find_ctx *c) {
     lfield *f = new_object(L, sizeof *f, FIELD_MT);
     astar_alloc a = lua_allocator(L);
     f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);

@@ -109,11 +109,19 @@ void start_query(lua_State *L, find_ctx *c) {
     c->q.sy = check_coord(L, 3, "y", g->base.height);
 }
 
+/* Option 'hierarchical' as read_options found it (a boolean; false when not given). */
+bool read_hierarchical(lua_State *L, const query_args *a) {
+    int tiered = a->slot[O_HIERARCHICAL];
+    if (tiered && lua_type(L, tiered) != LUA_TBOOLEAN)
+        arg_error_fmt(L, a->arg, "option 'hierarchical' must be a boolean, got %s", type_name(L, tiered));
+    return tiered && lua_toboolean(L, tiered);
+}
+
 /*
  * The checks of a two-tier find (hierarchical = true) against the grid's hierarchy, or the
  * one the query will build (HIERARCHY_DEFAULT_SIZE) when there is none.
  */
-static void resolve_hierarchical(lua_State *L, find_ctx *c) {
+void resolve_hierarchical(lua_State *L, find_ctx *c) {
     astar_grid *grid = c->grid->grid;
     astar_hierarchy_stats hs;
     astar_grid_hierarchy_stats(grid, &hs);
@@ -135,27 +143,34 @@ static void resolve_hierarchical(lua_State *L, find_ctx *c) {
     c->hierarchical = true;
 }
 
+/* What find runs for the resolved query c on its workspace (a job's first step too). */
+astar_status find_engine(find_ctx *c, astar_result *res) {
+    /* A two-tier query keeps its scratch on the grid's hierarchy: inside a callback of another
+     * query of this grid (which may be a two-tier one, its scratch in use), the whole grid. */
+    bool nested = c->grid->base.readers > 1;
+    astar_status st;
+    if (c->hierarchical && !nested) {
+        astar_hierarchy_stats hs;
+        astar_grid_hierarchy_stats(c->grid->grid, &hs);
+        st = hs.cluster_size ? ASTAR_OK : astar_grid_hierarchy(c->grid->grid, HIERARCHY_DEFAULT_SIZE);
+        if (st == ASTAR_OK) st = astar_find_hierarchical(c->run.ws->search, c->grid->grid, &c->q, res);
+        else memset(res, 0, sizeof *res); /* check_answer raises on st */
+    } else if (c->hierarchical) {
+        st = astar_find(c->run.ws->search, c->grid->grid, &c->q, res);
+        res->tiered = 1;
+        res->fallback = 1;
+    } else {
+        st = astar_find(c->run.ws->search, c->grid->grid, &c->q, res);
+    }
+    return st;
+}
+
 /* Runs inside lua_pcall: the search, then the result tables. */
 int find_run(lua_State *L) {
     find_ctx *c = lua_touserdata(L, RUN_CTX);
     c->run.L = L;
     astar_result res;
-    astar_status st;
-    /* A two-tier query keeps its scratch on the grid's hierarchy: inside a callback of another
-     * query of this grid (which may be a two-tier one, its scratch in use), the whole grid. */
-    bool nested = c->grid->base.readers > 1;
-    if (c->hierarchical && !nested) {
-        astar_hierarchy_stats hs;
-        astar_grid_hierarchy_stats(c->grid->grid, &hs);
-        st = hs.cluster_size ? ASTAR_OK : astar_grid_hierarchy(c->grid->grid, HIERARCHY_DEFAULT_SIZE);
-        if (st == ASTAR_OK) st = astar_find_hierarchical(c->run.ws->search, c->grid->grid, &c->q, &res);
-    } else if (c->hierarchical) {
-        st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
-        res.tiered = 1;
-        res.fallback = 1;
-    } else {
-        st = astar_find(c->run.ws->search, c->grid->grid, &c->q, &res);
-    }
+    astar_status st = find_engine(c, &res);
     check_answer(L, st, "find");
     int32_t n = 0;
     const int32_t *ids = astar_search_path(c->run.ws->search, &n);
@@ -174,11 +189,9 @@ int grid_find(lua_State *L) {
     lua_settop(L, 6);
     query_args a;
     read_options(L, 6, IN_FIND, "find", &a, &c->q);
-    int tiered = a.slot[O_HIERARCHICAL];
-    if (tiered && lua_type(L, tiered) != LUA_TBOOLEAN)
-        arg_error_fmt(L, 6, "option 'hierarchical' must be a boolean, got %s", type_name(L, tiered));
+    bool tiered = read_hierarchical(L, &a);
     resolve_grid_query(L, c, &a);
-    if (tiered && lua_toboolean(L, tiered)) resolve_hierarchical(L, c);
+    if (tiered) resolve_hierarchical(L, c);
     return run_grid_query(L, c);
 }
 

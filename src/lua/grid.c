@@ -443,6 +443,7 @@ static const luaL_Reg GRID_METHODS[] = {
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
     {"dead_end", grid_dead_end},
     {"landmarks", grid_landmarks}, {"prepare_jumps", grid_prepare_jumps}, {"search", grid_search},
+    {"search_nearest", grid_search_nearest}, {"field_job", grid_field_job},
     {"build_landmarks", grid_build_landmarks},
     {"build_hierarchy", grid_build_hierarchy},
     {"hierarchy", grid_hierarchy}, {"prepare", grid_prepare},

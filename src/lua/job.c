@@ -1,31 +1,38 @@
 /*
- * job.c -- astar.Search: grid:search, a find run in steps (job:step) that a game spreads
- * over frames, keeping alive what it reads between them.
+ * job.c -- astar.Search: a query run in steps (job:step) that a game spreads over frames,
+ * keeping alive what it reads between them: grid:search (what find answers),
+ * grid:search_nearest (find_nearest) and grid:field_job (distance_field).
  */
 #include "binding.h"
 
+/* What a job runs: the engine find would take, in slices (A* or jump point search, targets);
+ * a two-tier find (hierarchical = true), run whole in its first step; a distance field. */
+typedef enum job_kind { JOB_PATH, JOB_TIERED, JOB_FIELD } job_kind;
+
 /*
- * A resumable search. Its uservalue table keeps alive what the search reads:
+ * A resumable query. Its uservalue table keeps alive what the query reads:
  * [1..3] the callbacks (node_cost, edge_cost, heuristic; false when absent),
- * [4] the grid, [5...] the layers, claims and mask of its options, .claims and
+ * [4] the grid, [5...] the layers and mask of its options, .claims and
  * .unit (the unit's slot is looked up at every step: the unit may claim a path
  * after the search was made), .interests (the block its query's interests are
- * in); and, once it is finished, .path and .info (its workspace is then given
- * back).
+ * in), .cells (its targets or goals), .field (what a field job fills), .to_path and
+ * .to_info (the options into and info); and, once it is finished, .path and .info
+ * (its workspace is then given back).
  */
 typedef struct ljob {
     lobject base;
     find_ctx ctx;        /* the query, its layers and the objects a step marks in use;
                             ctx.run.ws: a workspace of the grid's pool, held from the first
                             step to the end */
+    job_kind kind;
     bool finished;
-    bool started;        /* astar_search_start ran (false again after an error) */
+    bool started;        /* the core's start ran (false again after an error) */
     bool stepping;       /* a step is running: a callback may not step or close this job */
     bool stopped;        /* the work limit stopped the step: it raises once the runner is out */
     astar_status status;
     uint64_t expansions; /* so far, since the last (re)start */
     uint32_t restarts;
-    uint64_t step_expansions; /* what the last step expanded */
+    uint64_t step_expansions; /* what the last step expanded (a field: its units) */
 } ljob;
 
 enum { JOB_CALLBACKS = 1, JOB_GRID = 4, JOB_PINNED = 5 };
@@ -46,76 +53,127 @@ static void job_free(lua_State *L, void *o) {
     job_release(L, j);
 }
 
+/* Its status as a word: a field's end is "done" or "limit", as distance_field's info says. */
+static const char *job_status_name(const ljob *j) {
+    if (j->kind == JOB_FIELD && j->status == ASTAR_OK) return "done";
+    return astar_status_name(j->status);
+}
+
 static int job_tostring(lua_State *L) {
     ljob *j = luaL_checkudata(L, 1, JOB_MT);
-    lua_pushfstring(L, "astar.Search(%s)%s", astar_status_name(j->status), j->base.freed ? " (freed)" : "");
+    lua_pushfstring(L, "astar.Search(%s)%s", job_status_name(j), j->base.freed ? " (freed)" : "");
     return 1;
 }
 
 static int job_size(lua_State *L) { return push_size(L, JOB_MT); }
+
+/* Sets field k of the table on top to integer v, raw: it may be the caller's (option info). */
+static void set_integer(lua_State *L, const char *k, lua_Integer v) {
+    lua_pushstring(L, k);
+    lua_pushinteger(L, v);
+    lua_rawset(L, -3);
+}
+
+/* One step of a path job (JOB_PATH, JOB_TIERED) on the workspace: its status, *res. */
+static astar_status path_step(ljob *j, uint64_t n, astar_result *res) {
+    find_ctx *c = &j->ctx;
+    astar_search *s = c->run.ws->search;
+    if (j->kind == JOB_TIERED) { /* whole, in the first step: its scratch is the grid's */
+        astar_status st = find_engine(c, res);
+        j->started = st != ASTAR_ESTOPPED;
+        return st;
+    }
+    if (j->started) return astar_search_step(s, n, res);
+    astar_status st = astar_search_start(s, c->grid->grid, &c->q, res);
+    j->started = st != ASTAR_ESTOPPED; /* a stopped start started nothing */
+    return st == ASTAR_RUNNING ? astar_search_step(s, n, res) : st;
+}
+
+/* One step of a field job: its status, *res, and the units it used in *used. */
+static astar_status field_step(ljob *j, uint64_t n, astar_result *res, uint64_t *used) {
+    find_ctx *c = &j->ctx;
+    astar_search *s = c->run.ws->search;
+    *used = 0;
+    if (j->started) return astar_field_step(s, n, used, res);
+    astar_status st = astar_field_start(c->field, s, c->grid->grid, &c->q, c->cells, c->ncells, c->kind, res);
+    j->started = st != ASTAR_ESTOPPED;
+    return st == ASTAR_RUNNING ? astar_field_step(s, n, used, res) : st;
+}
 
 /* Runs inside lua_pcall: start if needed, one step, and the result tables once finished. */
 static int job_run(lua_State *L) {
     ljob *j = lua_touserdata(L, RUN_CTX);
     find_ctx *c = &j->ctx;
     c->run.L = L;
-    lua_Integer n = lua_tointeger(L, RUN_NARGS + 1);
-    astar_result res;
-    astar_status st;
+    uint64_t n = (uint64_t)lua_tointeger(L, RUN_NARGS + 1);
     if (!j->started) {
-        st = astar_search_start(c->run.ws->search, c->grid->grid, &c->q, &res);
-        j->started = st != ASTAR_ESTOPPED; /* a stopped start started nothing */
         j->expansions = 0;
         j->restarts = 0;
-        if (st == ASTAR_RUNNING) st = astar_search_step(c->run.ws->search, (uint64_t)n, &res);
-    } else {
-        st = astar_search_step(c->run.ws->search, (uint64_t)n, &res);
     }
+    astar_result res;
+    uint64_t used = 0;
+    astar_status st = j->kind == JOB_FIELD ? field_step(j, n, &res, &used) : path_step(j, n, &res);
     if (st == ASTAR_ENOMEM) return no_memory(L);
     if (st == ASTAR_EINVAL || st == ASTAR_EABORT)
-        return luaL_error(L, "search failed: %s", astar_status_name(st));
+        return luaL_error(L, "%s failed: %s", j->kind == JOB_FIELD ? "field" : "search", astar_status_name(st));
     /* Stopped by the work limit: a step cut short, the search kept on its workspace to go on
      * from there; job_step raises (an error here would make the next step start over). */
     j->stopped = st == ASTAR_ESTOPPED;
     if (j->stopped) st = ASTAR_RUNNING;
     j->status = st;
-    /* A restart counts from zero again: what this step did is all it has. */
-    bool restarted = res.restarts != j->restarts || res.expansions < j->expansions;
-    j->step_expansions = restarted ? res.expansions : res.expansions - j->expansions;
-    j->expansions = res.expansions;
+    if (j->kind == JOB_FIELD) {
+        j->step_expansions = used;
+    } else {
+        /* A restart counts from zero again: what this step did is all it has. */
+        bool restarted = res.restarts != j->restarts || res.expansions < j->expansions;
+        j->step_expansions = restarted ? res.expansions : res.expansions - j->expansions;
+        j->expansions = res.expansions;
+    }
     j->restarts = res.restarts;
     if (st == ASTAR_RUNNING) return 0;
-    int32_t len = 0;
-    const int32_t *ids = astar_search_path(c->run.ws->search, &len);
-    push_answer(L, &res, ids, len, c->grid->base.width, astar_grid_version(c->grid->grid), NULL);
-    lua_pushinteger(L, res.restarts);
-    lua_setfield(L, -2, "restarts");
-    lua_pushinteger(L, res.repairs);
-    lua_setfield(L, -2, "repairs");
+    if (j->kind == JOB_FIELD) {
+        lua_pushnil(L); /* the field: job_step puts it in */
+        push_field_info(L, st, &res, c->field);
+    } else {
+        int32_t len = 0;
+        const int32_t *ids = astar_search_path(c->run.ws->search, &len);
+        push_answer(L, &res, ids, len, c->grid->base.width, astar_grid_version(c->grid->grid), &c->run.answer);
+    }
+    set_integer(L, "restarts", res.restarts);
+    set_integer(L, "repairs", res.repairs);
     return 2;
 }
 
-/* grid:search(sx, sy, gx, gy [, opts]) -> a resumable search of what find would answer */
-int grid_search(lua_State *L) {
-    lua_settop(L, 6);
+/* A new job of the grid at 1 (not checked open: the resolve does), on the stack top. */
+static ljob *new_job(lua_State *L, job_kind kind) {
     lgrid *g = check_object(L, 1, GRID_MT);
-    int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
-    int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
     ljob *j = new_object(L, sizeof *j, JOB_MT);
-    int job = lua_gettop(L);
-    find_ctx *c = &j->ctx;
-    c->grid = g;
-    astar_query_init(&c->q);
-    c->q.sx = sx, c->q.sy = sy, c->q.gx = gx, c->q.gy = gy;
+    j->kind = kind;
+    j->ctx.grid = g;
+    astar_query_init(&j->ctx.q);
     j->base.width = g->base.width;
     j->base.height = g->base.height;
     j->status = ASTAR_RUNNING;
-    query_args a;
-    read_options(L, 6, IN_SEARCH, "search", &a, &c->q);
-    resolve_grid_query(L, c, &a);
-    /* What the search reads stays alive with the job. */
+    return j;
+}
+
+/* Sets field k of the table at t to the value at slot v, if any. */
+static void pin(lua_State *L, int t, const char *k, int v) {
+    if (!v) return;
+    lua_pushvalue(L, v);
+    lua_setfield(L, t, k);
+}
+
+/*
+ * After the resolve: the job at `job` keeps alive what it reads (its uservalue, above), and
+ * keeps of this call's stack slots nothing. cells, field: slots of its targets or goals and of
+ * the field it fills, or 0.
+ */
+static int keep_alive(lua_State *L, int job, const query_args *a, int cells, int field) {
+    ljob *j = lua_touserdata(L, job);
+    find_ctx *c = &j->ctx;
     check_stack(L, 8);
-    lua_createtable(L, JOB_PINNED + a.nlayers + 2, 2);
+    lua_createtable(L, JOB_PINNED + a->nlayers + 2, 8);
     int uv = lua_gettop(L);
     for (int i = 0; i < 3; i++) {
         if (c->run.callback[i]) lua_pushvalue(L, c->run.callback[i]);
@@ -126,33 +184,108 @@ int grid_search(lua_State *L) {
     lua_pushvalue(L, 1);
     lua_rawseti(L, uv, JOB_GRID);
     int pinned = JOB_PINNED;
-    for (int i = 0; i < a.nlayers; i++) {
-        lua_pushvalue(L, a.layer_slot[i]);
+    for (int i = 0; i < a->nlayers; i++) {
+        lua_pushvalue(L, a->layer_slot[i]);
         lua_rawseti(L, uv, pinned++);
     }
-    if (a.slot[O_KNOWN]) {
-        lua_pushvalue(L, a.slot[O_KNOWN]);
+    if (a->slot[O_KNOWN]) {
+        lua_pushvalue(L, a->slot[O_KNOWN]);
         lua_rawseti(L, uv, pinned++);
     }
-    if (a.slot[O_CLAIMS]) {
-        lua_pushvalue(L, a.slot[O_CLAIMS]);
-        lua_setfield(L, uv, "claims");
-    }
-    if (a.ninterests > 0) { /* the places and values its query points into */
-        lua_pushvalue(L, a.interest_slot);
-        lua_setfield(L, uv, "interests");
-    }
-    if (a.slot[O_UNIT]) {
-        lua_pushvalue(L, a.slot[O_UNIT]);
-        lua_setfield(L, uv, "unit");
-    }
+    pin(L, uv, "claims", a->slot[O_CLAIMS]);
+    pin(L, uv, "interests", a->ninterests > 0 ? a->interest_slot : 0); /* what its query points into */
+    pin(L, uv, "unit", a->slot[O_UNIT]);
+    pin(L, uv, "cells", cells);
+    pin(L, uv, "field", field);
+    pin(L, uv, "to_path", a->slot[O_INTO]);
+    pin(L, uv, "to_info", a->slot[O_INFO]);
+    c->run.npass = 0; /* slots of this call only: a step passes n, into and info anew */
+    c->run.answer.into = c->run.answer.info = 0;
     astar_setuservalue(L, job);
     lua_settop(L, job);
     return 1;
 }
 
-/* job:step([n]) -> status ("running" | "found" | "unreachable" | "limit" | "partial"), and
- * the expansions this step made (at most n) */
+/* grid:search(sx, sy, gx, gy [, opts]) -> a resumable search of what find would answer */
+int grid_search(lua_State *L) {
+    lua_settop(L, 6);
+    ljob *j = new_job(L, JOB_PATH);
+    int job = lua_gettop(L);
+    find_ctx *c = &j->ctx;
+    const lgrid *g = c->grid;
+    c->q.sx = check_coord(L, 2, "x", g->base.width), c->q.sy = check_coord(L, 3, "y", g->base.height);
+    c->q.gx = check_coord(L, 4, "x", g->base.width), c->q.gy = check_coord(L, 5, "y", g->base.height);
+    query_args a;
+    read_options(L, 6, IN_FIND, "search", &a, &c->q);
+    bool tiered = read_hierarchical(L, &a);
+    resolve_grid_query(L, c, &a);
+    if (tiered) {
+        resolve_hierarchical(L, c);
+        j->kind = JOB_TIERED;
+    }
+    return keep_alive(L, job, &a, 0, 0);
+}
+
+/* grid:search_nearest(sx, sy, targets [, opts]) -> a resumable search of what find_nearest
+ * would answer */
+int grid_search_nearest(lua_State *L) {
+    lua_settop(L, 5);
+    ljob *j = new_job(L, JOB_PATH);
+    int job = lua_gettop(L);
+    find_ctx *c = &j->ctx;
+    const lgrid *g = c->grid;
+    c->q.sx = check_coord(L, 2, "x", g->base.width), c->q.sy = check_coord(L, 3, "y", g->base.height);
+    int32_t n;
+    int32_t *ids = read_points(L, 4, g->base.width, g->base.height, "target", "targets", &n);
+    int cells = lua_gettop(L);
+    c->q.targets = ids;
+    c->q.ntargets = n;
+    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
+    c->q.gy = ids[0] / g->base.width;
+    query_args a;
+    read_options(L, 5, IN_NEAREST, "search_nearest", &a, &c->q);
+    resolve_grid_query(L, c, &a);
+    return keep_alive(L, job, &a, cells, 0);
+}
+
+/* grid:field_job(goals [, opts]) -> a resumable build of what distance_field would answer */
+int grid_field_job(lua_State *L) {
+    lua_settop(L, 3);
+    ljob *j = new_job(L, JOB_FIELD);
+    int job = lua_gettop(L);
+    find_ctx *c = &j->ctx;
+    const lgrid *g = c->grid;
+    int32_t n;
+    int32_t *ids = read_points(L, 2, g->base.width, g->base.height, "goal", "goals", &n);
+    int cells = lua_gettop(L);
+    c->cells = ids;
+    c->ncells = n;
+    c->kind = ASTAR_FIELD_TO;
+    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
+    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    query_args a;
+    read_options(L, 3, IN_FIELD, "field_job", &a, &c->q);
+    new_field(L, c); /* before the resolve: making it may run a finalizer */
+    int field = lua_gettop(L);
+    resolve_grid_query(L, c, &a);
+    mark_read(&c->run, lua_touserdata(L, field)); /* marked while a step builds it */
+    return keep_alive(L, job, &a, cells, field);
+}
+
+/* Pushes the table at field k of the table at uv as a slot the runner gets; its runner slot,
+ * or 0 when there is none. */
+static int pass_slot(lua_State *L, int uv, const char *k, run_ctx *run) {
+    lua_getfield(L, uv, k);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    run->pass[run->npass++] = lua_gettop(L);
+    return RUN_NARGS + run->npass;
+}
+
+/* job:step([n]) -> status ("running" | "found" | "unreachable" | "limit" | "partial"; a
+ * field's: "running" | "done" | "limit"), and the expansions this step made (at most n) */
 static int job_step(lua_State *L) {
     ljob *j = check_open(L, 1, JOB_MT);
     /* 2^53: every integer up to it is a double, on every Lua */
@@ -161,7 +294,7 @@ static int job_step(lua_State *L) {
     if (n < 1) arg_error_fmt(L, 2, "n must be a positive integer, got %s", value_str(L, 2));
     if (j->stepping) return luaL_error(L, "astar.Search is in use: a callback of this search stepped it");
     if (j->finished) { /* its result is kept */
-        lua_pushstring(L, astar_status_name(j->status));
+        lua_pushstring(L, job_status_name(j));
         lua_pushinteger(L, 0);
         return 2;
     }
@@ -170,7 +303,7 @@ static int job_step(lua_State *L) {
     for (int i = 0; i < c->run.nread; i++)
         if (c->run.read[i]->freed) return luaL_error(L, "astar.Search: an object it reads has been freed");
     lua_settop(L, 2);
-    check_stack(L, RUN_NARGS + 12);
+    check_stack(L, RUN_NARGS + 16);
     astar_getuservalue(L, 1);
     int uv = lua_gettop(L);
     if (c->q.claims) {
@@ -185,6 +318,8 @@ static int job_step(lua_State *L) {
     lua_pushinteger(L, n);
     c->run.pass[0] = lua_gettop(L); /* the runner's RUN_NARGS + 1 */
     c->run.npass = 1;
+    c->run.answer.into = pass_slot(L, uv, "to_path", &c->run); /* then into and info, if given */
+    c->run.answer.info = pass_slot(L, uv, "to_info", &c->run);
     /* A workspace only while it runs: a game may queue far more searches than it runs. */
     push_run_args(L, j, &c->run); /* first: its stack check may raise (see run_query) */
     if (!c->run.ws) c->run.ws = acquire_workspace(L, &c->grid->pool, &c->grid->base);
@@ -202,17 +337,22 @@ static int job_step(lua_State *L) {
         return work_limit_error(L);
     }
     if (j->status != ASTAR_RUNNING) { /* keep the result, give the workspace back */
+        if (j->kind == JOB_FIELD) {
+            lua_getfield(L, uv, "field");
+            lua_replace(L, -3);
+        }
         lua_setfield(L, uv, "info");
         lua_setfield(L, uv, "path");
         j->finished = true;
         job_release(L, j);
     }
-    lua_pushstring(L, astar_status_name(j->status));
+    lua_pushstring(L, job_status_name(j));
     lua_pushinteger(L, (lua_Integer)j->step_expansions);
     return 2;
 }
 
-/* job:result() -> path, info as find gives them once finished; nil, {status = "running"} before */
+/* job:result() -> what find (find_nearest, distance_field) gives, once finished; nil,
+ * {status = "running"} before */
 static int job_result(lua_State *L) {
     ljob *j = check_open(L, 1, JOB_MT);
     if (!j->finished) {
@@ -229,7 +369,7 @@ static int job_result(lua_State *L) {
 }
 
 static int job_status(lua_State *L) {
-    lua_pushstring(L, astar_status_name(((ljob *)check_open(L, 1, JOB_MT))->status));
+    lua_pushstring(L, job_status_name(check_open(L, 1, JOB_MT)));
     return 1;
 }
 

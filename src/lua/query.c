@@ -311,7 +311,7 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
                                   value_str(L, v));
                 a->heuristic = (astar_heuristic)i;
             } else if (is_callable(L, v)) {
-                if (in == IN_NEAREST) arg_error_fmt(L, arg, "option 'heuristic' must be a name for find_nearest");
+                if (in == IN_NEAREST) arg_error_fmt(L, arg, "option 'heuristic' must be a name for %s", a->fn);
                 a->heuristic = ASTAR_H_CUSTOM;
             } else {
                 arg_error_fmt(L, arg, "option 'heuristic' must be a string or a function, got %s", type_name(L, v));
