@@ -153,7 +153,7 @@ end
 print(string.format("  %-16s %4d fields  %6d steps: step median %.3f ms, p99 %.3f ms, worst %.3f ms " ..
   "(%d units); whole: job %.2f ms, distance_field %.2f ms (medians)", "field_job", #fields, #field_steps,
   median(field_steps), p99(field_steps), worst, worst_units, median(field_whole), median(field_once)))
--- A field kept sparse (field.c: fewer expansions than 1 in 8 of the map's cells) is listed in one
+-- A field kept sparse (field.c: fewer expansions than 1 in 64 of the map's cells) is listed in one
 -- step after its search: its worst case, a max_cost that keeps it just under that threshold.
 do
   local goal = { { x = fields[1].gx, y = fields[1].gy } }
@@ -162,7 +162,7 @@ do
   for _ = 1, 40 do
     local mid = (lo + hi) / 2
     local _, info = grid:distance_field(goal, { max_cost = mid })
-    if info.expansions * 8 < w * h then lo = mid else hi = mid end
+    if info.expansions * 64 < w * h then lo = mid else hi = mid end
   end
   local _, finfo = grid:distance_field(goal, { max_cost = lo })
   local job = grid:field_job(goal, { max_cost = lo })

@@ -1040,7 +1040,7 @@ int32_t astar_field_reached(const astar_field *f);
  * The cells the last build reached, each once in node id order (y * width + x) into ids and
  * their costs into dist (astar_field_reached entries each). A field keeps only what it
  * reached (work and memory of a build and of this list in proportion to it) unless its search
- * expanded at least one cell in 8 of the grid: then it is a grid of the field's size (this
+ * expanded at least one cell in 64 of the grid: then it is a grid of the field's size (this
  * list reads all of it). A unit per entry read, ASTAR_ESTOPPED before any.
  */
 astar_status astar_field_list(const astar_field *f, int32_t *ids, double *dist);

@@ -329,7 +329,7 @@ function Grid:search_nearest(sx, sy, targets, opts) end
 ---A distance field built in slices: once "done" or "limit", result() is what
 ---distance_field(goals, opts) returns (field, info). A unit of step(n) is an expansion, then 16
 ---cells of the field written; a field kept sparse (as distance_field keeps it: its search
----expanded fewer than 1 cell in 8 of the grid) is listed in one step, 16 cells a unit, which may
+---expanded fewer than 1 cell in 64 of the grid) is listed in one step, 16 cells a unit, which may
 ---pass n. It goes on past a terrain change outside what it reached, starts
 ---over for one under it (info.restarts).
 ---@param goals astar.Point[]
@@ -616,7 +616,7 @@ function Build:threads() end
 ---@return integer height
 function Build:size() end
 
----A field keeps only the cells it reached (found by binary search), unless its search expanded one cell in 8 of the grid: then a grid of its own (O(1) reads).
+---A field keeps only the cells it reached (found by binary search), unless its search expanded one cell in 64 of the grid: then a grid of its own (O(1) reads).
 ---@class astar.Field
 ---@field width integer
 ---@field height integer
