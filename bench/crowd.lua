@@ -16,6 +16,8 @@ package.cpath = (os.getenv("ASTAR_BUILD") or "./build") .. "/?.so;" .. package.c
 local astar = require("astar")
 
 local FRAMES, UNITS, BUDGET_US, CONCURRENT, THREATS = 600, 200, 1500, 8, 40
+local HIERARCHICAL -- --hierarchical: requests run the two-tier search (near-optimal, not exact)
+local LANDMARKS -- landmarks built on the loading screen (--landmarks K), none by default
 local BUDGET -- expansions a tick: none by default (budget_us alone; the old scheduler's default 5000)
 local old_file, maps = nil, {}
 local i = 1
@@ -25,6 +27,8 @@ while arg[i] do
   elseif arg[i] == "--units" then UNITS, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--budget" then BUDGET, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--concurrent" then CONCURRENT, i = tonumber(arg[i + 1]), i + 2
+  elseif arg[i] == "--landmarks" then LANDMARKS, i = tonumber(arg[i + 1]), i + 2
+  elseif arg[i] == "--hierarchical" then HIERARCHICAL, i = true, i + 1
   else maps[#maps + 1], i = arg[i], i + 1 end
 end
 if #maps == 0 then
@@ -78,7 +82,8 @@ local function run(map, variant)
   -- the loading screen: every lazy table and the scheduler's workspaces (a game pays them there;
   -- without it the first ticks make them, 9 ms a workspace on Paris, which is a p99 of its own)
   local p0 = os.clock()
-  grid:prepare({ workspaces = CONCURRENT })
+  grid:prepare({ workspaces = CONCURRENT, hierarchy = HIERARCHICAL })
+  if LANDMARKS then grid:landmarks(LANDMARKS, { threads = 2 }) end
   local prepare_ms = (os.clock() - p0) * 1e3
   local rand = rng(2718)
   local function walkable_cell()
@@ -113,7 +118,7 @@ local function run(map, variant)
   for id = 1, UNITS do
     local u = { id = id }
     u.x, u.y = walkable_cell()
-    u.opts = { influence = danger, claims = claims, unit = id }
+    u.opts = { influence = danger, claims = claims, unit = id, hierarchical = HIERARCHICAL }
     u.answer = function(path)
       u.ticket = nil
       delivered = delivered + 1
