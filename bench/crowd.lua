@@ -100,6 +100,7 @@ local function run(map, variant)
   end
   local sched = variant.make({ budget = BUDGET, budget_us = BUDGET_US, concurrent = CONCURRENT })
   local units, delivered, waits, frame = {}, 0, {}, 0
+  local useful = 0
   local function goal_for(u)
     for _ = 1, 50 do
       local gx, gy = walkable_cell()
@@ -119,8 +120,9 @@ local function run(map, variant)
     local u = { id = id }
     u.x, u.y = walkable_cell()
     u.opts = { influence = danger, claims = claims, unit = id, hierarchical = HIERARCHICAL }
-    u.answer = function(path)
+    u.answer = function(path, info)
       u.ticket = nil
+      useful = useful + (info and info.expansions or 0)
       delivered = delivered + 1
       waits[#waits + 1] = frame - u.asked
       if path and #path > 1 then
@@ -176,6 +178,9 @@ local function run(map, variant)
   table.sort(waits)
   table.sort(layer)
   local rss = rss_mib()
+  local st = sched.stats and sched:stats()
+  if st then print(string.format("  expansions %d, in delivered paths %d (%.0f%%), per path %.0f, ns per expansion %.0f, steps %d",
+    st.expansions, useful, 100*useful/st.expansions, st.expansions/delivered, t_all*1e6/st.expansions, st.steps)) end
   print(string.format("%-16s %-3s tick ms median %6.2f p99 %6.2f max %7.2f | %6.1f paths/s | %7.2f CPU ms/path | " ..
     "wait median %4d frames | layer %5.2f ms | RSS %5.0f MiB | prepare %.0f ms%s",
     map:match("([^/]+)%.map$"), variant.name, quantile(ticks, 0.5), quantile(ticks, 0.99), ticks[#ticks],

@@ -67,7 +67,11 @@ describe("a grid's workspace pool", function()
     assert.equal(0, select(2, core.workspaces(g)))
   end)
 
-  it("gives back the pages of a job closed mid-search, its workspace's answers still exact", function()
+  -- A prepared grid's workspaces keep their pages (the next search would fault them in again):
+  -- only their stamps make the cancelled search's records stale.
+  for _, prepared in ipairs({ false, true }) do
+  it((prepared and "keeps the pages of a prepared workspace" or "gives back the pages") ..
+     " of a job closed mid-search, its workspace's answers still exact", function()
     local rng = oracle.rng(127)
     local world = worlds.random_world(rng, { w = 12, h = 10 })
     local g = astar.grid(64, 64, { diagonal = world.diagonal }) -- 68 KiB of records: pages
@@ -75,6 +79,7 @@ describe("a grid's workspace pool", function()
     for y = 1, world.h do
       for x = 1, world.w do g:set_cost(x, y, world.cost[y][x]) end
     end
+    if prepared then g:prepare({ workspaces = 1 }) end
     local dist = oracle.distances(world, 1, 1)
     for round = 1, 6 do
       local job = g:search(1, 1, 12, 10)
@@ -95,6 +100,7 @@ describe("a grid's workspace pool", function()
       end
     end
   end)
+  end
 
   it("frees no workspace a query holds when a callback closes jobs and nests finds", function()
     local rng = oracle.rng(59)

@@ -319,6 +319,8 @@ void release_workspace(lua_State *L, pool *p, workspace *w);
 int l_workspaces(lua_State *L);
 void free_pool(lua_State *L, pool *p);
 workspace *pool_reserve(lua_State *L, pool *p, const lobject *owner, int n);
+/* Whether w is one of the first `reserved` workspaces of p (grid:prepare's: kept warm). */
+bool pool_keeps_warm(const pool *p, const workspace *w);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);
 int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);

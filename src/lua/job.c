@@ -45,11 +45,15 @@ static void job_release(lua_State *L, ljob *j) {
 }
 
 /* A job is read by no query (never marked), but its own step may close it. Closed in the
- * middle of its search (a cancel), it gives back the memory that search touched, too. */
+ * middle of its search (a cancel), it gives back the memory that search touched, too, unless
+ * its workspace is one grid:prepare keeps warm: the next search on that one would fault the
+ * same pages in again (a crowd retargeting on Paris_0_1024: about 20 ns of its 120-130 an
+ * expansion, bench/crowd.lua), and a finished search's pages stay there anyway. */
 static void job_free(lua_State *L, void *o) {
     ljob *j = o;
     if (j->stepping) luaL_error(L, "astar.Search is in use by its own step");
-    if (j->ctx.run.ws && !j->ctx.grid->base.freed) astar_search_trim(j->ctx.run.ws->search);
+    if (j->ctx.run.ws && !j->ctx.grid->base.freed && !pool_keeps_warm(&j->ctx.grid->pool, j->ctx.run.ws))
+        astar_search_trim(j->ctx.run.ws->search);
     job_release(L, j);
 }
 

@@ -582,6 +582,13 @@ workspace *pool_reserve(lua_State *L, pool *p, const lobject *owner, int n) {
     return p->first;
 }
 
+bool pool_keeps_warm(const pool *p, const workspace *w) {
+    int i = 0;
+    for (const workspace *at = p->first; at && i < p->reserved; at = at->next, i++)
+        if (at == w) return true;
+    return false;
+}
+
 /* astar.core.workspaces(grid or graph) -> the workspaces its pool holds, and how many are
  * busy: for specs and benchmarks (the sandbox gives scripts no astar.core). */
 int l_workspaces(lua_State *L) {
