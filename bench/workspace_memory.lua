@@ -57,11 +57,11 @@ local function near_pair(r)
 end
 
 -- 1. Eight short searches at once.
-local function eight_short()
+local function eight_short(opts)
   local jobs, expanded = {}, 0
   for i = 1, 8 do
     local sx, sy, gx, gy = near_pair(100)
-    jobs[i] = grid:search(sx, sy, gx, gy)
+    jobs[i] = grid:search(sx, sy, gx, gy, opts)
     local _, n = jobs[i]:step(1) -- takes its workspace, holds it until done
     expanded = expanded + n
   end
@@ -73,10 +73,16 @@ local function eight_short()
   end
   return held, expanded
 end
+-- A* (jump = false, as with influence or claims) reads the dead-end view: its pages copied as
+-- the search reads them (issue 27; the whole view was a byte a cell per workspace).
+local astar_held, astar_expanded = eight_short({ jump = false })
+print(string.format("8 short A* jobs at once (%d expansions each on average): RSS beyond the grid %s once " ..
+  "each holds its workspace, %s once all are done", math.floor(astar_expanded / 8), mib(astar_held - base),
+  mib(rss_mib() - base)))
 local held, expanded = eight_short()
 -- Once done, each job's workspace is idle in the pool with the pages its search touched: what the
 -- eight searches took at once.
-print(string.format("8 short jobs at once (%d expansions each on average): RSS beyond the grid %s once " ..
+print(string.format("then 8 short jobs at once, JPS where it applies (%d expansions each on average): RSS beyond the grid %s once " ..
   "each holds its workspace, %s once all are done", math.floor(expanded / 8), mib(held - base), mib(rss_mib() - base)))
 local t0 = os.clock()
 local total = 0

@@ -712,9 +712,10 @@ void astar_search_trim(astar_search *s);
  * astar_search_prepare makes s ready for g's queries under `mode`: its per-cell arrays for
  * layered (influence), claims and target (nearest) queries, zeroed so that their pages are
  * touched now (20 bytes a cell more than a plain query's 16; when the grid has a hierarchy,
- * 16 more for its refinement's heuristic), and its copy of the dead-end
- * neighbour bits (a byte a cell) when the areas are built (it builds no table: call
- * astar_grid_prepare first). ASTAR_EINVAL when s is another size.
+ * 16 more for its refinement's heuristic), and its view of the dead-end
+ * neighbour bits when the areas are built (it builds no table: call astar_grid_prepare
+ * first; the view's pages, a byte a cell, are copied as searches read them). ASTAR_EINVAL
+ * when s is another size.
  *
  * astar_build_prepare: what astar_grid_prepare does as a build (astar_build_step above) of
  * four coarse units: a unit is a whole table (range, labels, areas, then all of them again:

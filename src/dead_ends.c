@@ -462,12 +462,30 @@ void astar_dead_ends_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
     }
 }
 
+static size_t view_pages(size_t cells) { return (cells >> ASTAR_VIEW_PAGE_SHIFT) + 1; }
+
+void astar_dead_end_view_copy(astar_dead_end_view *v, int32_t cell) {
+    size_t page = (size_t)cell >> ASTAR_VIEW_PAGE_SHIFT, first = page << ASTAR_VIEW_PAGE_SHIFT;
+    size_t n = (size_t)1 << ASTAR_VIEW_PAGE_SHIFT;
+    if (n > v->cells - first) n = v->cells - first;
+    memcpy(v->open + first, v->from + first, n);
+    v->copied[page] = 1;
+}
+
 bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de,
                                const astar_alloc *a, size_t cells) {
     if (v->cells != cells) {
-        uint8_t *open = astar_mem(a, v->open, v->cells, cells);
-        if (!open) return false;
+        /* The system's pages where it can (core.h): only the pages copied are committed. */
+        uint8_t *open = astar_pages_new(a, cells, false);
+        uint8_t *copied = open ? astar_mem(a, NULL, 0, view_pages(cells)) : NULL;
+        if (!copied) {
+            astar_pages_free(a, open, cells);
+            return false;
+        }
+        astar_pages_free(a, v->open, v->cells);
+        astar_mem(a, v->copied, v->cells ? view_pages(v->cells) : 0, 0);
         v->open = open;
+        v->copied = copied;
         v->cells = cells;
         v->serial = 0;
     }
@@ -487,14 +505,16 @@ bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de
         v->cap = de->nareas;
         v->serial = 0; /* the list of patches is gone: copy it all again */
     }
+    v->from = de->open;
     if (v->serial != de->serial || de->edits - v->edits > ASTAR_DEAD_END_LOG) {
-        memcpy(v->open, de->open, cells);
+        /* Every page copied again on touch: a byte per ASTAR_VIEW_PAGE cells cleared here. */
+        memset(v->copied, 0, view_pages(cells));
         v->serial = de->serial;
-    } else {
+    } else { /* the pages copied so far: the last query's patches undone, the edits since */
         for (int32_t i = 0; i < v->npatched; i++) v->open[v->patched[i]] = de->open[v->patched[i]];
         for (uint64_t e = v->edits; e != de->edits; e++) {
             int32_t cell = de->log[e & (ASTAR_DEAD_END_LOG - 1u)];
-            v->open[cell] = de->open[cell];
+            if (v->copied[cell >> ASTAR_VIEW_PAGE_SHIFT]) v->open[cell] = de->open[cell];
         }
     }
     v->edits = de->edits;
@@ -512,13 +532,20 @@ void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de,
         v->mark[k] = v->stamp;
         int32_t gate = de->gateway[k];
         if (!de->into[k]) continue; /* retired: nothing shut */
-        v->open[gate] |= (uint8_t)(de->into[k] & terrain[gate]);
+        v->open[gate] = (uint8_t)(astar_dead_end_view_at(v, gate) | (de->into[k] & terrain[gate]));
         v->patched[v->npatched++] = gate;
     }
 }
 
+void astar_dead_end_view_trim(astar_dead_end_view *v, const astar_alloc *a) {
+    if (!v->cells || !astar_pages_dropped(a, v->cells)) return; /* writing it would give nothing back */
+    astar_pages_zero(a, v->open, v->cells);
+    memset(v->copied, 0, view_pages(v->cells));
+}
+
 void astar_dead_end_view_free(astar_dead_end_view *v, const astar_alloc *a) {
-    astar_mem(a, v->open, v->cells, 0);
+    astar_pages_free(a, v->open, v->cells);
+    astar_mem(a, v->copied, v->cells ? view_pages(v->cells) : 0, 0);
     astar_mem(a, v->mark, (size_t)v->cap * sizeof(uint32_t), 0);
     astar_mem(a, v->patched, (size_t)v->cap * sizeof(int32_t), 0);
     memset(v, 0, sizeof *v);

@@ -75,10 +75,18 @@ void astar_dead_ends_free(astar_grid *g);
 /*
  * A query's view: `open` is a copy of de->open that the query patches to reopen the areas it
  * needs, `mark` has a stamp per area reopened, `patched` lists the gateways it changed so that
- * the next query on the same copy undoes only those. Owned by a workspace.
+ * the next query on the same copy undoes only those. Owned by a workspace. The copy is made a
+ * page at a time (ASTAR_VIEW_PAGE cells), when a query first reads or patches a cell of it
+ * (astar_dead_end_view_at): a search pays for the pages it touches, not for the map (a whole
+ * copy was a pass over the map and a byte a cell at a workspace's first use). `copied` says
+ * which pages hold de's bytes; the others are never read. While a query reads the view, de
+ * does not change: a job's next step after a change leaves the view first (jobs.c).
  */
+#define ASTAR_VIEW_PAGE_SHIFT 12
 typedef struct astar_dead_end_view {
     uint8_t *open;
+    uint8_t *copied;     /* per page of open: 1 once it holds de's bytes */
+    const uint8_t *from; /* de->open, which the pages are copied from */
     uint32_t *mark;
     int32_t *patched;
     int32_t npatched;
@@ -99,5 +107,14 @@ bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de
 void astar_dead_end_view_keep(astar_dead_end_view *v, const astar_dead_ends *de,
                               const uint8_t *terrain, int32_t cell);
 void astar_dead_end_view_free(astar_dead_end_view *v, const astar_alloc *a);
+/* Copies the page holding cell from de's bytes (astar_dead_end_view_at's slow side). */
+void astar_dead_end_view_copy(astar_dead_end_view *v, int32_t cell);
+/* The view's byte of cell, its page copied first if it was not. */
+static inline uint8_t astar_dead_end_view_at(astar_dead_end_view *v, int32_t cell) {
+    if (!v->copied[cell >> ASTAR_VIEW_PAGE_SHIFT]) astar_dead_end_view_copy(v, cell);
+    return v->open[cell];
+}
+/* Gives back the pages of the copy (where the system can), which are copied again on touch. */
+void astar_dead_end_view_trim(astar_dead_end_view *v, const astar_alloc *a);
 
 #endif

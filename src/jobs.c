@@ -332,7 +332,11 @@ static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
     c->open = grid;
     for (size_t i = 0; i < l.len; i++) {
         int32_t id = l.ids[i];
-        if ((grid[id] & ~view[id]) && closed_node(&c->s->pool, id) && !reopen_node(c, id)) return false;
+        /* (a closed node was expanded, so its page of the view was copied; one that was not
+         * is reopened: always exact) */
+        bool copied = c->s->dead_ends.copied[id >> ASTAR_VIEW_PAGE_SHIFT];
+        if (closed_node(&c->s->pool, id) && (!copied || (grid[id] & ~view[id])) && !reopen_node(c, id))
+            return false;
     }
     *work += l.len;
     return true;

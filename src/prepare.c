@@ -39,8 +39,9 @@ astar_status astar_search_prepare(astar_search *s, astar_grid *g, astar_diagonal
     /* A hierarchical query refines its corridor under a heuristic of its own, reopening nodes. */
     if (g->hierarchy && (!ASTAR_POOL_NEED(s, custom_h, true) || !ASTAR_POOL_NEED(s, step_in, true)))
         return ASTAR_ENOMEM;
-    /* The copy of the dead-end neighbour bits a query that skips dead ends starts from, when
-     * the areas are built (astar_grid_prepare first): this builds no table. */
+    /* The view of the dead-end neighbour bits a query that skips dead ends reads, when the
+     * areas are built (astar_grid_prepare first): this builds no table, and copies no page
+     * (a search copies those it reads: astar_dead_end_view_at). */
     if (mode == ASTAR_DIAG_DEFAULT) mode = g->diagonal;
     const astar_dead_ends *de = &g->dead_ends[astar_dead_end_kind(mode)];
     if (de->fresh && de->nareas > 0 && !astar_dead_end_view_begin(&s->dead_ends, de, &s->alloc, s->cells))

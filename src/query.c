@@ -63,6 +63,7 @@ void astar_search_trim(astar_search *s) {
     if (!p->clear_at) return; /* its clears write: that would give nothing back */
     astar_pool_array_zero(p, &s->alloc, p->nodes, sizeof *p->nodes);
     zero_node_arrays(s);
+    astar_dead_end_view_trim(&s->dead_ends, &s->alloc);
     p->gen = 0; /* every record stale: the next query's stamp is 1 */
     s->job_live = false;
 }

@@ -179,6 +179,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     const astar_query *q = c->q;
     const double *cost = c->cost;
     const uint8_t *open = c->open;
+    /* On the dead-end view, whose pages are copied as the search first reads them. */
+    const uint8_t *const copied = open != c->g->open ? s->dead_ends.copied : NULL;
     const uint8_t *legal = c->g->legal[c->diagonal];
     astar_pool *pool = &s->pool;
     astar_node *nodes = pool->nodes;
@@ -299,6 +301,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
                 best_g = ga;
             }
         }
+        if (!general && copied && !copied[a >> ASTAR_VIEW_PAGE_SHIFT]) astar_dead_end_view_copy(&s->dead_ends, a);
         unsigned moves = general ? astar_query_moves(c, ac, ax, ay) : legal[open[a]];
         if (general && c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
         /* The way back leads to a closed node (none at the start), unless the step in crossed
