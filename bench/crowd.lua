@@ -178,9 +178,14 @@ local function run(map, variant)
   table.sort(waits)
   table.sort(layer)
   local rss = rss_mib()
+  -- Where the time goes (a scheduler with stats): expansions, the share of them in delivered
+  -- paths (the rest: searches cancelled or retargeted), per path, and the tick time of one.
   local st = sched.stats and sched:stats()
-  if st then print(string.format("  expansions %d, in delivered paths %d (%.0f%%), per path %.0f, ns per expansion %.0f, steps %d",
-    st.expansions, useful, 100*useful/st.expansions, st.expansions/delivered, t_all*1e6/st.expansions, st.steps)) end
+  if st and st.expansions > 0 then
+    print(string.format("  expansions %d, in delivered paths %d (%.0f%%), per path %.0f, ns per expansion %.0f, steps %d",
+      st.expansions, useful, 100 * useful / st.expansions, st.expansions / math.max(1, delivered),
+      t_all * 1e6 / st.expansions, st.steps))
+  end
   print(string.format("%-16s %-3s tick ms median %6.2f p99 %6.2f max %7.2f | %6.1f paths/s | %7.2f CPU ms/path | " ..
     "wait median %4d frames | layer %5.2f ms | RSS %5.0f MiB | prepare %.0f ms%s",
     map:match("([^/]+)%.map$"), variant.name, quantile(ticks, 0.5), quantile(ticks, 0.99), ticks[#ticks],
