@@ -83,7 +83,8 @@ local held, expanded = eight_short()
 -- Once done, each job's workspace is idle in the pool with the pages its search touched: what the
 -- eight searches took at once.
 print(string.format("then 8 short jobs at once, JPS where it applies (%d expansions each on average): " ..
-  "RSS beyond the grid %s once each holds its workspace, %s once all are done", math.floor(expanded / 8), mib(held - base), mib(rss_mib() - base)))
+  "RSS beyond the grid %s once each holds its workspace, %s once all are done", math.floor(expanded / 8),
+  mib(held - base), mib(rss_mib() - base)))
 local t0 = os.clock()
 local total = 0
 for _ = 1, 300 do
