@@ -223,9 +223,10 @@ describe("dead ends in a living world", function()
               dist[ny][nx] = d + st
               heap[#heap + 1] = { d + st, nx, ny } -- sift up
               local i = #heap
-              while i > 1 and less(heap[i], heap[i // 2]) do
-                heap[i], heap[i // 2] = heap[i // 2], heap[i]
-                i = i // 2
+              local up = math.floor(i / 2) -- (no // before Lua 5.3)
+              while i > 1 and less(heap[i], heap[up]) do
+                heap[i], heap[up] = heap[up], heap[i]
+                i, up = up, math.floor(up / 2)
               end
             end
           end
