@@ -6,7 +6,9 @@
 -- p99, max), paths delivered per second of game time, CPU ms of ticks per delivered path, the
 -- frames from request to path (median), and the layer's update time per frame (median). The
 -- grid is prepared first (grid:prepare, `concurrent` workspaces), as a loading screen would.
---   lua5.4 bench/crowd.lua [--old FILE] [--frames N] [--units N] [--budget N] [--concurrent N] [MAP...]
+--   lua5.4 bench/crowd.lua [--old FILE] [--frames N] [--units N] [--budget N] [--concurrent N] [--flat] [MAP...]
+-- --flat: requests ask for flat paths (path = "flat"), one table a path instead of a table a cell:
+-- the collector's steps in the ticks are what took the max over 4 ms (issue 27, performance).
 -- --old FILE: also runs the scheduler module in FILE (e.g. `git show main:lua/astar/scheduler.lua
 -- > /tmp/old.lua`), in the same run, on the same worlds. Maps default to Paris_0_1024, brc202d
 -- and lak303d from ../shared/data/movingai/ (or /work/shared/data/movingai/).
@@ -18,6 +20,7 @@ local astar = require("astar")
 local FRAMES, UNITS, BUDGET_US, CONCURRENT, THREATS = 600, 200, 1500, 8, 40
 local HIERARCHICAL -- --hierarchical: requests run the two-tier search (near-optimal, not exact)
 local LANDMARKS -- landmarks built on the loading screen (--landmarks K), none by default
+local FLAT -- --flat: paths as flat arrays (path = "flat"): one table a path instead of one a cell
 local BUDGET -- expansions a tick: none by default (budget_us alone; the old scheduler's default 5000)
 local old_file, maps = nil, {}
 local i = 1
@@ -29,6 +32,7 @@ while arg[i] do
   elseif arg[i] == "--concurrent" then CONCURRENT, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--landmarks" then LANDMARKS, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--hierarchical" then HIERARCHICAL, i = true, i + 1
+  elseif arg[i] == "--flat" then FLAT, i = true, i + 1
   else maps[#maps + 1], i = arg[i], i + 1 end
 end
 if #maps == 0 then
@@ -119,13 +123,14 @@ local function run(map, variant)
   for id = 1, UNITS do
     local u = { id = id }
     u.x, u.y = walkable_cell()
-    u.opts = { influence = danger, claims = claims, unit = id, hierarchical = HIERARCHICAL }
+    u.opts = { influence = danger, claims = claims, unit = id, hierarchical = HIERARCHICAL,
+               path = FLAT and "flat" or nil }
     u.answer = function(path, info)
       u.ticket = nil
       useful = useful + (info and info.expansions or 0)
       delivered = delivered + 1
       waits[#waits + 1] = frame - u.asked
-      if path and #path > 1 then
+      if path and #path > (FLAT and 2 or 1) then
         u.path, u.at = path, 1
         claims:claim(id, path)
       else
@@ -153,10 +158,14 @@ local function run(map, variant)
     for _, u in ipairs(units) do
       if u.path then
         u.at = u.at + 1
-        local p = u.path[u.at]
-        u.x, u.y = p.x, p.y
+        if FLAT then
+          u.x, u.y = u.path[2 * u.at - 1], u.path[2 * u.at]
+        else
+          local p = u.path[u.at]
+          u.x, u.y = p.x, p.y
+        end
         claims:advance(u.id, 1)
-        if u.at == #u.path then ask(u) end
+        if u.at == (FLAT and #u.path / 2 or #u.path) then ask(u) end
       end
       if f >= u.retarget_at then
         u.retarget_at = f + rand(180, 300)
