@@ -507,7 +507,7 @@ bool astar_dead_end_view_begin(astar_dead_end_view *v, const astar_dead_ends *de
     }
     v->from = de->open;
     if (v->serial != de->serial || de->edits - v->edits > ASTAR_DEAD_END_LOG) {
-        /* Every page copied again on touch: a byte per ASTAR_VIEW_PAGE cells cleared here. */
+        /* Every page copied again on touch: a byte per 2^ASTAR_VIEW_PAGE_SHIFT cells cleared here. */
         memset(v->copied, 0, view_pages(cells));
         v->serial = de->serial;
     } else { /* the pages copied so far: the last query's patches undone, the edits since */

@@ -76,7 +76,7 @@ void astar_dead_ends_free(astar_grid *g);
  * A query's view: `open` is a copy of de->open that the query patches to reopen the areas it
  * needs, `mark` has a stamp per area reopened, `patched` lists the gateways it changed so that
  * the next query on the same copy undoes only those. Owned by a workspace. The copy is made a
- * page at a time (ASTAR_VIEW_PAGE cells), when a query first reads or patches a cell of it
+ * page at a time (2^ASTAR_VIEW_PAGE_SHIFT cells), when a query first reads or patches a cell of it
  * (astar_dead_end_view_at): a search pays for the pages it touches, not for the map (a whole
  * copy was a pass over the map and a byte a cell at a workspace's first use). `copied` says
  * which pages hold de's bytes; the others are never read. While a query reads the view, de
