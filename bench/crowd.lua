@@ -19,6 +19,7 @@ local astar = require("astar")
 
 local FRAMES, UNITS, BUDGET_US, CONCURRENT, THREATS = 600, 200, 1500, 8, 40
 local HIERARCHICAL -- --hierarchical: requests run the two-tier search (near-optimal, not exact)
+local NO_PREPARE -- --no-prepare: no loading screen (the first ticks make tables and workspaces)
 local LANDMARKS -- landmarks built on the loading screen (--landmarks K), none by default
 local FLAT -- --flat: paths as flat arrays (path = "flat"): one table a path instead of one a cell
 local BUDGET -- expansions a tick: none by default (budget_us alone; the old scheduler's default 5000)
@@ -30,6 +31,8 @@ while arg[i] do
   elseif arg[i] == "--units" then UNITS, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--budget" then BUDGET, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--concurrent" then CONCURRENT, i = tonumber(arg[i + 1]), i + 2
+  elseif arg[i] == "--budget-us" then BUDGET_US, i = tonumber(arg[i + 1]), i + 2 -- 0: no time cap
+  elseif arg[i] == "--no-prepare" then NO_PREPARE, i = true, i + 1
   elseif arg[i] == "--landmarks" then LANDMARKS, i = tonumber(arg[i + 1]), i + 2
   elseif arg[i] == "--hierarchical" then HIERARCHICAL, i = true, i + 1
   elseif arg[i] == "--flat" then FLAT, i = true, i + 1
@@ -86,7 +89,7 @@ local function run(map, variant)
   -- the loading screen: every lazy table and the scheduler's workspaces (a game pays them there;
   -- without it the first ticks make them, 9 ms a workspace on Paris, which is a p99 of its own)
   local p0 = os.clock()
-  grid:prepare({ workspaces = CONCURRENT, hierarchy = HIERARCHICAL })
+  if not NO_PREPARE then grid:prepare({ workspaces = CONCURRENT, hierarchy = HIERARCHICAL }) end
   if LANDMARKS then grid:landmarks(LANDMARKS, { threads = 2 }) end
   local prepare_ms = (os.clock() - p0) * 1e3
   local rand = rng(2718)
@@ -102,7 +105,7 @@ local function run(map, variant)
     local x, y = walkable_cell()
     threats[t] = { x = x, y = y }
   end
-  local sched = variant.make({ budget = BUDGET, budget_us = BUDGET_US, concurrent = CONCURRENT })
+  local sched = variant.make({ budget = BUDGET, budget_us = BUDGET_US > 0 and BUDGET_US or nil, concurrent = CONCURRENT })
   local units, delivered, waits, frame = {}, 0, {}, 0
   local useful = 0
   local function goal_for(u)
