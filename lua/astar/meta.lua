@@ -795,7 +795,7 @@ function Scheduler:retarget(ticket, gx, gy, sx, sy) end
 ---@field concurrent integer
 
 ---What the scheduler did, for a game's AI-time graph.
----@param into table? filled and returned (no garbage per frame)
+---@param into table? filled (raw: its metamethods never run) and returned (no garbage per frame)
 ---@return astar.SchedulerStats
 function Scheduler:stats(into) end
 

@@ -341,12 +341,23 @@ function Scheduler:stats(into)
     error("bad argument #1 to 'stats' (a scheduler: its own fields would be overwritten)", 2)
   end
   local s, c = into or {}, self.counts
-  s.ticks, s.last_tick_us, s.most_tick_us = self.ticks, c.last_tick_us, c.most_tick_us
-  s.last_expansions, s.expansions, s.steps, s.finished = c.last_expansions, c.expansions, c.steps, c.finished
-  s.us_per_expansion = self.rate_us / self.rate_n
-  s.running, s.waiting, s.untold = #self.running, #self.waiting, #self.untold
+  -- Raw (no garbage either: into is there to make none): an __newindex of into's (a proxy of
+  -- the scheduler) could write over the scheduler.
+  rawset(s, "ticks", self.ticks)
+  rawset(s, "last_tick_us", c.last_tick_us)
+  rawset(s, "most_tick_us", c.most_tick_us)
+  rawset(s, "last_expansions", c.last_expansions)
+  rawset(s, "expansions", c.expansions)
+  rawset(s, "steps", c.steps)
+  rawset(s, "finished", c.finished)
+  rawset(s, "us_per_expansion", self.rate_us / self.rate_n)
+  rawset(s, "running", #self.running)
+  rawset(s, "waiting", #self.waiting)
+  rawset(s, "untold", #self.untold)
   -- (budget: nil with budget_us alone, which sets no expansion budget)
-  s.budget, s.budget_us, s.concurrent = self.budget < MOST_STEP and self.budget or nil, self.budget_us, self.concurrent
+  rawset(s, "budget", self.budget < MOST_STEP and self.budget or nil)
+  rawset(s, "budget_us", self.budget_us)
+  rawset(s, "concurrent", self.concurrent)
   return s
 end
 
@@ -407,10 +418,13 @@ function Scheduler:admit()
   end
 end
 
--- The time a clock reading says, in microseconds (a finite number of seconds, or an error).
+-- The time a clock reading says, in microseconds (a number of seconds, or an error). Below
+-- 2^53 microseconds (285 years), where the difference of two readings is exact: a larger one
+-- (1e303 seconds is finite, its microseconds are not) would make the measured rates infinite
+-- for good.
 local function read_clock(clock)
   local t = clock()
-  if type(t) ~= "number" or t ~= t or math.abs(t) == math.huge then
+  if type(t) ~= "number" or t ~= t or math.abs(t) * 1e6 >= MOST_STEP then
     error("astar.Scheduler: its clock returned " .. tostring(t) .. " (a number of seconds expected)", 0)
   end
   return t * 1e6
@@ -537,7 +551,7 @@ function Scheduler:tick(budget)
   self.ticking = was_ticking
   local c = self.counts
   local clock_ok, now = pcall(read_clock, self.clock)
-  c.last_tick_us = clock_ok and now - start or 0
+  c.last_tick_us = clock_ok and math.max(0, now - start) or 0 -- (a clock may go backwards)
   c.most_tick_us = math.max(c.most_tick_us, c.last_tick_us)
   c.last_expansions, c.expansions, c.steps = t.spent, c.expansions + t.spent, c.steps + t.steps
   if not ok then error(failed, 0) end -- the clock failed
