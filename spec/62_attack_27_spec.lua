@@ -81,3 +81,64 @@ describe("sched:stats(into) against a hostile into (issue 27 attack)", function(
     assert.are.equal(3, rawget(proxy, "finished"))
   end)
 end)
+
+describe("a job that jumps under a door toggling at every step (issue 27 attack)", function()
+  local oracle = require("spec.support.dijkstra")
+
+  -- A random uniform world where the search takes many jump points, and a door in a corner.
+  local function world(seed)
+    local rng = oracle.rng(seed)
+    local wd = { w = 40, h = 40, cost = {}, diagonal = "no_corner_cut" }
+    for y = 1, wd.h do
+      wd.cost[y] = {}
+      for x = 1, wd.w do wd.cost[y][x] = rng.next() >= 0.3 and 1 or false end
+    end
+    wd.cost[1][1], wd.cost[wd.h][wd.w], wd.cost[1][wd.w] = 1, 1, 1
+    return wd, oracle.grid(astar, wd)
+  end
+
+  it("finishes, exact for the terrain at its end (it started over at every change, for ever)", function()
+    local tried = 0
+    for seed = 1, 20 do
+      local wd, grid = world(seed)
+      if tried < 3 and oracle.cost(wd, 1, 1, wd.w, wd.h) then
+        tried = tried + 1
+        local job = grid:search(1, 1, wd.w, wd.h) -- uniform: it jumps, as find does
+        local steps = 0
+        while job:status() == "running" and steps < 2000 do
+          job:step(1)
+          steps = steps + 1
+          if job:status() == "running" then
+            local open = steps % 2 == 0 -- a door far from the search, in the corner (40, 1)
+            wd.cost[1][wd.w] = open and 1 or false
+            grid:set_blocked(wd.w, 1, not open)
+          end
+        end
+        assert.are_not.equal("running", job:status(), "seed " .. seed .. ": " .. steps .. " steps")
+        local path, info = job:result()
+        local want = oracle.cost(wd, 1, 1, wd.w, wd.h)
+        assert.is_true(oracle.near(info.cost, want), info.cost .. " vs " .. want)
+        assert.is_true(oracle.near(oracle.path_cost(wd, path, 1, 1), want))
+        assert.is_true(info.restarts <= 2, "restarts " .. info.restarts) -- as JPS, then as A*
+      end
+    end
+    assert.are.equal(3, tried)
+  end)
+
+  it("through the scheduler too: a default request finishes while the door toggles every tick", function()
+    local wd, grid = world(4) -- reachable, 270 jump points
+    local sched = astar.scheduler({ budget = 8, concurrent = 1 })
+    local got
+    sched:request(grid, 1, 1, wd.w, wd.h, nil, function(path, info) got = { path = path, info = info } end)
+    local ticks = 0
+    while not got and ticks < 2000 do
+      sched:tick()
+      ticks = ticks + 1
+      if not got then grid:set_blocked(wd.w, 1, ticks % 2 == 1) end
+    end
+    assert.is_table(got, ticks .. " ticks")
+    wd.cost[1][wd.w] = grid:is_walkable(wd.w, 1) and 1 or false
+    local want = oracle.cost(wd, 1, 1, wd.w, wd.h)
+    assert.is_true(want ~= nil and oracle.near(got.info.cost, want))
+  end)
+end)
