@@ -39,6 +39,7 @@ local M = {}
 -- stays its owner's: the scheduler never closes it.
 local Scheduler = {}
 Scheduler.__index = Scheduler
+local wait -- (below)
 
 -- The most a step takes (job:step and build:step refuse more than 2^53): a budget may be
 -- any integer, and a slice of a larger one is as good as endless.
@@ -84,7 +85,10 @@ function M.scheduler(opts)
     -- With budget_us alone, time is the cap: no expansion budget.
     budget = opts.budget or (budget_us == nil and 5000 or MOST_STEP), budget_us = budget_us,
     concurrent = opts.concurrent or 8, aging = opts.aging or 1, clock = opts.clock or os.clock,
-    waiting = {}, running = {}, by_ticket = {}, next_ticket = 1, ticks = 0, turn = 0,
+    -- waiting: a binary heap of the waiting requests, best first (see better), with those
+    -- cancelled while in it (taken off when they come to the top); held: those made or re-aimed
+    -- during a tick, into the heap at the next; nwaiting: the live ones of both.
+    waiting = {}, held = {}, nwaiting = 0, running = {}, by_ticket = {}, next_ticket = 1, ticks = 0, turn = 0,
     untold = {}, -- finished, their callbacks not called yet (one failed before them)
     -- The measured cost of an expansion: decayed sums of microseconds and expansions.
     rate_us = FIRST_GUESS_US, rate_n = 1,
@@ -144,6 +148,75 @@ local function make_job(fn, method, grid, ...)
   return job
 end
 
+-- The line of waiting requests. A request's rank is its priority plus `aging` for every tick it
+-- has waited: priority + (ticks - since) * aging, whose order is that of priority - since *
+-- aging, fixed while it waits (its key); ties go to the older request. A binary heap on it, so
+-- that a tick's bookkeeping costs a few steps per request admitted, not a pass over the line
+-- (20,000 waiting requests made every tick of a 1.5 ms budget take 18 ms).
+local function better(a, b) return a.key > b.key or (a.key == b.key and a.ticket < b.ticket) end
+
+local function heap_push(heap, entry)
+  local i = #heap + 1
+  heap[i] = entry
+  while i > 1 do
+    local up = (i - i % 2) / 2
+    if not better(entry, heap[up]) then break end
+    heap[i], heap[up] = heap[up], entry
+    i = up
+  end
+end
+
+local function heap_pop(heap)
+  local n = #heap
+  if n == 0 then return nil end
+  local top, last = heap[1], heap[n]
+  heap[n] = nil
+  n = n - 1
+  local i = 1
+  while n > 0 do
+    local c = 2 * i
+    if c > n then break end
+    if c < n and better(heap[c + 1], heap[c]) then c = c + 1 end
+    if not better(heap[c], last) then break end
+    heap[i] = heap[c]
+    i = c
+  end
+  if n > 0 then heap[i] = last end
+  return top
+end
+
+-- Puts entry in line: in the heap, or, made or re-aimed during this tick, with the held.
+wait = function(self, entry)
+  entry.key = entry.priority - entry.since * self.aging
+  entry.waiting = true
+  self.nwaiting = self.nwaiting + 1
+  if entry.held and entry.held >= self.ticks then
+    self.held[#self.held + 1] = entry
+  else
+    heap_push(self.waiting, entry)
+  end
+end
+
+-- At a tick's start: the requests held by earlier ticks go in line, and the line is rebuilt
+-- without the cancelled ones once they are most of it (so it holds at most about twice the
+-- requests waiting).
+local function release_held(self)
+  local line = self.waiting
+  if #line > 2 * self.nwaiting + 64 then
+    local all = line
+    line = {}
+    for _, entry in ipairs(all) do
+      if entry.waiting then heap_push(line, entry) end
+    end
+    self.waiting = line
+  end
+  local held = self.held
+  self.held = {}
+  for _, entry in ipairs(held) do
+    if entry.waiting then heap_push(line, entry) end
+  end
+end
+
 -- Queues an entry: the job, its step and result (read once, here), who owns the job.
 local function queue(self, job, step, result, callback, priority, owned)
   local ticket = self.next_ticket
@@ -153,7 +226,7 @@ local function queue(self, job, step, result, callback, priority, owned)
   -- Made during a tick (from a callback): it waits for the next one.
   if self.ticking then entry.held = self.ticks end
   self.by_ticket[ticket] = entry
-  self.waiting[#self.waiting + 1] = entry
+  wait(self, entry)
   return ticket
 end
 
@@ -247,9 +320,13 @@ function Scheduler:build(build, callback, priority)
   return queue(self, { build = build }, build_step, build_result, callback, priority or 0, false)
 end
 
--- Takes entry off every list.
+-- Takes entry off every list (off the line it goes when it comes to the top: admit).
 local function unlist(self, entry)
-  for _, list in ipairs({ self.waiting, self.running, self.untold }) do
+  if entry.waiting then
+    entry.waiting = false
+    self.nwaiting = self.nwaiting - 1
+  end
+  for _, list in ipairs({ self.running, self.untold }) do
     for i = #list, 1, -1 do
       if list[i] == entry then table.remove(list, i) end
     end
@@ -319,7 +396,7 @@ function Scheduler:retarget(ticket, gx, gy, sx, sy)
   for i = #self.untold, 1, -1 do -- finished, not told: in line again, with its age
     if self.untold[i] == entry then
       table.remove(self.untold, i)
-      self.waiting[#self.waiting + 1] = entry
+      wait(self, entry)
     end
   end
   drop(self, entry, old)
@@ -328,7 +405,7 @@ end
 
 --- sched:pending() -> requests whose callback has not run yet
 function Scheduler:pending()
-  return #self.waiting + #self.running + #self.untold
+  return self.nwaiting + #self.running + #self.untold
 end
 
 --- sched:stats([into]) -> { ticks, last_tick_us, most_tick_us, last_expansions, expansions,
@@ -352,7 +429,7 @@ function Scheduler:stats(into)
   rawset(s, "finished", c.finished)
   rawset(s, "us_per_expansion", self.rate_us / self.rate_n)
   rawset(s, "running", #self.running)
-  rawset(s, "waiting", #self.waiting)
+  rawset(s, "waiting", self.nwaiting)
   rawset(s, "untold", #self.untold)
   -- (budget: nil with budget_us alone, which sets no expansion budget)
   rawset(s, "budget", self.budget < MOST_STEP and self.budget or nil)
@@ -404,17 +481,16 @@ end
 -- during the tick now running: they wait for the next).
 function Scheduler:admit()
   while #self.running < self.concurrent do
-    local best, best_rank
-    for i, entry in ipairs(self.waiting) do
-      if not (entry.held and entry.held >= self.ticks) then
-        local rank = entry.priority + (self.ticks - entry.since) * self.aging
-        if not best or rank > best_rank or (rank == best_rank and entry.ticket < self.waiting[best].ticket) then
-          best, best_rank = i, rank
-        end
-      end
+    local entry = heap_pop(self.waiting)
+    if not entry then return end
+    -- (one cancelled while in line is dropped here)
+    if entry.waiting and entry.held and entry.held >= self.ticks then -- re-aimed during this tick
+      self.held[#self.held + 1] = entry
+    elseif entry.waiting then
+      entry.waiting = false
+      self.nwaiting = self.nwaiting - 1
+      self.running[#self.running + 1] = entry
     end
-    if not best then return end
-    self.running[#self.running + 1] = table.remove(self.waiting, best)
   end
 end
 
@@ -474,6 +550,7 @@ local function run_tick(self, budget, t)
   t.finished = told
   if failed then return failed, first end
   local budget_us = self.budget_us
+  release_held(self)
   self:admit()
   self.turn = self.turn + 1
   local stepped = false
