@@ -2,6 +2,7 @@
 -- test here failed on the merged code before its fix. Cheap: small grids, no timed assertion
 -- (a fake clock stands for time).
 local astar = require("astar")
+local oracle = require("spec.support.dijkstra")
 
 -- A corridor grid and n requests along it, whose callbacks count their calls.
 local function corridor_requests(sched, n, length)
@@ -83,7 +84,6 @@ describe("sched:stats(into) against a hostile into (issue 27 attack)", function(
 end)
 
 describe("a job that jumps under a door toggling at every step (issue 27 attack)", function()
-  local oracle = require("spec.support.dijkstra")
 
   -- A random uniform world where the search takes many jump points, and a door in a corner.
   local function world(seed)
@@ -176,5 +176,68 @@ describe("the scheduler under a storm of waiting requests (issue 27 attack)", fu
     local many, told_many = tick_cost(10000)
     assert.are.equal(told_few, told_many)
     assert.is_true(many < 3 * few, many .. " instructions against " .. few)
+  end)
+end)
+
+describe("the scheduler's line (issue 27 attack: a heap since)", function()
+  it("admits the best-ranked eligible request, whatever callbacks request and cancel", function()
+    -- The rule, checked at every admission against the line kept here: rank = priority + aging
+    -- per tick waited, ties to the older; none made during the tick now running; none cancelled.
+    local rng = oracle.rng(62)
+    for round = 1, 6 do
+      local aging = ({ 0, 1, 0.5, 3, 0, 1 })[round]
+      local sched = astar.scheduler({ budget = rng.int(1, 12), concurrent = rng.int(1, 3), aging = aging })
+      local line = {} -- ticket -> { priority, since, made (tick), live }
+      local bad
+      local request
+      local quiet = false
+      local function chaos()
+        for _ = 1, quiet and 0 or rng.int(0, 3) do
+          if rng.next() < 0.6 then request()
+          else
+            local t = rng.int(1, sched.next_ticket)
+            if sched:cancel(t) and line[t] then line[t].live = false end
+          end
+        end
+      end
+      function request()
+        local job = { left = rng.int(1, 3) }
+        function job.step(j) j.left = j.left - 1; return j.left > 0 and "running" or "found", 1 end
+        function job.result() return true, { status = "found" } end
+        local priority = rng.int(-2, 2)
+        local made = sched.ticking and sched.ticks or -1
+        local t = sched:run(job, chaos, priority)
+        line[t] = { priority = priority, since = sched.ticks, made = made, live = true }
+      end
+      for _ = 1, 20 do request() end
+      local admit = sched.admit
+      function sched.admit(s)
+        local was = {}
+        for _, e in ipairs(s.running) do was[e.ticket] = true end
+        admit(s)
+        for _, e in ipairs(s.running) do
+          if not was[e.ticket] then
+            local me = line[e.ticket]
+            local rank = me.priority + (s.ticks - me.since) * aging
+            for t, o in pairs(line) do
+              local eligible = o.live and t ~= e.ticket and o.made < s.ticks
+              local orank = o.priority + (s.ticks - o.since) * aging
+              if eligible and (orank > rank or (orank == rank and t < e.ticket)) then
+                bad = bad or string.format("round %d: %d admitted before %d", round, e.ticket, t)
+              end
+            end
+            me.live = false -- running now
+          end
+        end
+      end
+      for tick = 1, 2000 do
+        if sched:pending() == 0 then break end
+        quiet = tick > 150
+        sched:tick()
+        if not quiet and rng.next() < 0.3 then request() end -- between ticks too
+      end
+      assert.is_nil(bad)
+      assert.are.equal(0, sched:pending())
+    end
   end)
 end)
