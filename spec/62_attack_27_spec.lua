@@ -240,4 +240,20 @@ describe("the scheduler's line (issue 27 attack: a heap since)", function()
       assert.are.equal(0, sched:pending())
     end
   end)
+
+  it("with aging = math.huge serves in the order requests came (every rank infinite, ties to the older)", function()
+    local grid = astar.grid(50, 1)
+    local sched = astar.scheduler({ budget = 5, concurrent = 1, aging = math.huge })
+    local order = {}
+    local function request(name, priority)
+      sched:request(grid, 1, 1, 3, 1, nil, function() order[#order + 1] = name end, priority)
+    end
+    request("a", 0); request("b", 3); request("c", 1)
+    sched:tick()
+    request("d", 9); request("e", 0)
+    sched:tick()
+    request("f", 100)
+    for _ = 1, 50 do sched:tick() end
+    assert.are.equal("a b c d e f", table.concat(order, " "))
+  end)
 end)

@@ -187,7 +187,9 @@ end
 
 -- Puts entry in line: in the heap, or, made or re-aimed during this tick, with the held.
 wait = function(self, entry)
-  entry.key = entry.priority - entry.since * self.aging
+  -- (aging math.huge: every rank is infinite once it has waited a tick, ties to the older; and
+  -- 0 * math.huge, for a request made before the first tick, is NaN)
+  entry.key = self.aging == math.huge and 0 or entry.priority - entry.since * self.aging
   entry.waiting = true
   self.nwaiting = self.nwaiting + 1
   if entry.held and entry.held >= self.ticks then
