@@ -260,3 +260,27 @@ describe("the scheduler's line (issue 27 attack: a heap since)", function()
     assert.are.equal("a b c d e f", table.concat(order, " "))
   end)
 end)
+
+describe("the scheduler and coroutines (issue 27 attack)", function()
+  it("goes on when a job of one's own yields from its step and its coroutine is never resumed", function()
+    -- (Lua 5.1 cannot yield across pcall: nothing to check there)
+    local sched = astar.scheduler({ budget = 100 })
+    local job = { steps = 0 }
+    function job.step(j)
+      j.steps = j.steps + 1
+      if j.steps == 1 and coroutine.isyieldable and coroutine.isyieldable() then coroutine.yield() end
+      return "found", 1
+    end
+    function job.result() return "done", { status = "found" } end
+    local told = {}
+    sched:run(job, function(answer) told[#told + 1] = answer end)
+    local co = coroutine.create(function() sched:tick() end)
+    assert.is_true((coroutine.resume(co)))
+    -- co is suspended in the job's step for good: the scheduler refused every tick after
+    local grid = astar.grid(10, 10)
+    sched:request(grid, 1, 1, 10, 10, nil, function(path) told[#told + 1] = #path end)
+    for _ = 1, 5 do sched:tick() end
+    assert.are.same({ "done", 10 }, told)
+    assert.are.equal(0, sched:pending())
+  end)
+end)

@@ -738,8 +738,8 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 ---Queues any job: `job:step(n)` returns a status ("running" until done) and the expansions it
 ---used, `job:result()` the answer and its info (grid:search jobs, grid:field_job,
 ---grid:search_nearest, a table of your own), or a build (run as `build` runs it). The job stays
----yours: the scheduler never closes it. A step of your own must not yield (a tick suspended in it
----refuses every later tick until resumed).
+---yours: the scheduler never closes it. A step of your own that yields (in a coroutine) is left
+---behind by the next tick, which steps the job again.
 ---@param job { step: fun(self, n: integer): string, integer; result: fun(self): any, table }|astar.Build
 ---@param callback fun(answer: any, info: table)
 ---@param priority number? higher first (default 0)

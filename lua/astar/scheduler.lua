@@ -513,10 +513,10 @@ end
 local function step(self, entry, n, t)
   local job, clock = entry.job, self.clock
   local c0 = read_clock(clock)
-  local prev = self.stepping
-  self.stepping = job
+  local prev, prev_in = self.stepping, self.stepping_in
+  self.stepping, self.stepping_in = job, coroutine.running() -- (nil: Lua 5.1's main thread)
   local ok, status, used = pcall(entry.step, job, math.min(n, MOST_STEP))
-  self.stepping = prev
+  self.stepping, self.stepping_in = prev, prev_in
   -- (a clock that raises now raises once the step is accounted for)
   local clock_ok, c1 = pcall(read_clock, clock)
   local clock_error
@@ -607,6 +607,13 @@ end
 
 --- sched:tick([budget]) -> expansions spent, requests finished
 function Scheduler:tick(budget)
+  -- A step that yielded (a job of one's own, in a coroutine: Lua 5.2+ yields across pcall) is
+  -- not running: its coroutine is suspended or dead, not on the way here. It is left behind (it
+  -- kept every later tick refused); the job is stepped again.
+  local within = self.stepping_in
+  if self.stepping and within and coroutine.status(within) ~= "running" and coroutine.status(within) ~= "normal" then
+    self.stepping, self.stepping_in = nil, nil
+  end
   if self.stepping then
     -- it would step the search that is running the callback
     error("astar.Scheduler: tick called from a cost callback of one of its searches", 2)
