@@ -760,6 +760,11 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
             s->job_version = c->g->version;
             s->job_repairs += repairs;
         } else {
+            /* A job that jumps follows no change (its scans read cells it never reached): it
+             * starts over as JPS once (a few hundred jump points on a big map), then as A*,
+             * which follows the changes after. Started over as JPS at every change anywhere, it
+             * never ended under a door toggling at each of its steps. */
+            if (c->jps && s->job_restarts > 0) s->job_jps_ok = false;
             s->job_restart_due = true;
             astar_status st = start_search(s, c->g, c->q, s->job_jps_ok, c->corridor, c->corridor_gen, res);
             if (st == ASTAR_ESTOPPED) return settle(s, res, st); /* still to start over: next step */

@@ -1904,7 +1904,15 @@ function A.engines(st)
   if not e then return end
   local g = e.obj
   local way = st:choice({ "search", "nearest", "field", "same", "same" })
-  if way == "same" then return st:same_job(e) end
+  if way == "same" then
+    -- The call and its job are compared: no finalizer (--bombs) may write the grid between them.
+    local checking = st.checking
+    st.checking = true
+    local ok, err = pcall(st.same_job, st, e)
+    st.checking = checking
+    if not ok then error(err, 0) end
+    return
+  end
   local opts, uses, info = st:options(e)
   if way ~= "field" then opts = st:answer_options(opts, e) end
   if type(opts) == "table" and way == "search" and st:chance(0.3) then

@@ -738,7 +738,8 @@ function Scheduler:request(grid, sx, sy, gx, gy, opts, callback, priority) end
 ---Queues any job: `job:step(n)` returns a status ("running" until done) and the expansions it
 ---used, `job:result()` the answer and its info (grid:search jobs, grid:field_job,
 ---grid:search_nearest, a table of your own), or a build (run as `build` runs it). The job stays
----yours: the scheduler never closes it.
+---yours: the scheduler never closes it. A step of your own that yields (in a coroutine) is left
+---behind by the next tick, which steps the job again.
 ---@param job { step: fun(self, n: integer): string, integer; result: fun(self): any, table }|astar.Build
 ---@param callback fun(answer: any, info: table)
 ---@param priority number? higher first (default 0)
@@ -795,7 +796,7 @@ function Scheduler:retarget(ticket, gx, gy, sx, sy) end
 ---@field concurrent integer
 
 ---What the scheduler did, for a game's AI-time graph.
----@param into table? filled and returned (no garbage per frame)
+---@param into table? filled (raw: its metamethods never run) and returned (no garbage per frame)
 ---@return astar.SchedulerStats
 function Scheduler:stats(into) end
 
