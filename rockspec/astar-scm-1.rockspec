@@ -30,6 +30,7 @@ build = {
             "src/landmarks.c",
             "src/hierarchy.c",
             "src/grid.c",
+            "src/smooth.c",
             "src/layers.c",
             "src/movingai.c",
             "src/graph.c",
