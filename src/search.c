@@ -566,7 +566,10 @@ static bool exact_room(query_ctx *c) {
     if (room > ASTAR_EXACT_BELOW) room = ASTAR_EXACT_BELOW;
     room -= ((double)g->width * g->height + g->width + g->height) * diag;
     c->penalty_room = ASTAR_QUANTA_BELOW - diag < room ? ASTAR_QUANTA_BELOW - diag : room;
-    return true;
+    /* The test astar_search_step makes between slices, so that a search counted in quanta is
+     * not outgrown at its first step with nothing changed: under max_cost that started it over
+     * at every step, for ever (the claims its overlay saw count twice there; fuzz_core). */
+    return penalty_bound(c, c->claims_seen) < c->penalty_room;
 }
 
 /*
