@@ -64,36 +64,6 @@ local function world_of(rng, w, h, density)
   return world
 end
 
--- Cost of walking from every cell to the goal (the oracle's step, taken backward).
-local function distances_to(world, gx, gy)
-  local dist, done = {}, {}
-  for y = 1, world.h do
-    dist[y], done[y] = {}, {}
-    for x = 1, world.w do dist[y][x] = math.huge end
-  end
-  if not oracle.walkable(world, gx, gy) then return dist end
-  dist[gy][gx] = 0
-  while true do
-    local best, bx, by = math.huge, nil, nil
-    for y = 1, world.h do
-      for x = 1, world.w do
-        if not done[y][x] and dist[y][x] < best then best, bx, by = dist[y][x], x, y end
-      end
-    end
-    if not bx then return dist end
-    done[by][bx] = true
-    for dy = -1, 1 do
-      for dx = -1, 1 do
-        local px, py = bx + dx, by + dy
-        if px >= 1 and py >= 1 and px <= world.w and py <= world.h then
-          local s = oracle.step(world, px, py, bx, by, px, py)
-          if s and best + s < dist[py][px] then dist[py][px] = best + s end
-        end
-      end
-    end
-  end
-end
-
 describe("astar.smooth (issue 27: in the core)", function()
   it("keeps exactly the waypoints the plain farthest-visible walk keeps", function()
     local rng = oracle.rng(2701)
@@ -232,7 +202,7 @@ describe("grid:range and small fields (issue 27: sparse)", function()
       local gx, gy = rng.int(1, 20), rng.int(1, 20)
       local max_cost = rng.next() * 5
       local field, info = grid:distance_field({ { x = gx, y = gy } }, { max_cost = max_cost })
-      local dist = distances_to(world, gx, gy)
+      local dist = oracle.distances_to(world, gx, gy)
       local count = 0
       for y = 1, world.h do
         for x = 1, world.w do

@@ -199,6 +199,36 @@ function M.distances(world, sx, sy, qx, qy)
 end
 
 -- The optimal cost from start to goal, or nil when there is no path.
+-- Cost of walking from every cell to the goal (the oracle's step, taken backward).
+function M.distances_to(world, gx, gy)
+  local dist, done = {}, {}
+  for y = 1, world.h do
+    dist[y], done[y] = {}, {}
+    for x = 1, world.w do dist[y][x] = math.huge end
+  end
+  if not walkable(world, gx, gy) then return dist end
+  dist[gy][gx] = 0
+  while true do
+    local best, bx, by = math.huge, nil, nil
+    for y = 1, world.h do
+      for x = 1, world.w do
+        if not done[y][x] and dist[y][x] < best then best, bx, by = dist[y][x], x, y end
+      end
+    end
+    if not bx then return dist end
+    done[by][bx] = true
+    for dy = -1, 1 do
+      for dx = -1, 1 do
+        local px, py = bx + dx, by + dy
+        if px >= 1 and py >= 1 and px <= world.w and py <= world.h then
+          local s = M.step(world, px, py, bx, by, px, py)
+          if s and best + s < dist[py][px] then dist[py][px] = best + s end
+        end
+      end
+    end
+  end
+end
+
 function M.cost(world, sx, sy, gx, gy)
   if not walkable(world, gx, gy) then return nil end
   local d = M.distances(world, sx, sy)[gy][gx]
