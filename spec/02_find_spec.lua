@@ -1,5 +1,6 @@
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SQRT2 = math.sqrt(2)
 
@@ -269,14 +270,14 @@ describe("grid:find", function()
   it("a partial answer under an inconsistent heuristic costs what its path costs", function()
     local rng = oracle.rng(17)
     local checked = 0
-    for _ = 1, 40 do
+    for _ = 1, scale(40) do
       local world = cost_world(rng, 3)
       local g = oracle.grid(astar, world)
-      local scale = {}
-      for i = 1, 100 do scale[i] = rng.int(0, 100) / 100 end
+      local factor = {}
+      for i = 1, 100 do factor[i] = rng.int(0, 100) / 100 end
       local function h(x, y, gx, gy)
         local dx, dy = math.abs(x - gx), math.abs(y - gy)
-        return (math.max(dx, dy) + (SQRT2 - 1) * math.min(dx, dy)) * scale[(y - 1) * 10 + x]
+        return (math.max(dx, dy) + (SQRT2 - 1) * math.min(dx, dy)) * factor[(y - 1) * 10 + x]
       end
       for limit = 1, 40 do
         local path, info = g:find(1, 1, 10, 10, { heuristic = h, partial = true, max_expansions = limit })
@@ -285,7 +286,7 @@ describe("grid:find", function()
         checked = checked + 1
       end
     end
-    assert.are.equal(40 * 40, checked)
+    assert.are.equal(scale(40) * 40, checked)
   end)
 
   -- Found answers too: the goal can be taken before an improvement of a closed node on its
@@ -294,7 +295,7 @@ describe("grid:find", function()
   it("a found answer under a weighted inconsistent heuristic costs what its path costs", function()
     local rng = oracle.rng(29)
     local checked = 0
-    for _ = 1, 200 do
+    for _ = 1, scale(200) do
       local world = cost_world(rng, 9)
       local g = oracle.grid(astar, world)
       local guess = {}
@@ -309,7 +310,7 @@ describe("grid:find", function()
         checked = checked + 1
       end
     end
-    assert.are.equal(200 * 3, checked)
+    assert.are.equal(scale(200) * 3, checked)
   end)
 
   it("is deterministic", function()

@@ -2,9 +2,10 @@
 -- step of every path checked. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261122")
-local WORLDS = 600
+local WORLDS = scale(600)
 
 local worlds = require("spec.support.worlds")
 local random_world, query_opts = worlds.random_world, worlds.query_opts
@@ -46,9 +47,9 @@ describe("random worlds against the oracle", function()
     -- the generator really covers what it claims to
     local covered = string.format("found %d, unreachable %d, blocked starts %d", seen.found,
       seen.unreachable, seen.blocked_start)
-    assert(seen.found > 250 and seen.unreachable > 20 and seen.blocked_start > 10, covered)
-    for _, mode in ipairs(oracle.DIAGONALS) do assert.is_true((modes[mode] or 0) > 60, mode) end
-    assert.is_true((modes.hex or 0) > 60, "hex")
+    assert(seen.found > scale(250) and seen.unreachable > scale(20) and seen.blocked_start > scale(10), covered)
+    for _, mode in ipairs(oracle.DIAGONALS) do assert.is_true((modes[mode] or 0) > scale(60), mode) end
+    assert.is_true((modes.hex or 0) > scale(60), "hex")
   end)
 
   -- turn_penalty and claim_window are approximate (astar.h says why): the path's cost is
@@ -56,7 +57,7 @@ describe("random worlds against the oracle", function()
   it("turn_penalty and claim_window: exact cost of the path, never below the optimum", function()
     local rng = oracle.rng(SEED + 3)
     local optimal, found, worst = 0, 0, 1
-    for n = 1, 300 do
+    for n = 1, scale(300) do
       local features = { turns = rng.next() < 0.7, claims = true, hex = rng.next() < 0.25,
                          layers = rng.next() < 0.3, node_cost = rng.next() < 0.2 }
       features.windows = not features.turns or rng.next() < 0.5
@@ -77,14 +78,14 @@ describe("random worlds against the oracle", function()
         if oracle.near(info.cost, want) then optimal = optimal + 1 else worst = math.max(worst, info.cost / want) end
       end
     end
-    assert(found > 150, "found " .. found)
+    assert(found > scale(150), "found " .. found)
     -- how approximate, for this seed (docs/manual.md quotes it)
     assert(optimal >= 0.75 * found, string.format("optimal %d of %d, worst %.3fx", optimal, found, worst))
   end)
 
   it("weighted search costs at most weight x optimal", function()
     local rng = oracle.rng(SEED + 1)
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local world = random_world(rng, { layers = rng.next() < 0.5 })
       local grid = oracle.grid(astar, world)
       local opts = query_opts(astar, grid, world)
@@ -104,7 +105,7 @@ describe("random worlds against the oracle", function()
 
   it("every heuristic name keeps paths optimal", function()
     local rng = oracle.rng(SEED + 2)
-    for n = 1, 120 do
+    for n = 1, scale(120) do
       local world = random_world(rng, { hex = rng.next() < 0.25 })
       local grid = oracle.grid(astar, world)
       local sx, sy, gx, gy = rng.int(1, world.w), rng.int(1, world.h), rng.int(1, world.w), rng.int(1, world.h)

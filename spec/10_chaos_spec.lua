@@ -3,6 +3,7 @@
 -- objects stuck "in use".
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer queries under valgrind
 
 local function settle()
   collectgarbage("collect")
@@ -43,7 +44,7 @@ describe("chaos in callbacks", function()
     }
     local before = settle()
     local raised, finished = 0, 0
-    for q = 1, 3000 do
+    for q = 1, scale(3000) do
       local fuse = r.int(1, 60) -- the call at which a callback raises
       local calls = 0
       local value = r.pick(error_values)()
@@ -74,7 +75,7 @@ describe("chaos in callbacks", function()
       end
       if q % 500 == 0 then collectgarbage("step") end
     end
-    assert.is_true(raised > 1000 and finished > 100, raised .. " raised, " .. finished .. " finished")
+    assert.is_true(raised > scale(1000) and finished > scale(100), raised .. " raised, " .. finished .. " finished")
     local after = settle()
     -- Lua's own count, after a full collection: a leak of even one path table
     -- per query (3000 queries) would show as hundreds of KB.
@@ -98,7 +99,7 @@ describe("chaos in callbacks", function()
     local opts = { influence = inf, node_cost = function(x) return x % 3 end, partial = true }
     for _ = 1, 50 do g:find(1, 1, 20, 20, opts) end
     local before = settle()
-    for i = 1, 2000 do g:find(1, 1 + i % 20, 20, 20 - i % 20, opts) end
+    for i = 1, scale(2000) do g:find(1, 1 + i % 20, 20, 20 - i % 20, opts) end
     local after = settle()
     assert.is_true(after - before < 32, string.format("grew by %.1f KB", after - before))
   end)
@@ -138,7 +139,7 @@ describe("chaos in callbacks", function()
 
   it("collectgarbage of every kind inside callbacks, with every object dropped, is safe", function()
     local modes = { "collect", "step", "count" }
-    for round = 1, 30 do
+    for round = 1, scale(30) do
       local g = astar.grid(12, 12)
       local claims = astar.claims(g)
       claims:claim("other", { { x = 6, y = 6 }, { x = 7, y = 7 } })

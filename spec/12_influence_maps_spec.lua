@@ -1,6 +1,7 @@
 local astar = require("astar")
 local oracle = require("spec.support.influence")
 local dijkstra = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 -- dijkstra.rng's integers: rng(n) in 1..n, rng(lo, hi) in lo..hi.
 local function seeded(seed)
@@ -77,7 +78,7 @@ describe("influence maps", function()
 
   it("spread: many steps on random layers, with and without a grid (square or hex), against the oracle", function()
     local rng = seeded(11)
-    for world = 1, 45 do
+    for world = 1, scale(45) do
       local w, h = rng(2, 9), rng(2, 8)
       local inf, v = astar.influence(w, h), oracle.new(w, h)
       for y = 1, h do

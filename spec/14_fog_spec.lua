@@ -1,6 +1,7 @@
 -- Fog of war: a mask of what a player knows; unknown cells are walkable at cost 1.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local function mask_of(world) return oracle.mask(astar, world) end
 
@@ -46,7 +47,7 @@ describe("fog of war", function()
   it("the heuristic stays admissible when known terrain is dearer than 1 (random worlds)", function()
     local rng = oracle.rng(515)
     local found = 0
-    for n = 1, 200 do
+    for n = 1, scale(200) do
       local w, h = rng.int(3, 10), rng.int(3, 10)
       local world = { w = w, h = h, cost = {}, known = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
       for y = 1, h do
@@ -69,7 +70,7 @@ describe("fog of war", function()
         assert.is_nil(path)
       end
     end
-    assert.is_true(found > 100)
+    assert.is_true(found > scale(100))
   end)
 
   it("works with layers, claims and callbacks", function()

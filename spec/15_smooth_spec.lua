@@ -1,6 +1,7 @@
 -- astar.smooth: line-of-sight string pulling.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 -- An independent look at one straight leg: points sampled densely along it
 -- (never exactly on a cell border) must lie in walkable cells no dearer than limit
@@ -69,7 +70,7 @@ describe("astar.smooth", function()
   it("random worlds: waypoints are a subsequence of the path and every leg is clear", function()
     local rng = oracle.rng(4242)
     local legs = 0
-    for n = 1, 200 do
+    for n = 1, scale(200) do
       local w, h = rng.int(4, 16), rng.int(4, 16)
       local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
       for y = 1, h do
@@ -95,7 +96,7 @@ describe("astar.smooth", function()
         end
       end
     end
-    assert.is_true(legs > 100)
+    assert.is_true(legs > scale(100))
   end)
 
   it("rejects bad arguments", function()

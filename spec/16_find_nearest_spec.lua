@@ -1,6 +1,7 @@
 -- grid:find_nearest: one search for the nearest of many goals.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 describe("grid:find_nearest", function()
   it("reaches the nearest target and says which", function()
@@ -45,7 +46,7 @@ describe("grid:find_nearest", function()
   it("random worlds with every option: the cost is the oracle's minimum over the targets", function()
     local rng = oracle.rng(77)
     local found, many = 0, 0
-    for n = 1, 250 do
+    for n = 1, scale(250) do
       local w, h = rng.int(2, 10), rng.int(2, 10)
       local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
       for y = 1, h do
@@ -107,7 +108,7 @@ describe("grid:find_nearest", function()
         assert(oracle.near(oracle.path_cost(world, path, sx, sy), info.cost), where)
       end
     end
-    assert.is_true(found > 120 and many > 5)
+    assert.is_true(found > scale(120) and many > scale(5))
   end)
 
   it("rejects bad arguments", function()

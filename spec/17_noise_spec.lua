@@ -1,6 +1,7 @@
 -- The noise option: deterministic per-seed costs, so a squad does not march single file.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 describe("noise and seed", function()
   it("is deterministic: the same seed gives the same path, noise 0 the plain one", function()
@@ -29,7 +30,7 @@ describe("noise and seed", function()
 
   it("costs what the oracle's formula says, with claims and influence too", function()
     local rng = oracle.rng(31)
-    for n = 1, 120 do
+    for n = 1, scale(120) do
       local w, h = rng.int(2, 9), rng.int(2, 9)
       local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)],
                       noise = rng.next() * 4, seed = rng.int(0, 2 ^ 32 - 1) }

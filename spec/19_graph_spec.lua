@@ -3,6 +3,7 @@
 local astar = require("astar")
 local oracle = require("spec.support.graph_oracle")
 local rng_of = require("spec.support.dijkstra").rng
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local function near(a, b) return math.abs(a - b) <= 1e-9 * math.max(1, math.abs(b)) end
 
@@ -208,12 +209,12 @@ describe("astar.graph: find", function()
   -- partial answer cut off before an improvement reaches its end reports its path's cost.
   it("a partial answer under an inconsistent heuristic costs what its path costs", function()
     local rng = rng_of(23)
-    for _ = 1, 30 do
+    for _ = 1, scale(30) do
       local world = king_world(rng, 3)
       local g = oracle.graph(astar, world)
-      local scale = {}
-      for id = 1, 100 do scale[id] = rng.int(0, 100) / 100 end
-      local function h(id, goal) return oracle.distance(world, id, goal) * scale[id] end
+      local factor = {}
+      for id = 1, 100 do factor[id] = rng.int(0, 100) / 100 end
+      local function h(id, goal) return oracle.distance(world, id, goal) * factor[id] end
       for limit = 1, 40 do
         local ids, info = g:find(1, 100, { heuristic = h, partial = true, max_expansions = limit })
         local cost = oracle.path_cost(world, ids)
@@ -225,7 +226,7 @@ describe("astar.graph: find", function()
 
   it("a found answer under a weighted inconsistent heuristic costs what its path costs", function()
     local rng = rng_of(31)
-    for _ = 1, 200 do
+    for _ = 1, scale(200) do
       local world = king_world(rng, 9)
       local g = oracle.graph(astar, world)
       local guess = {}
@@ -295,7 +296,7 @@ describe("astar.graph: find", function()
   it("random graphs with every option: the oracle's cost, valid paths, weight bound", function()
     local rng = rng_of(2024)
     local found, weighted = 0, 0
-    for round = 1, 300 do
+    for round = 1, scale(300) do
       local n = rng.int(1, 14)
       local world = { n = n, pos = {}, arcs = {}, default = {}, blocked = {} }
       for i = 1, n do
@@ -413,13 +414,13 @@ describe("astar.graph: find", function()
         assert(near(oracle.path_cost(world, ids, s), info.cost), where .. ": the path's own cost differs")
       end
     end
-    assert.is_true(found > 120, "found " .. found)
-    assert.is_true(weighted > 10)
+    assert.is_true(found > scale(120), "found " .. found)
+    assert.is_true(weighted > scale(10))
   end)
 
   it("default costs on random geometric graphs match the oracle (heuristic scale 1)", function()
     local rng = rng_of(99)
-    for round = 1, 40 do
+    for round = 1, scale(40) do
       local n = 30
       local world = { n = n, pos = {}, arcs = {}, default = {} }
       for i = 1, n do

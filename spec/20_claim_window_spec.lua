@@ -2,6 +2,7 @@
 -- on the way in, so the oracle here is the state-space Dijkstra (oracle.exact_cost).
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 -- A corridor (row 4, x = 1..30) with a longer bypass over the top (rows 1-3) and an
 -- open yard to the right (x = 31..80, rows 4-6).
@@ -129,7 +130,7 @@ describe("turn_penalty", function()
   it("takes fewer turns among obstacles", function()
     local rng = oracle.rng(17)
     local plain_turns, fewer_turns = 0, 0
-    for _ = 1, 30 do
+    for _ = 1, scale(30) do
       local g = astar.grid(24, 24, { diagonal = "never" })
       for _ = 1, 60 do g:set_cost(rng.int(2, 23), rng.int(2, 23), false) end
       local plain = g:find(1, 1, 24, 24)
@@ -172,7 +173,7 @@ describe("turn_penalty", function()
     -- reopened with a new heading would leave what was reached through it costed for the
     -- old one.
     local rng = oracle.rng(555)
-    for n = 1, 200 do
+    for n = 1, scale(200) do
       local w, h = rng.int(3, 9), rng.int(3, 9)
       local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)], turn_penalty = rng.next() * 4 }
       for y = 1, h do

@@ -1,6 +1,7 @@
 -- grid:find_many: many queries at once, on threads when no Lua callback is given;
 -- every answer must be what grid:find gives for the same query.
 local astar = require("astar")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = 20261123
 
@@ -70,7 +71,7 @@ describe("grid:find_many", function()
     math.randomseed(SEED)
     local rng = math.random
     local worlds = 0
-    for world = 1, 60 do
+    for world = 1, scale(60) do
       local g, w, h = random_world(rng, world % 4 == 0)
       local opts = random_options(rng, g, w, h)
       if world % 5 == 0 then -- labels built, then cells blocked: they are over-joined now
@@ -92,7 +93,7 @@ describe("grid:find_many", function()
       assert.are.equal(#qs, #results[1])
       worlds = worlds + 1
     end
-    assert.are.equal(60, worlds)
+    assert.are.equal(scale(60), worlds)
   end)
 
   it("the default thread count and the options table are optional", function()

@@ -1,6 +1,7 @@
 -- Resumable searches: grid:search, job:step(n), job:result().
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local function drive(job, slice)
   local status, steps = job:status(), 0
@@ -15,7 +16,7 @@ describe("grid:search", function()
   it("answers in slices exactly what find answers at once (random worlds, every option)", function()
     local rng = oracle.rng(808)
     local sliced = 0
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local w, h = rng.int(2, 12), rng.int(2, 12)
       local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
       if rng.next() < 0.2 then world.topology, world.diagonal = "hex", nil end
@@ -57,7 +58,7 @@ describe("grid:search", function()
       assert.are.same(info, jinfo, "world " .. n)
       assert.are.equal(status, job:step(10)) -- a finished job answers again, harmlessly
     end
-    assert.is_true(sliced > 50, "only " .. sliced .. " searches took more than one step")
+    assert.is_true(sliced > scale(50), "only " .. sliced .. " searches took more than one step")
   end)
 
   it("reports running, then the result; step() without n runs to the end", function()

@@ -1,6 +1,7 @@
 -- astar.scheduler: a frame budget shared by many requests.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer units under valgrind
 
 -- A 512x512 map of rooms and rubble, the same on every run.
 local function big_map()
@@ -26,7 +27,7 @@ describe("astar.scheduler", function()
     for _ = 1, 50 do danger:stamp(rng.int(1, 512), rng.int(1, 512), 8, 3) end
     local sched = astar.scheduler({ budget = 1000, concurrent = 16 })
     local want, got, asked = {}, {}, 0
-    for unit = 1, 500 do
+    for unit = 1, scale(500) do
       local sx, sy = rng.int(1, 512), rng.int(1, 512)
       local gx = math.max(1, math.min(512, sx + rng.int(-40, 40)))
       local gy = math.max(1, math.min(512, sy + rng.int(-40, 40)))
@@ -39,7 +40,7 @@ describe("astar.scheduler", function()
       end, 0)
       asked = asked + 1
     end
-    assert.are.equal(500, sched:pending())
+    assert.are.equal(scale(500), sched:pending())
     local ticks, total, over = 0, 0, 0
     while sched:pending() > 0 do
       local spent = sched:tick()
@@ -58,7 +59,7 @@ describe("astar.scheduler", function()
       expanded = expanded + g.info.expansions
     end
     assert.are.equal(expanded, total) -- every expansion was paid for by some tick
-    assert.is_true(ticks > 20, ticks .. " ticks") -- the work really was spread
+    assert.is_true(ticks > scale(20), ticks .. " ticks") -- the work really was spread
   end)
 
   it("gives the longest-running search half of each tick: it finishes however many run", function()

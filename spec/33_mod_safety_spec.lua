@@ -4,6 +4,7 @@
 -- every object not closed stays usable.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer rounds under valgrind
 
 local function err_of(f, ...)
   local ok, err = pcall(f, ...)
@@ -334,7 +335,7 @@ describe("finalizers", function()
       gr:add_edge(1, 2)
       return gr
     end
-    for _ = 1, 300 do
+    for _ = 1, scale(300) do
       local g = astar.grid(3, 3); bomb(g); pcall(g.distance_field, g, { { x = 1, y = 1 } })
       g = astar.grid(3, 3); bomb(g); pcall(g.range, g, 1, 1, 3)
       local f = astar.grid(3, 3):distance_field({ { x = 1, y = 1 } })

@@ -4,6 +4,7 @@
 -- the same query with dead_ends = false. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local worlds = require("spec.support.worlds")
 local dead = require("spec.support.dead_ends")
 
@@ -52,7 +53,7 @@ describe("dead ends", function()
   it("every area grid:dead_end names is cut off by its gateway (random worlds, every mode)", function()
     local rng = oracle.rng(SEED)
     local inside, modes = 0, {}
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local world = world_with_dead_ends(rng, { hex = rng.next() < 0.2 })
       local grid = oracle.grid(astar, world)
       local ok, err = pcall(dead.check_areas, grid, world)
@@ -62,16 +63,16 @@ describe("dead ends", function()
       local mode = world.topology or world.diagonal
       modes[mode] = (modes[mode] or 0) + 1
     end
-    assert.is_true(inside > 1000, "only " .. inside .. " cells in dead ends")
+    assert.is_true(inside > scale(1000), "only " .. inside .. " cells in dead ends")
     for _, mode in ipairs({ "never", "always", "one_walkable", "no_corner_cut", "hex" }) do
-      assert.is_true((modes[mode] or 0) > 10, mode)
+      assert.is_true((modes[mode] or 0) > scale(10), mode)
     end
   end)
 
   it("find, find_nearest, jobs and find_many cost what the oracle and dead_ends = false say", function()
     local rng = oracle.rng(SEED + 1)
     local fewer, checked = 0, 0
-    for n = 1, 260 do
+    for n = 1, scale(260) do
       local world = world_with_dead_ends(rng, random_features(rng))
       local grid = oracle.grid(astar, world)
       local opts = worlds.query_opts(astar, grid, world)
@@ -141,14 +142,14 @@ describe("dead ends", function()
       end
     end
     if os.getenv("DE_STATS") then print("checked", checked, "fewer", fewer) end
-    assert.is_true(checked > 120, "only " .. checked .. " paths")
-    assert.is_true(fewer > 20, "dead ends saved expansions in only " .. fewer .. " queries")
+    assert.is_true(checked > scale(120), "only " .. checked .. " paths")
+    assert.is_true(fewer > scale(20), "dead ends saved expansions in only " .. fewer .. " queries")
   end)
 
   it("interests keep their areas: the best score is the oracle's", function()
     local rng = oracle.rng(SEED + 2)
     local collected = 0
-    for n = 1, 80 do
+    for n = 1, scale(80) do
       local world = world_with_dead_ends(rng, { layers = rng.next() < 0.3, noise = rng.next() < 0.3,
         hex = rng.next() < 0.2 })
       local grid = oracle.grid(astar, world)
@@ -171,7 +172,7 @@ describe("dead ends", function()
         assert(path == nil, where)
       end
     end
-    assert.is_true(collected > 10, "only " .. collected .. " paths collected an interest")
+    assert.is_true(collected > scale(10), "only " .. collected .. " paths collected an interest")
   end)
 
   it("a start or goal deep inside a dead end still finds it; other rooms are skipped", function()
@@ -223,7 +224,7 @@ describe("dead ends", function()
 
   it("terrain edits rebuild the areas, and queries follow them", function()
     local rng = oracle.rng(SEED + 3)
-    for n = 1, 40 do
+    for n = 1, scale(40) do
       local world = world_with_dead_ends(rng, { hex = rng.next() < 0.2 })
       local grid = oracle.grid(astar, world)
       dead.check_areas(grid, world)

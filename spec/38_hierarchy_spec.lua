@@ -70,7 +70,7 @@ describe("two-tier search (hierarchy)", function()
   it("terrain only: legal, never below the optimum, within 1.5x, found iff reachable", function()
     local rng = oracle.rng(SEED)
     local ratios, unreachable, tiered, worst, sum = 0, 0, 0, 1, 0
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local world = tiered_world(rng, {})
       local grid = oracle.grid(astar, world)
       local size = rng.int(2, 6)
@@ -94,7 +94,7 @@ describe("two-tier search (hierarchy)", function()
         end
       end
     end
-    assert(ratios > 200 and unreachable > 10 and tiered > 100,
+    assert(ratios > scale(180) and unreachable > scale(10) and tiered > scale(100),
       string.format("found %d (%d through the abstract graph), unreachable %d", ratios, tiered, unreachable))
     -- how approximate on these small worlds, for this seed (docs/design/hierarchy.md quotes it)
     if os.getenv("ASTAR_SPEC_VERBOSE") then

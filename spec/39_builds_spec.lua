@@ -5,6 +5,7 @@
 -- closed grid, errors and the scheduler. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261124")
 
@@ -53,7 +54,7 @@ end
 describe("builds in slices", function()
   it("give the one-call build's tables, on 1 and 2 threads, within each budget", function()
     local rng = oracle.rng(SEED)
-    for round = 1, 40 do
+    for round = 1, scale(40) do
       local world = random_world(rng, rng.int(2, 16), rng.int(2, 16))
       local k = rng.pick({ 1, 2, 3, 4, 5, 7, 9, 12, 64 })
       local whole, sliced = oracle.grid(astar, world), oracle.grid(astar, world)
@@ -108,7 +109,7 @@ describe("builds in slices", function()
 
   it("goes on or starts over when a cost goes down under it, and never installs stale tables", function()
     local rng = oracle.rng(SEED + 3)
-    for round = 1, 12 do
+    for round = 1, scale(12) do
       local world = random_world(rng, rng.int(6, 14), rng.int(6, 14))
       local g = oracle.grid(astar, world)
       local b = g:build_landmarks(5, { threads = rng.int(1, 2) })

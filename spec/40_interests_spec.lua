@@ -4,6 +4,7 @@
 -- graphs. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local graph_oracle = require("spec.support.graph_oracle")
 local worlds = require("spec.support.worlds")
 
@@ -61,7 +62,7 @@ describe("interests", function()
   it("find: the oracle's best score on random worlds with every option, the path legal", function()
     local rng = oracle.rng(SEED)
     local seen = { collected = 0, passed = 0, none = 0 }
-    for n = 1, 300 do
+    for n = 1, scale(300) do
       local world = worlds.random_world(rng, random_features(rng))
       local grid = oracle.grid(astar, world)
       local opts = worlds.query_opts(astar, grid, world)
@@ -77,14 +78,14 @@ describe("interests", function()
       seen[got] = seen[got] + 1
     end
     -- the worlds really exercise both answers
-    assert(seen.collected > 40 and seen.passed > 40 and seen.none > 10,
+    assert(seen.collected > scale(40) and seen.passed > scale(40) and seen.none > scale(10),
       string.format("collected %d, passed %d, none %d", seen.collected, seen.passed, seen.none))
   end)
 
   it("find_nearest: the best score over every target, info.target and info.interest", function()
     local rng = oracle.rng(SEED + 1)
     local collected = 0
-    for n = 1, 150 do
+    for n = 1, scale(150) do
       local world = worlds.random_world(rng, random_features(rng))
       local grid = oracle.grid(astar, world)
       local opts = worlds.query_opts(astar, grid, world)
@@ -103,12 +104,12 @@ describe("interests", function()
         assert.are.same({ x = t.x, y = t.y }, path[#path], where)
       end
     end
-    assert(collected > 20, "collected " .. collected)
+    assert(collected > scale(20), "collected " .. collected)
   end)
 
   it("search jobs stepped in slices and find_many answer as find does", function()
     local rng = oracle.rng(SEED + 2)
-    for n = 1, 60 do
+    for n = 1, scale(60) do
       local features = random_features(rng)
       features.node_cost, features.edge_cost = false, false -- find_many runs them on threads
       local world = worlds.random_world(rng, features)
@@ -134,7 +135,7 @@ describe("interests", function()
   it("turn_penalty and claim_window: the path's own cost and score; with turns, never below the optimum without", function()
     local rng = oracle.rng(SEED + 3)
     local checked = 0
-    for n = 1, 80 do
+    for n = 1, scale(80) do
       local features = random_features(rng)
       features.turns, features.claims = true, rng.next() < 0.5
       features.windows = features.claims and rng.next() < 0.5
@@ -163,7 +164,7 @@ describe("interests", function()
         end
       end
     end
-    assert(checked > 15, "checked " .. checked)
+    assert(checked > scale(15), "checked " .. checked)
   end)
 
   it("a scout grabs the pack only when the detour costs less than it is worth", function()
@@ -234,7 +235,7 @@ describe("interests", function()
   it("graphs: the oracle's best score on random graphs with layers, claims and callbacks", function()
     local rng = oracle.rng(SEED + 4)
     local collected = 0
-    for round = 1, 200 do
+    for round = 1, scale(200) do
       local n = rng.int(2, 12)
       local world, g = graph_oracle.random_world(astar, rng, n)
       local opts = {}
@@ -285,7 +286,7 @@ describe("interests", function()
         end
       end
     end
-    assert(collected > 30, "collected " .. collected)
+    assert(collected > scale(30), "collected " .. collected)
   end)
 
   it("bad interests get clear errors and the grid stays usable", function()

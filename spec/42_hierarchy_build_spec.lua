@@ -6,6 +6,7 @@
 -- scheduler. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261124")
 
@@ -22,7 +23,7 @@ local same_answers, figures = builds.same_hier_answers, builds.hier_figures
 describe("hierarchy builds in slices", function()
   it("give the one-call build's hierarchy, on 1 and 2 threads, within each budget", function()
     local rng = oracle.rng(SEED)
-    for round = 1, 30 do
+    for round = 1, scale(30) do
       local world = random_world(rng, rng.int(2, 24), rng.int(2, 24))
       local size = rng.pick({ 2, 3, 4, 7, 16, 256 })
       local whole, sliced = oracle.grid(astar, world), oracle.grid(astar, world)
@@ -74,7 +75,7 @@ describe("hierarchy builds in slices", function()
 
   it("goes on when the terrain changes under it (spec/53 has more), and never installs a stale one", function()
     local rng = oracle.rng(SEED + 3)
-    for round = 1, 12 do
+    for round = 1, scale(12) do
       local world = random_world(rng, rng.int(6, 20), rng.int(6, 20))
       local g = oracle.grid(astar, world)
       local b = g:build_hierarchy(rng.pick({ 3, 4, 6 }), { threads = rng.int(1, 2) })

@@ -8,6 +8,7 @@
 -- costs no work. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local graph_oracle = require("spec.support.graph_oracle")
 local worlds = require("spec.support.worlds")
 
@@ -180,7 +181,7 @@ describe("interests in the fixed point (issue 25)", function()
   -- second copy counts nearly 2^21.
   it("path costs near 2^20 with values up to 2^20, and max_cost at the score to the quantum", function()
     local rng = oracle.rng(SEED)
-    for round = 1, 20 do
+    for round = 1, scale(20) do
       local rows = { "...............", "...............", "...............", "...####........", "...#..#........" }
       local world = oracle.world_from_rows(rows, oracle.DIAGONALS[rng.int(1, 4)])
       for y = 1, world.h do
@@ -287,9 +288,9 @@ describe("interests in the fixed point (issue 25)", function()
 
   -- A value drawn over the whole allowed range: small, in cost units, near 2^19 (where doubles
   -- hold halves of quanta) and near or at the bound.
-  local function random_value(rng, scale)
+  local function random_value(rng, magnitude)
     local r = rng.next()
-    if r < 0.3 then return 0.05 + rng.next() * 8 * scale end
+    if r < 0.3 then return 0.05 + rng.next() * 8 * magnitude end
     if r < 0.5 then return 2 ^ (rng.next() * 50 - 30) end
     if r < 0.6 then return 2 ^ 19 + (rng.next() - 0.5) * 2 ^ -20 end
     if r < 0.7 then return MAX end
@@ -300,23 +301,23 @@ describe("interests in the fixed point (issue 25)", function()
   it("random worlds, values over the whole range, every query: score and cost to the bit", function()
     local rng = oracle.rng(SEED + 1)
     local seen = { collected = 0, passed = 0, big = 0 }
-    for n = 1, 250 do
+    for n = 1, scale(250) do
       local features = worlds.random_features(rng)
       local way = WAYS[rng.int(1, #WAYS)]
       if way == "find_many" then features.node_cost, features.edge_cost = false, false end
       local world = worlds.random_world(rng, features)
       -- terrain scaled up now and then: every path of a world below 11x11 stays below 2^20
-      local scale = rng.next() < 0.3 and 1500 or 1
+      local magnify = rng.next() < 0.3 and 1500 or 1
       for y = 1, world.h do
         for x = 1, world.w do
-          if world.cost[y][x] then world.cost[y][x] = world.cost[y][x] * scale end
+          if world.cost[y][x] then world.cost[y][x] = world.cost[y][x] * magnify end
         end
       end
       local grid = oracle.grid(astar, world)
       local opts = worlds.query_opts(astar, grid, world)
       local interests = {}
       for i = 1, rng.int(1, 4) do
-        interests[i] = { x = rng.int(1, world.w), y = rng.int(1, world.h), value = random_value(rng, scale) }
+        interests[i] = { x = rng.int(1, world.w), y = rng.int(1, world.h), value = random_value(rng, magnify) }
       end
       opts.interests = interests
       if way ~= "find_nearest" and rng.next() < 0.25 then
@@ -336,14 +337,14 @@ describe("interests in the fixed point (issue 25)", function()
       local gx, gy = rng.int(1, world.w), rng.int(1, world.h)
       local path, info = ask(way, grid, sx, sy, gx, gy, opts)
       local where = string.format("world %d (%dx%d %s, x%d%s) %s %d,%d -> %d,%d", n, world.w, world.h,
-        world.topology or world.diagonal, scale, opts.heuristic and ", h()" or "", way, sx, sy, gx, gy)
+        world.topology or world.diagonal, magnify, opts.heuristic and ", h()" or "", way, sx, sy, gx, gy)
       local got = check_exact(where, world, sx, sy, { { x = gx, y = gy } }, interests, path, info)
       if path then
         if got then seen.collected = seen.collected + 1 else seen.passed = seen.passed + 1 end
         if got and interests[got].value > 2 ^ 19 then seen.big = seen.big + 1 end
       end
     end
-    assert(seen.collected > 60 and seen.passed > 10 and seen.big > 30,
+    assert(seen.collected > scale(60) and seen.passed > scale(10) and seen.big > scale(30),
       string.format("collected %d (%d above 2^19), passed %d", seen.collected, seen.big, seen.passed))
   end)
 
@@ -375,11 +376,11 @@ describe("interests in the fixed point (issue 25)", function()
 
     local rng = oracle.rng(SEED + 2)
     local collected = 0
-    for round = 1, 200 do
+    for round = 1, scale(200) do
       local n = rng.int(2, 12)
-      -- arcs up to 2 x 28.3 x scale, paths of up to 11 of them: below 2^20
-      local scale = rng.next() < 0.3 and 1500 or 1
-      world, g = graph_oracle.random_world(astar, rng, n, scale)
+      -- arcs up to 2 x 28.3 x magnify, paths of up to 11 of them: below 2^20
+      local magnify = rng.next() < 0.3 and 1500 or 1
+      world, g = graph_oracle.random_world(astar, rng, n, magnify)
       local opts = {}
       if rng.next() < 0.4 then
         local vals = {}
@@ -394,12 +395,12 @@ describe("interests in the fixed point (issue 25)", function()
         opts.node_cost = world.node_cost
       end
       local interests = {}
-      for i = 1, rng.int(1, 3) do interests[i] = { id = rng.int(1, n), value = random_value(rng, scale * 2) } end
+      for i = 1, rng.int(1, 3) do interests[i] = { id = rng.int(1, n), value = random_value(rng, magnify * 2) } end
       opts.interests = interests
       local s, t = rng.int(1, n), rng.int(1, n)
       local want = graph_oracle.interest_score(world, s, t, interests)
       local ids, info = g:find(s, t, opts)
-      local where = string.format("round %d (%d nodes, x%d, %d -> %d)", round, n, scale, s, t)
+      local where = string.format("round %d (%d nodes, x%d, %d -> %d)", round, n, magnify, s, t)
       if not want then
         assert(ids == nil, where .. ": found a path the oracle does not know")
       else
@@ -415,6 +416,6 @@ describe("interests in the fixed point (issue 25)", function()
         end
       end
     end
-    assert(collected > 30, "collected " .. collected)
+    assert(collected > scale(30), "collected " .. collected)
   end)
 end)

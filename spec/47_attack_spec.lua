@@ -4,6 +4,7 @@
 -- defect; docs/contract.md names the promise each checks.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261126")
 
@@ -34,7 +35,7 @@ describe("issue 25 under attack", function()
     -- random worlds: found exactly when the oracle's best score is within max_cost, and then
     -- with that score, to the bit
     local rng = oracle.rng(SEED)
-    for round = 1, 60 do
+    for round = 1, scale(60) do
       local rows = {}
       for y = 1, 7 do
         local row = {}

@@ -118,7 +118,7 @@ describe("dead ends in a living world", function()
     function()
       local rng = oracle.rng(SEED)
       local checked, modes, inside = 0, {}, 0
-      for n = 1, 90 do
+      for n = 1, scale(90) do
         local features = { layers = rng.next() < 0.35, claims = rng.next() < 0.35, hex = rng.next() < 0.2 }
         local world = worlds.random_world(rng, features)
         dead.carve(rng, world)
@@ -151,16 +151,16 @@ describe("dead ends in a living world", function()
           if step % 5 == 0 and not opts.diagonal then inside = inside + check_separated(grid, world) end
         end
       end
-      assert.is_true(checked > 600, "only " .. checked .. " paths")
-      assert.is_true(inside > 500, "only " .. inside .. " cells in dead ends")
+      assert.is_true(checked > scale(600), "only " .. checked .. " paths")
+      assert.is_true(inside > scale(500), "only " .. inside .. " cells in dead ends")
       for _, m in ipairs({ "never", "always", "one_walkable", "no_corner_cut", "hex" }) do
-        assert.is_true((modes[m] or 0) > 5, m)
+        assert.is_true((modes[m] or 0) > scale(4), m)
       end
     end)
 
   it("jobs and find_nearest follow the changes too", function()
     local rng = oracle.rng(SEED + 1)
-    for n = 1, 40 do
+    for n = 1, scale(40) do
       local world = worlds.random_world(rng, { hex = rng.next() < 0.2 })
       dead.carve(rng, world)
       local grid = oracle.grid(astar, world)

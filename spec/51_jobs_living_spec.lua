@@ -4,6 +4,7 @@
 -- (docs/contract.md, "Jobs under terrain changes"; docs/design/living.md).
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local worlds = require("spec.support.worlds")
 
 -- An influence layer of one value everywhere, in the world's oracle too.
@@ -73,7 +74,7 @@ describe("a job under terrain changes", function()
   it("answers exactly for the terrain at its end, with changes between its slices (random worlds)", function()
     local rng = oracle.rng(2651)
     local went_on, repaired, restarted = 0, 0, 0
-    for n = 1, 400 do
+    for n = 1, scale(400) do
       local features = worlds.random_features(rng)
       features.w, features.h = rng.int(4, 16), rng.int(4, 16)
       features.windows = features.claims and rng.next() < 0.3
@@ -125,9 +126,9 @@ describe("a job under terrain changes", function()
       restarted = restarted + info.restarts
     end
     -- Every way is taken often: going on, repairs, restarts.
-    assert.is_true(went_on > 40, "went on " .. went_on)
-    assert.is_true(repaired > 40, "repairs " .. repaired)
-    assert.is_true(restarted > 20, "restarts " .. restarted)
+    assert.is_true(went_on > scale(40), "went on " .. went_on)
+    assert.is_true(repaired > scale(40), "repairs " .. repaired)
+    assert.is_true(restarted > scale(20), "restarts " .. restarted)
   end)
 
   it("goes on, never starting over, when a change is outside its reach (a far wall, a far mud cell)", function()

@@ -8,6 +8,7 @@
 -- closes the grid cannot crash it. Set ASTAR_SEED to replay another sequence.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
 local worlds = require("spec.support.worlds")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261126")
@@ -150,7 +151,7 @@ describe("grid:prepare", function()
 
   it("leaves every answer exact, with changes after it", function()
     local rng = oracle.rng(SEED)
-    for round = 1, 60 do
+    for round = 1, scale(60) do
       local features = worlds.random_features(rng)
       features.known, features.noise = false, false
       local world = worlds.random_world(rng, features)
