@@ -1,6 +1,7 @@
 -- The docs a newcomer reads: the README stays short and opens with the two commands, its tour
--- runs, and every relative link in the README and docs/ leads to a file (and heading) of this
--- repository.
+-- runs, every relative link in the README, docs/ and spec/README.md leads to a file (and
+-- heading) of this repository, and the lists of contents (the manual's chapters and examples,
+-- the tests' index) are complete.
 local read = require("spec.support.files").read
 
 local function lines_of(text)
@@ -10,12 +11,18 @@ local function lines_of(text)
   return lines
 end
 
--- The Markdown files of the repository's docs: the root's and those under docs/.
+-- The files a shell pattern names, sorted.
+local function ls(pattern)
+  local names, pipe = {}, assert(io.popen("ls -d " .. pattern .. " 2>/dev/null"))
+  for name in pipe:lines() do names[#names + 1] = name end
+  pipe:close()
+  return names
+end
+
+-- The Markdown files of the repository's docs: the root's, the tests' index and those under docs/.
 local function markdown_files()
-  local files = { "README.md", "CHANGES.md" }
-  local ls = assert(io.popen("ls docs/*.md docs/design/*.md"))
-  for name in ls:lines() do files[#files + 1] = name end
-  ls:close()
+  local files = { "README.md", "CHANGES.md", "spec/README.md" }
+  for _, name in ipairs(ls("docs/*.md docs/design/*.md")) do files[#files + 1] = name end
   return files
 end
 
@@ -115,6 +122,58 @@ describe("the docs", function()
     assert.matches("^found\t52%.25", printed[1])
     assert.matches("^found\t59%.91", printed[2])
     assert.are.equal("13\tcells within 3.5", printed[4])
+  end)
+end)
+
+-- Lists that must name everything there is: a chapter or a file added without its entry left
+-- the manual's contents and the tests' index behind (the link check above finds what they name
+-- that does not exist).
+describe("the lists of contents", function()
+  local function missing_from(names, set)
+    local missing = {}
+    for _, name in ipairs(names) do
+      if not set[name] then missing[#missing + 1] = name end
+    end
+    return missing
+  end
+
+  it("spec/README.md names every spec, C test, fuzzer and support file", function()
+    local named = {}
+    for _, link in ipairs(links(read("spec/README.md"))) do
+      local full = normalise("spec/" .. link.target:match("^[^#]*"))
+      if full then named[full] = true end
+    end
+    local files = ls("spec/*.lua spec/*.sh spec/c/*.c spec/c/*.h spec/c/*.sh spec/support/*.lua "
+      .. "fuzz/*.c fuzz/*.sh fuzz/*.py fuzz/lua/*")
+    assert.is_true(#files > 90)
+    local missing = missing_from(files, named)
+    assert(#missing == 0, "not in spec/README.md:\n" .. table.concat(missing, "\n"))
+  end)
+
+  it("docs/manual.md's contents list every chapter, its examples table every example", function()
+    local manual, contents, chapters, fenced = read("docs/manual.md"), {}, {}, false
+    for _, line in ipairs(lines_of(manual)) do
+      if line:match("^```") then fenced = not fenced
+      elseif not fenced and line:match("^## ") then chapters[#chapters + 1] = slug(line:sub(4))
+      elseif #chapters == 0 and line:match("^%d+%. %[") then contents[line:match("%]%(#([^)]+)%)")] = true
+      end
+    end
+    assert.is_true(#chapters > 20)
+    local missing = missing_from(chapters, contents)
+    assert(#missing == 0, "chapters not in the manual's contents: " .. table.concat(missing, ", "))
+
+    local listed = {}
+    for name in (manual:match("\n## Examples\n(.*)$") or ""):gmatch("\n| `([^`/]+/?)") do listed[name] = true end
+    local examples = {}
+    for _, path in ipairs(ls("examples/*")) do
+      local name = path:sub(#"examples/" + 1)
+      local dir = io.open(path .. "/.", "rb") -- a directory is listed as "name/..."
+      if dir then dir:close(); name = name .. "/" end
+      examples[#examples + 1] = name
+    end
+    assert.is_true(#examples > 10)
+    missing = missing_from(examples, listed)
+    assert(#missing == 0, "examples not in the manual's table: " .. table.concat(missing, ", "))
   end)
 end)
 
