@@ -107,6 +107,16 @@ describe("the docs", function()
     assert(#bad == 0, "broken links:\n" .. table.concat(bad, "\n"))
   end)
 
+  -- The reference speaks of the library: what changed is said by subject (the project's tracker
+  -- is not the reader's), and the history is CHANGES.md's.
+  it("the contract and the manual cite no issue of the project's tracker", function()
+    for _, file in ipairs({ "docs/contract.md", "docs/manual.md" }) do
+      for n, line in ipairs(lines_of(read(file))) do
+        assert(not line:lower():find("issues? %d"), file .. ":" .. n .. ": " .. line)
+      end
+    end
+  end)
+
   it("the README's tour runs", function()
     local code = read("README.md"):match("\n## A tour\n```lua\n(.-)\n```\n")
     assert(code, "no tour in README.md")
