@@ -17,15 +17,15 @@
 typedef struct bench_map {
     const char *path;       /* the .map file (some workloads load fresh copies) */
     const char *name;       /* its base name: the <map> of the figure lines */
-    astar_grid *grid;       /* loaded once per map; a workload leaves it as it found it */
+    astar_grid *grid;       /* loaded once per map; a workload leaves its terrain as it found it */
     astar_search *search;   /* the map's workspace, shared by its workloads */
     const astar_scen *scen; /* its problems, after --sample or ASTAR_BENCH_EVERY */
     bool first;             /* the run's first map (influence runs once, on it) */
 } bench_map;
 
-/* A workload: its name (in --workloads and in its figure lines), its run on one map, which
- * prints its rows and returns its mismatches (any makes the exit status 1), and what it prints
- * after the last map (NULL: nothing). */
+/* A workload: its name (in --workloads, and in most of its figure lines), its run on one map,
+ * which prints its rows and returns its mismatches (any makes the exit status 1), and what it
+ * prints after the last map (NULL: nothing). */
 typedef struct bench_workload {
     const char *name;
     int (*run)(const bench_map *m);
@@ -73,7 +73,7 @@ void report_all(const char *workload, const stats *all);
 
 /* A cost equal to the scenario's optimum, within its precision. */
 bool tolerant_equal(double cost, const astar_scenario *p);
-/* Both endpoints walkable (the scenarios of a map whose terrain was changed may not be). */
+/* Both endpoints walkable: the workloads skip a problem with a blocked one. */
 bool endpoints_open(astar_grid *g, const astar_scenario *p);
 /* The scenario's query: A* (JPS off) without dead ends, unless ASTAR_BENCH_DEAD_ENDS=1. */
 void query_for(astar_query *q, const astar_scenario *p);
