@@ -1,0 +1,72 @@
+/*
+ *   graph      the map as a waypoint graph (astar_graph): every walkable cell a node, arcs to
+ *              the 8 neighbours a no-corner-cut move reaches, with the default cost (the
+ *              distance: 1 or sqrt 2), so the heuristic is the Euclidean distance at scale 1.
+ *              The plain problems, one workspace. Checked like plain. Also prints the time to
+ *              build the graph and to pack it (the first query). Its queries run in
+ *              astar_graph_find (sh bench/callgrind.sh counts that function for this workload).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+
+static stats graph_all;
+
+int graph_run(const bench_map *m) {
+    astar_grid *grid = m->grid;
+    const astar_scen *sc = m->scen;
+    stats st = stats_new(sc);
+    int32_t w = astar_grid_width(grid), h = astar_grid_height(grid);
+    int32_t *id = malloc((size_t)w * (size_t)h * sizeof *id);
+    double t0 = now();
+    astar_graph *g = astar_graph_new(NULL);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            id[y * w + x] = -1;
+            if (astar_grid_get_cost(grid, x, y) != INFINITY) astar_graph_add_node(g, x, y, 0, &id[y * w + x]);
+        }
+    static const int dx[8] = {0, 1, 0, -1, 1, 1, -1, -1}, dy[8] = {-1, 0, 1, 0, -1, 1, 1, -1};
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) {
+            if (id[y * w + x] < 0) continue;
+            for (int d = 0; d < 8; d++) {
+                int32_t nx = x + dx[d], ny = y + dy[d];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h || id[ny * w + nx] < 0) continue;
+                if (d >= 4 && (id[y * w + nx] < 0 || id[ny * w + x] < 0)) continue; /* no corner cut */
+                astar_graph_add_arc(g, id[y * w + x], id[ny * w + nx], ASTAR_GRAPH_LENGTH);
+            }
+        }
+    double built = now() - t0;
+    t0 = now();
+    astar_graph_prepare(g);
+    double packed = now() - t0;
+    astar_graph_search *s = astar_graph_search_new(NULL);
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(grid, p)) continue;
+        astar_graph_query q;
+        astar_graph_query_init(&q);
+        q.start = id[p->sy * w + p->sx];
+        q.goal = id[p->gy * w + p->gx];
+        astar_result res;
+        t0 = now();
+        astar_status rc = astar_graph_find(s, g, &q, &res);
+        stats_add(&st, now() - t0, res.expansions);
+        if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st.mismatches++;
+    }
+    printf("graph      %s: %d nodes, %d arcs, built in %.1f ms, packed in %.1f ms\n", m->name,
+           (int)astar_graph_node_count(g), (int)astar_graph_arc_count(g), built * 1e3, packed * 1e3);
+    printf("figure c graph %s build_ms %.3f\n", m->name, built * 1e3);
+    printf("figure c graph %s pack_ms %.3f\n", m->name, packed * 1e3);
+    astar_graph_search_free(s);
+    astar_graph_free(g);
+    free(id);
+    report("graph", m->name, &st);
+    stats_sum(&graph_all, &st);
+    stats_free(&st);
+    return st.mismatches;
+}
+
+void graph_totals(void) { report_all("graph", &graph_all); }

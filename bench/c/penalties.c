@@ -1,0 +1,98 @@
+/*
+ * Layers and claims:
+ *
+ *   penalties  one influence layer (danger_layer: a fixed pattern over a quarter of the cells)
+ *              and claims from 8 units (the A* paths of the first 8 problems). Checked: found,
+ *              and no cost below the optimum.
+ *   influence  a 256x256 influence map updated as a game would each frame: 64 units stamped
+ *              (radius 6), one spread step over walkable cells (the first map's 256x256
+ *              corner, or open ground) and a decay; 200 frames. Runs once, on the first map;
+ *              prints median and mean per frame.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "bench.h"
+
+static stats penalties_all;
+
+int penalties_run(const bench_map *m) {
+    astar_grid *g = m->grid;
+    const astar_scen *sc = m->scen;
+    stats st = stats_new(sc);
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+    astar_layer *danger = danger_layer(w, h);
+    astar_claims *claims = astar_claims_new(w, h, NULL);
+    for (int32_t i = 0, units = 0; i < sc->count && units < 8; i++) {
+        astar_query q;
+        query_for(&q, &sc->items[i]);
+        astar_result res;
+        if (!endpoints_open(g, &sc->items[i]) || astar_find(m->search, g, &q, &res) != ASTAR_OK) continue;
+        int32_t n;
+        const int32_t *path = astar_search_path(m->search, &n);
+        astar_claims_set(claims, astar_claims_unit_new(claims), path, n);
+        units++;
+    }
+    astar_layer_ref layers[1] = {{danger, 1.0}};
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        q.layers = layers;
+        q.nlayers = 1;
+        q.claims = claims;
+        astar_result res;
+        astar_status rc = timed_find(&st, m->search, g, &q, &res);
+        if (rc != ASTAR_OK || res.cost < p->optimal - fmax(1e-4 * p->optimal, p->precision)) st.mismatches++;
+    }
+    astar_claims_free(claims);
+    astar_layer_free(danger);
+    report("penalties", m->name, &st);
+    stats_sum(&penalties_all, &st);
+    stats_free(&st);
+    return st.mismatches;
+}
+
+void penalties_totals(void) { report_all("penalties", &penalties_all); }
+
+int influence_run(const bench_map *m) {
+    if (!m->first) return 0;
+    enum { SIDE = 256, UNITS = 64, FRAMES = 200 };
+    astar_grid *walk = astar_grid_new(SIDE, SIDE, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    for (int32_t y = 0; y < SIDE && y < astar_grid_height(m->grid); y++)
+        for (int32_t x = 0; x < SIDE && x < astar_grid_width(m->grid); x++)
+            astar_grid_set_cost(walk, x, y, astar_grid_get_cost(m->grid, x, y));
+    astar_layer *inf = astar_layer_new(SIDE, SIDE, 0.0, NULL);
+    double times[FRAMES], total = 0;
+    uint32_t seed = 99;
+    int32_t ux[UNITS], uy[UNITS];
+    for (int u = 0; u < UNITS; u++) {
+        seed = seed * 1103515245u + 12345u;
+        ux[u] = (int32_t)((seed >> 8) % SIDE);
+        seed = seed * 1103515245u + 12345u;
+        uy[u] = (int32_t)((seed >> 8) % SIDE);
+    }
+    for (int f = 0; f < FRAMES; f++) {
+        for (int u = 0; u < UNITS; u++) { /* units wander a step a frame */
+            seed = seed * 1103515245u + 12345u;
+            ux[u] = (ux[u] + (int32_t)((seed >> 8) % 3) - 1 + SIDE) % SIDE;
+            uy[u] = (uy[u] + (int32_t)((seed >> 12) % 3) - 1 + SIDE) % SIDE;
+        }
+        double t0 = now();
+        for (int u = 0; u < UNITS; u++)
+            astar_layer_stamp(inf, ux[u], uy[u], 6.0, u % 2 ? 1.0 : -1.0, ASTAR_FALLOFF_LINEAR);
+        astar_layer_spread(inf, 0.2, 0.6, walk);
+        astar_layer_scale(inf, 0.9);
+        times[f] = now() - t0;
+        total += times[f];
+    }
+    double mean = total / FRAMES * 1e6, med = median_of(times, FRAMES) * 1e6;
+    printf("influence  %dx%d: %d units stamped, spread, decay: median %.1f us, mean %.1f us per frame\n", SIDE,
+           SIDE, UNITS, med, mean);
+    printf("figure c influence 256x256 median_us %.3f\n", med);
+    printf("figure c influence 256x256 mean_us %.3f\n", mean);
+    astar_layer_free(inf);
+    astar_grid_free(walk);
+    return 0;
+}
