@@ -614,11 +614,6 @@ typedef struct astar_query {
     const double *target_costs;       /* with targets, NULL or one per target: a cost added when
                                          the path ends there (>= 0, finite), so the answer
                                          minimises cost to a target + its target cost */
-    int targets_reach_goal;           /* nonzero, with target_costs: each target's cost is that
-                                         of a way from it on to (gx, gy), so a heuristic toward
-                                         (gx, gy) stays admissible (triangle inequality) and is
-                                         used (a custom one and landmarks too) instead of the
-                                         distance to the nearest target (path repair) */
     const int32_t *interests;         /* ninterests > 0: node ids a path may pass through to
                                          collect interest_values[i] (in (0,
                                          ASTAR_MAX_INTEREST]); at most one is
@@ -866,10 +861,7 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
 #define ASTAR_HIER_MAX_SIZE 256
 
 astar_status astar_grid_hierarchy(astar_grid *g, int32_t cluster_size);
-astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size);
 int32_t astar_hierarchy_clusters(const astar_grid *g); /* 0 when none */
-astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k);
-astar_status astar_hierarchy_finish(astar_grid *g);
 /*
  * The hierarchy as a build in slices and on threads (astar_build_step, _progress, _free as
  * for landmarks above): what astar_grid_hierarchy(g, cluster_size) builds, the same tables
@@ -1081,8 +1073,6 @@ typedef struct astar_scen {
     int32_t count;
     char *strings;            /* storage of the map fields */
     size_t strings_size;
-    int32_t capacity;
-    astar_alloc alloc;
 } astar_scen;
 
 /*
