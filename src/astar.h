@@ -469,6 +469,8 @@ void astar_search_free(astar_search *s);
  * system's pages); a search started on s is dropped. */
 void astar_search_trim(astar_search *s);
 
+/* ---------------------------------------------------- preparing a level */
+
 /* Builds now every lazy table the grid's queries under mode would build on first use (cost
  * range, island labels, dead ends, the JPS+ table where costs are uniform); fresh ones stay.
  * @param[in] mode  ASTAR_DIAG_DEFAULT (the grid's), or a mode of the grid's shape.
@@ -484,6 +486,8 @@ astar_build *astar_build_prepare(astar_grid *g, astar_diagonal mode, astar_statu
 /* Builds now the hierarchy a hierarchical query reads (its dirty clusters, or a new one of
  * cluster_size: astar_grid_hierarchy's errors) and that query's scratch. */
 astar_status astar_grid_prepare_hierarchy(astar_grid *g, int32_t cluster_size);
+
+/* ------------------------------------------------------------- queries */
 
 /* Runs one query; on found or partial the path is at astar_search_path until the next query
  * on s.
@@ -697,9 +701,10 @@ int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, in
 
 /* ============================================================= Moving AI */
 
-/* Parses a Moving AI benchmark map held in memory ("type octile", "height H", "width W",
- * "map", H rows of W characters; CRLF accepted): '.', 'G', 'S' walkable at cost 1, '@', 'O',
- * 'T', 'W' blocked, under ASTAR_DIAG_NO_CORNER_CUT (the benchmarks' convention).
+/* Parses a Moving AI benchmark map (https://movingai.com/benchmarks/formats.html) held in
+ * memory ("type octile", "height H", "width W", "map", H rows of W characters; CRLF
+ * accepted): '.', 'G', 'S' walkable at cost 1, '@', 'O', 'T', 'W' blocked, under
+ * ASTAR_DIAG_NO_CORNER_CUT (the benchmarks' convention).
  * @param[out] err  [opt] errlen bytes for a message naming the line ("line 7: row has 193
  *                  characters, expected 194").
  * @return the grid, or NULL on error. */
