@@ -134,7 +134,6 @@ static void check_scen(const astar_scen *sc, const char *text, size_t len) {
     for (size_t i = 0; i < len; i++) newlines += text[i] == '\n';
     /* One line at least is the version line, so there is one problem fewer than lines. */
     fail_if(sc->count < 0 || (size_t)sc->count > newlines, "scenario count exceeds the lines");
-    fail_if(sc->count > sc->capacity, "scenario count exceeds its capacity");
     fail_if(sc->strings_size != len + 1, "scenario string storage has an odd size");
     for (int32_t i = 0; i < sc->count; i++) {
         const astar_scenario *s = &sc->items[i];

@@ -52,7 +52,7 @@ describe("random worlds against the oracle", function()
     assert.is_true((modes.hex or 0) > scale(60), "hex")
   end)
 
-  -- turn_penalty and claim_window are approximate (astar.h says why): the path's cost is
+  -- turn_penalty and claim_window are approximate (docs/design/c_api.md says why): the path's cost is
   -- exact and never below the optimum over every way in, and most of the time it is it.
   it("turn_penalty and claim_window: exact cost of the path, never below the optimum", function()
     local rng = oracle.rng(SEED + 3)

@@ -2,8 +2,8 @@
  * HPA* tables (Botea, Mueller and Schaeffer 2004): the grid cut into clusters of size x size
  * cells, entrances where the terrain crosses a cluster's border, and per cluster the terrain
  * costs between its entrances. Kept in step by the grid (dirty clusters), rebuilt lazily.
- * The build runs in independent units, one per cluster (astar_hierarchy_build_cluster), so
- * that a host may spread them over threads or frames.
+ * The build runs in independent units, one per cluster (astar_hier_job), so
+ * that a build (astar_build_hierarchy) may spread them over threads or frames.
  */
 #include "hierarchy.h"
 
@@ -338,15 +338,6 @@ astar_status astar_hierarchy_make(const astar_grid *g, int32_t cluster_size, str
     return ASTAR_OK;
 }
 
-astar_status astar_hierarchy_begin(astar_grid *g, int32_t cluster_size) {
-    struct astar_hierarchy *h;
-    astar_status st = astar_hierarchy_make(g, cluster_size, &h);
-    if (st != ASTAR_OK) return st;
-    astar_hierarchy_free(g);
-    g->hierarchy = h;
-    return ASTAR_OK;
-}
-
 int32_t astar_hierarchy_clusters(const astar_grid *g) {
     return g->hierarchy ? g->hierarchy->cols * g->hierarchy->rows : 0;
 }
@@ -471,7 +462,8 @@ oom:
     return ASTAR_ENOMEM;
 }
 
-astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k) {
+/* Builds cluster k now, in budgets of what the progress handler allows. */
+static astar_status build_cluster(astar_grid *g, int32_t k) {
     struct astar_hierarchy *h = g->hierarchy;
     if (!h || k < 0 || k >= h->cols * h->rows) return ASTAR_EINVAL;
     astar_hier_job j;
@@ -489,12 +481,6 @@ astar_status astar_hierarchy_build_cluster(astar_grid *g, int32_t k) {
         astar_progress_spent(p, used);
         if (st != ASTAR_RUNNING) return st;
     }
-}
-
-astar_status astar_hierarchy_finish(astar_grid *g) {
-    if (!g->hierarchy) return ASTAR_EINVAL;
-    astar_hierarchy_number(g->hierarchy);
-    return ASTAR_OK;
 }
 
 void astar_hierarchy_number(struct astar_hierarchy *h) {
@@ -515,10 +501,11 @@ astar_status astar_hierarchy_refresh(astar_grid *g) {
     int32_t count = h->cols * h->rows;
     for (int32_t k = 0; k < count; k++) {
         if (!h->clusters[k].dirty) continue;
-        astar_status st = astar_hierarchy_build_cluster(g, k);
+        astar_status st = build_cluster(g, k);
         if (st != ASTAR_OK) return st;
     }
-    return astar_hierarchy_finish(g);
+    astar_hierarchy_number(h);
+    return ASTAR_OK;
 }
 
 astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_stats *out) {

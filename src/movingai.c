@@ -161,12 +161,21 @@ astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc
 
 /* ------------------------------------------------------------------ scen */
 
+/* A parsed file and what only its free needs, kept out of the public astar_scen: the room
+ * of items (one per line of the text) and the allocator. */
+typedef struct scen_box {
+    astar_scen scen; /* first: an astar_scen * handed out is its box's address */
+    int32_t capacity;
+    astar_alloc alloc;
+} scen_box;
+
 void astar_scen_free(astar_scen *scen) {
     if (!scen) return;
-    astar_alloc a = scen->alloc;
-    astar_mem(&a, scen->items, (size_t)scen->capacity * sizeof *scen->items, 0);
+    scen_box *box = (scen_box *)scen;
+    astar_alloc a = box->alloc;
+    astar_mem(&a, scen->items, (size_t)box->capacity * sizeof *scen->items, 0);
     astar_mem(&a, scen->strings, scen->strings_size, 0);
-    astar_mem(&a, scen, sizeof *scen, 0);
+    astar_mem(&a, box, sizeof *box, 0);
 }
 
 /* Splits a line into at most max fields on runs of spaces and tabs; returns the count. */
@@ -213,20 +222,21 @@ static double print_precision(const char *s) {
 astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *alloc, char *err,
                              size_t errlen) {
     astar_alloc a = astar_pick_alloc(alloc);
-    astar_scen *scen = astar_mem(&a, NULL, 0, sizeof *scen);
-    if (!scen) {
+    scen_box *box = astar_mem(&a, NULL, 0, sizeof *box);
+    if (!box) {
         fail(err, errlen, 0, "not enough memory");
         return NULL;
     }
-    memset(scen, 0, sizeof *scen);
-    scen->alloc = a;
+    memset(box, 0, sizeof *box);
+    box->alloc = a;
+    astar_scen *scen = &box->scen;
     /* One copy of the text: lines are split in place and map fields point into it. */
     scen->strings_size = len + 1;
     scen->strings = astar_mem(&a, NULL, 0, scen->strings_size);
     int32_t lines_total = 1;
     for (size_t i = 0; i < len; i++) lines_total += text[i] == '\n';
     if (lines_total > INT32_MAX / 2) lines_total = INT32_MAX / 2;
-    scen->capacity = lines_total;
+    box->capacity = lines_total;
     size_t bytes = astar_array_size((size_t)lines_total, sizeof *scen->items);
     scen->items = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     if (!scen->strings || !scen->items) {

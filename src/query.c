@@ -123,9 +123,8 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF && q->jps != ASTAR_JPS_ONLINE)
         return ASTAR_EINVAL;
     if (q->ntargets < 0 ||
-        (q->ntargets > 0 && (!q->targets || (q->heuristic == ASTAR_H_CUSTOM && !q->targets_reach_goal))))
+        (q->ntargets > 0 && (!q->targets || (q->heuristic == ASTAR_H_CUSTOM && !s->job_aim))))
         return ASTAR_EINVAL;
-    if (q->targets_reach_goal && !q->target_costs) return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ntargets; i++) {
         if (q->targets[i] < 0 || q->targets[i] / g->width >= g->height) return ASTAR_EINVAL;
         if (q->target_costs && !(q->target_costs[i] >= 0 && q->target_costs[i] <= ASTAR_MAX_VALUE))
@@ -215,6 +214,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     /* c is built in place: the context is large, a copy per query is not free */
     memset(c, 0, sizeof *c);
     c->s = s;
+    c->aim_goal = q->ntargets > 0 && s->job_aim;
     c->g = g;
     c->open = g->open;
     c->q = q;
@@ -244,7 +244,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
      * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
      * used as given; many targets would need a bound per target. */
     const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
-    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && (q->ntargets == 0 || q->targets_reach_goal))
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && (q->ntargets == 0 || c->aim_goal))
         astar_landmarks_aim(&c->lm, lm, c->goal, astar_cell(g->stride, q->sx, q->sy));
     c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {

@@ -32,7 +32,6 @@ static astar_query walk_query(const astar_grid *g, const astar_query *q, const i
     w.targets = NULL;
     w.ntargets = 0;
     w.target_costs = NULL;
-    w.targets_reach_goal = 0;
     w.partial = 0;
     return w;
 }
@@ -249,9 +248,9 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
     r.targets = targets;
     r.ntargets = m;
     r.target_costs = cost + first;
-    /* All of them, or more than the target heuristic scans: aim at the end (astar.h); a few
-     * near the blockage: aim at them, each with its rest (search.h). */
-    r.targets_reach_goal = m > ASTAR_REPAIR_LOCAL || first + m == n;
+    /* All of them, or more than the target heuristic scans: aim at the end (search.h's
+     * aim_next); a few near the blockage: aim at them, each with its rest (search.h). */
+    s->aim_next = m > ASTAR_REPAIR_LOCAL || first + m == n;
     st = astar_find(s, g, &r, res);
     uint64_t expansions = res->expansions;
     int32_t join = st == ASTAR_OK ? first + res->target : -1;

@@ -602,7 +602,6 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->best = start;
     c->best_h = INFINITY;
     c->ntargets = q->ntargets;
-    c->aim_goal = q->ntargets && q->targets_reach_goal;
     c->target_h = q->ntargets <= ASTAR_HEURISTIC_TARGETS && !c->aim_goal;
     /* Mark the walkable targets; of duplicates the first names the cell, or with target costs the
      * cheapest. */
@@ -725,6 +724,8 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
     s->job_restarts = 0;
     s->job_repairs = 0;
     s->job_restart_due = false;
+    s->job_aim = s->aim_next;
+    s->aim_next = false;
     astar_status st = start_search(s, g, q, jps_ok, corridor, corridor_gen, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;

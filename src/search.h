@@ -43,7 +43,7 @@ typedef struct query_ctx {
     int32_t ntargets;        /* > 0: many goals (the general loop), their cells marked */
     int32_t target_xy[2 * ASTAR_HEURISTIC_TARGETS]; /* for the heuristic, when few enough */
     bool target_h;           /* the heuristic is the distance to the nearest target */
-    bool aim_goal;           /* targets_reach_goal: the heuristic aims at (gx, gy) instead */
+    bool aim_goal;           /* the search's job_aim: the heuristic aims at (gx, gy) instead */
     astar_diagonal diagonal;
     astar_heuristic heuristic;
     double h_scale;          /* min terrain cost: keeps the heuristic admissible */
@@ -135,6 +135,12 @@ struct astar_search {
     uint32_t job_restarts;
     uint32_t job_repairs;   /* changes under its closed nodes it followed without starting over */
     bool job_jps_ok;        /* it may take jump point search (astar_find's engine choice) */
+    /* Path repair's (repair.c): each target's cost is that of a way from it on to (gx, gy), so
+     * a heuristic toward (gx, gy) stays admissible (triangle inequality) and is used (a custom
+     * one and landmarks too) instead of the distance to the nearest target. aim_next is set
+     * just before the search it is for, and taken into job_aim (kept through restarts) by the
+     * next search begun on s, whatever it is: a callback's longjmp leaves nothing set. */
+    bool aim_next, job_aim;
     bool job_restart_due;   /* a start over was begun and stopped (ASTAR_ESTOPPED): the next
                                step begins it again */
     astar_result job_result; /* the final result, once there is one */

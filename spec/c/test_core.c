@@ -1201,6 +1201,16 @@ static void test_repair(void) {
     CHECK(how.rejoin > 16 && !how.replanned && len == res.length && fixed[0] == old[3] && fixed[len - 1] == old[31]);
     CHECK(fabs(res.cost - (28.0 + 2 * (sqrt(2.0) - 1))) < 1e-6);
     CHECK(astar_repair(s, g, &q, old, n, 3, 4, &res, &how) == ASTAR_OK && how.rejoin >= 17 && how.rejoin <= 20);
+    /* A custom heuristic: the repair aims it at the end through the rejoin cells (its own
+     * workspace flag, not a query field), the same exact cost; the flag stays with the repair:
+     * on the same workspace after it, targets with a custom heuristic are refused again. */
+    astar_query custom = q;
+    custom.heuristic = ASTAR_H_CUSTOM, custom.heuristic_fn = zero_heuristic;
+    CHECK(astar_repair(s, g, &custom, old, n, 3, 0, &res, &how) == ASTAR_OK && how.rejoin > 16);
+    CHECK(fabs(res.cost - (28.0 + 2 * (sqrt(2.0) - 1))) < 1e-6);
+    int32_t far_end = old[31];
+    custom.targets = &far_end, custom.ntargets = 1;
+    CHECK(astar_find(s, g, &custom, &res) == ASTAR_EINVAL);
     /* Refused: its own path, from outside, interests, partial. */
     const int32_t *own = astar_search_path(s, &len);
     CHECK(astar_repair(s, g, &q, own, len, 0, 0, &res, &how) == ASTAR_EINVAL);

@@ -1,5 +1,5 @@
 /*
- * The two-tier search's C API: the build in units gives what the one-call build gives, every
+ * The two-tier search's C API: the build on threads gives what the one-call build gives, every
  * allocation that fails leaves the grid usable and leaks nothing, and answers are legal paths
  * never cheaper than plain A*'s (the Lua specs check them against the oracle).
  */
@@ -19,7 +19,7 @@ static astar_grid *maze(int32_t w, int32_t h, astar_diagonal mode, const astar_a
     return g;
 }
 
-static void units_match_one_call(void) {
+static void threaded_build_matches_one_call(void) {
     for (int mode = ASTAR_DIAG_NEVER; mode <= ASTAR_DIAG_NO_CORNER_CUT; mode++) {
         if (mode == ASTAR_DIAG_ALWAYS) continue;
         uint64_t seed = rng_state;
@@ -27,12 +27,12 @@ static void units_match_one_call(void) {
         rng_state = seed;
         astar_grid *units = maze(70, 45, (astar_diagonal)mode, NULL);
         CHECK(astar_grid_hierarchy(one, 7) == ASTAR_OK);
-        CHECK(astar_hierarchy_begin(units, 7) == ASTAR_OK);
-        CHECK(astar_hierarchy_clusters(units) == 10 * 7);
-        for (int32_t k = astar_hierarchy_clusters(units) - 1; k >= 0; k--) /* any order */
-            CHECK(astar_hierarchy_build_cluster(units, k) == ASTAR_OK);
-        CHECK(astar_hierarchy_build_cluster(units, 70) == ASTAR_EINVAL);
-        CHECK(astar_hierarchy_finish(units) == ASTAR_OK);
+        astar_status built;
+        astar_build *job = astar_build_hierarchy(units, 7, 2, &built); /* clusters on two threads */
+        CHECK(job != NULL);
+        while ((built = astar_build_step(job, 50, NULL)) == ASTAR_RUNNING) {}
+        CHECK(built == ASTAR_OK && astar_hierarchy_clusters(units) == 10 * 7);
+        astar_build_free(job);
         astar_hierarchy_stats a, b;
         astar_grid_hierarchy_stats(one, &a);
         astar_grid_hierarchy_stats(units, &b);
@@ -210,7 +210,7 @@ static void sliced_out_of_memory(void) {
 }
 
 int main(void) {
-    units_match_one_call();
+    threaded_build_matches_one_call();
     sliced_builds();
     sliced_out_of_memory();
     refusals();
