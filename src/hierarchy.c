@@ -78,11 +78,6 @@ void astar_hier_heap_free(astar_hier_heap *hp, const astar_alloc *a) {
 
 /* ------------------------------------------------------------- Dijkstra */
 
-/* The step cost of search.h's astar_step_cost, which this file sits below. */
-static double step_cost(double cost, int d) {
-    return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
-}
-
 /* Pops settled cells of a Dijkstra begun in dist and heap (inside cluster k), at most `most`
  * pops; *pops gets them. Returns false on OOM; *done when the heap ran dry. */
 static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, bool backward,
@@ -110,7 +105,7 @@ static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, i
             int32_t mover = backward ? other : cell, entered = backward ? cell : other;
             if (backward && g->cost[other] == INFINITY) continue;
             if (!(legal[g->open[mover]] & (1u << d))) continue;
-            double nd = key + step_cost(g->cost[entered], d);
+            double nd = key + astar_step_cost(g->cost[entered], d);
             int32_t n = ny * w + nx;
             if (nd < dist[n]) {
                 dist[n] = nd;
