@@ -78,25 +78,37 @@ void astar_hier_heap_free(astar_hier_heap *hp, const astar_alloc *a) {
 
 /* ------------------------------------------------------------- Dijkstra */
 
-/* Pops settled cells of a Dijkstra begun in dist and heap (inside cluster k), at most `most`
- * pops; *pops gets them. Returns false on OOM; *done when the heap ran dry. */
+/*
+ * The Dijkstras inside a cluster run on a pool of the cluster's cells (nodes.h), their ids
+ * local (astar_hier_local), so that their workspace is a cluster's size whatever the map's;
+ * h = 0, so the open list's order is g's.
+ */
+
+/* A Dijkstra from local cell `at` begun on pool p; false on OOM. */
+static bool dijkstra_begin(astar_pool *p, const astar_alloc *a, int32_t at) {
+    (void)astar_pool_begin(p, a); /* a wrap zeroes the records, and the pool has no other stamps */
+    astar_pool_touch(p, at, NULL, NULL)->g = 0.0;
+    return astar_pool_push(p, a, at, 0.0, 0.0);
+}
+
+/* Settles cells of a Dijkstra begun on pool p inside cluster k, at most `most`; *settled gets
+ * them. Returns false on OOM; *done when the open list ran dry. */
 static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, bool backward,
-                         double *dist, astar_hier_heap *heap, const astar_alloc *a, uint64_t most,
-                         uint64_t *pops, uint64_t *settled, bool *done) {
+                         astar_pool *p, const astar_alloc *a, uint64_t most, uint64_t *settled, bool *done) {
     int32_t x0, y0, w, hh;
     astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
     const uint8_t *legal = g->legal[(int)h->mode];
-    uint64_t popped = 0;
-    double key;
-    int32_t at;
-    *done = false;
-    while (popped < most && (at = astar_hier_heap_pop(heap, &key)) >= 0) {
-        popped++;
-        if (key > dist[at]) continue;
-        ++*settled;
+    astar_node *nodes = p->nodes;
+    const uint16_t gen = p->gen;
+    uint64_t pops = 0;
+    bool ok = true;
+    while (ok && pops < most && p->heap.len > 0) {
+        int32_t at = astar_heap_pop(&p->heap, nodes).cell;
+        pops++;
+        double g_at = nodes[at].g;
         int32_t lx = at % w, ly = at / w;
         int32_t cell = astar_cell(g->stride, x0 + lx, y0 + ly);
-        for (int d = 0; d < 8; d++) {
+        for (int d = 0; d < 8 && ok; d++) {
             int32_t nx = lx + (backward ? -ASTAR_DX[d] : ASTAR_DX[d]);
             int32_t ny = ly + (backward ? -ASTAR_DY[d] : ASTAR_DY[d]);
             if (nx < 0 || ny < 0 || nx >= w || ny >= hh) continue;
@@ -105,41 +117,26 @@ static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, i
             int32_t mover = backward ? other : cell, entered = backward ? cell : other;
             if (backward && g->cost[other] == INFINITY) continue;
             if (!(legal[g->open[mover]] & (1u << d))) continue;
-            double nd = key + astar_step_cost(g->cost[entered], d);
+            double nd = g_at + astar_step_cost(g->cost[entered], d);
             int32_t n = ny * w + nx;
-            if (nd < dist[n]) {
-                dist[n] = nd;
-                if (!astar_hier_heap_push(heap, a, nd, n)) {
-                    *pops = popped;
-                    return false;
-                }
-            }
+            astar_node *rec = astar_node_touch(nodes, gen, n);
+            if (!(nd < rec->g)) continue;
+            rec->g = nd;
+            ok = astar_pool_open(p, a, rec, n, nd, 0.0);
         }
     }
-    *pops = popped;
-    *done = heap->len == 0;
-    return true;
-}
-
-/* The local index (in cluster k's cells) of grid cell `cell`. */
-static int32_t local_of(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, int32_t cell) {
-    int32_t x0, y0, w, hh;
-    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
-    return (cell / g->stride - 1 - y0) * w + (cell % g->stride - 1 - x0);
+    *settled = pops;
+    *done = p->heap.len == 0;
+    return ok;
 }
 
 int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
-                            bool backward, double *dist, astar_hier_heap *heap) {
-    int32_t x0, y0, w, hh;
-    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
-    for (int32_t i = 0; i < w * hh; i++) dist[i] = INFINITY;
-    heap->len = 0;
-    int32_t at = local_of(g, h, k, from);
-    dist[at] = 0.0;
-    if (!astar_hier_heap_push(heap, &h->alloc, 0.0, at)) return -1;
-    uint64_t pops, settled = 0;
+                            bool backward, astar_pool *pool) {
+    uint64_t settled;
     bool done;
-    if (!dijkstra_run(g, h, k, backward, dist, heap, &h->alloc, UINT64_MAX, &pops, &settled, &done)) return -1;
+    if (!dijkstra_begin(pool, &h->alloc, astar_hier_local(h, g, k, from)) ||
+        !dijkstra_run(g, h, k, backward, pool, &h->alloc, UINT64_MAX, &settled, &done))
+        return -1;
     return (int64_t)settled;
 }
 
@@ -249,7 +246,7 @@ static void free_cluster(const astar_alloc *a, astar_hier_cluster *c) {
 
 static size_t scratch_bytes(const struct astar_hierarchy *h) {
     return (size_t)h->scratch_nodes * (sizeof *h->g + sizeof *h->parent + sizeof *h->seen) +
-           (size_t)h->local_cap * sizeof *h->local + 5 * (size_t)h->ends_cap * sizeof *h->from_start +
+           astar_pool_bytes(&h->local) + 5 * (size_t)h->ends_cap * sizeof *h->from_start +
            (size_t)h->heap.cap * (sizeof *h->heap.key + sizeof *h->heap.at) +
            (size_t)h->guide_cap * (sizeof *h->guide_cell + sizeof *h->guide_rest) +
            (size_t)h->cand_cap * (sizeof *h->cand_node + sizeof *h->cand_next) +
@@ -281,7 +278,7 @@ void astar_hierarchy_destroy(const astar_grid *g, struct astar_hierarchy *h) {
     astar_mem(&a, h->parent, (size_t)h->scratch_nodes * sizeof *h->parent, 0);
     astar_mem(&a, h->seen, (size_t)h->scratch_nodes * sizeof *h->seen, 0);
     astar_mem(&a, h->corridor, h->corridor ? g->cells * sizeof *h->corridor : 0, 0);
-    astar_mem(&a, h->local, (size_t)h->local_cap * sizeof *h->local, 0);
+    astar_pool_free(&h->local, &a);
     astar_mem(&a, h->from_start, 4 * (size_t)h->ends_cap * sizeof *h->from_start, 0);
     astar_mem(&a, h->to_goal, (size_t)h->ends_cap * sizeof *h->to_goal, 0);
     astar_hier_heap_free(&h->heap, &a);
@@ -356,8 +353,7 @@ void astar_hier_job_drop(astar_hier_job *j, const astar_alloc *a) {
     size_t most = (size_t)j->most, n = (size_t)j->n;
     astar_mem(a, j->cell, j->cell ? most * sizeof *j->cell : 0, 0);
     astar_mem(a, j->side_of, j->side_of ? most : 0, 0);
-    astar_mem(a, j->dist, j->dist ? (size_t)j->local * sizeof *j->dist : 0, 0);
-    astar_hier_heap_free(&j->heap, a);
+    astar_pool_free(&j->pool, a);
     astar_mem(a, j->keep_cell, j->keep_cell ? n * sizeof *j->keep_cell : 0, 0);
     astar_mem(a, j->keep_side, j->keep_side ? n : 0, 0);
     astar_mem(a, j->table, j->table ? n * n * sizeof *j->table : 0, 0);
@@ -369,11 +365,9 @@ void astar_hier_job_drop(astar_hier_job *j, const astar_alloc *a) {
 static astar_status job_memory(const struct astar_hierarchy *h, astar_hier_job *j, const astar_alloc *a,
                                int32_t w, int32_t hh) {
     j->most = 4 * h->size;
-    j->local = w * hh;
     j->cell = astar_mem(a, NULL, 0, (size_t)j->most * sizeof *j->cell);
     j->side_of = j->cell ? astar_mem(a, NULL, 0, (size_t)j->most) : NULL;
-    j->dist = j->side_of ? astar_mem(a, NULL, 0, (size_t)j->local * sizeof *j->dist) : NULL;
-    return j->dist ? ASTAR_OK : ASTAR_ENOMEM;
+    return j->side_of && astar_pool_init(&j->pool, a, (size_t)w * (size_t)hh) ? ASTAR_OK : ASTAR_ENOMEM;
 }
 
 static astar_status job_tables(astar_hier_job *j, const astar_alloc *a) {
@@ -388,14 +382,14 @@ static astar_status job_tables(astar_hier_job *j, const astar_alloc *a) {
     return ASTAR_OK;
 }
 
-enum { JOB_SCAN, JOB_FILL, JOB_SEARCH, JOB_COPY };
+enum { JOB_SCAN, JOB_BEGIN, JOB_SEARCH, JOB_COPY };
 
 astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, astar_hier_job *j,
                                 const astar_alloc *a, uint64_t budget, uint64_t *used) {
     *used = 0;
     int32_t x0, y0, w, hh;
     astar_hier_bounds(h, g, j->k, &x0, &y0, &w, &hh);
-    if (!j->dist && job_memory(h, j, a, w, hh) != ASTAR_OK) goto oom;
+    if (!j->pool.nodes && job_memory(h, j, a, w, hh) != ASTAR_OK) goto oom;
     /* Each stage's cell visits cost an eighth of a unit, a Dijkstra's pop a unit; the sort
      * of the entrances and the tables' allocation one unit. */
     while (*used < budget) {
@@ -409,27 +403,18 @@ astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, 
             *used += 1;
             j->n = sort_entrances(j->cell, j->side_of, j->found);
             if (job_tables(j, a) != ASTAR_OK) goto oom;
-            j->stage = JOB_FILL;
+            j->stage = JOB_BEGIN;
             j->source = 0;
             j->cursor = 0;
         } else if (j->source == j->n) {
             break;
-        } else if (j->stage == JOB_FILL) {
-            uint64_t most = allowance(left), todo = (uint64_t)(j->local - j->cursor);
-            int32_t end = j->cursor + (int32_t)(todo < most ? todo : most);
-            for (int32_t i = j->cursor; i < end; i++) j->dist[i] = INFINITY;
-            *used += visits_cost((uint64_t)(end - j->cursor));
-            j->cursor = end;
-            if (end < j->local) continue;
-            j->heap.len = 0;
-            int32_t at = local_of(g, h, j->k, j->cell[j->source]);
-            j->dist[at] = 0.0;
-            if (!astar_hier_heap_push(&j->heap, a, 0.0, at)) goto oom;
+        } else if (j->stage == JOB_BEGIN) { /* no pass: the pool's stamp makes its cells fresh */
+            if (!dijkstra_begin(&j->pool, a, astar_hier_local(h, g, j->k, j->cell[j->source]))) goto oom;
             j->stage = JOB_SEARCH;
         } else if (j->stage == JOB_SEARCH) {
-            uint64_t pops, settled = 0;
+            uint64_t pops;
             bool done;
-            if (!dijkstra_run(g, h, j->k, false, j->dist, &j->heap, a, left, &pops, &settled, &done)) goto oom;
+            if (!dijkstra_run(g, h, j->k, false, &j->pool, a, left, &pops, &done)) goto oom;
             *used += pops;
             if (!done) continue;
             j->stage = JOB_COPY;
@@ -438,12 +423,13 @@ astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, 
             uint64_t most = allowance(left), todo = (uint64_t)(j->n - j->cursor);
             int32_t end = j->cursor + (int32_t)(todo < most ? todo : most);
             double *row = j->table + (size_t)j->source * (size_t)j->n;
-            for (int32_t i = j->cursor; i < end; i++) row[i] = j->dist[local_of(g, h, j->k, j->cell[i])];
+            for (int32_t i = j->cursor; i < end; i++)
+                row[i] = astar_pool_g(&j->pool, astar_hier_local(h, g, j->k, j->cell[i]));
             *used += visits_cost((uint64_t)(end - j->cursor));
             j->cursor = end;
             if (end < j->n) continue;
             j->source++;
-            j->stage = JOB_FILL;
+            j->stage = JOB_BEGIN;
             j->cursor = 0;
         }
     }

@@ -21,6 +21,10 @@ void astar_pool_free(astar_pool *p, const astar_alloc *a) {
     memset(p, 0, sizeof *p);
 }
 
+size_t astar_pool_bytes(const astar_pool *p) {
+    return p->count * sizeof *p->nodes + heap_slots(p->heap.cap) * sizeof *p->heap.items;
+}
+
 /* Stamps are 16 bits to keep a record in 16 bytes; clearing them once in 65535 queries
  * costs far less than a wider record would. Where clearing gives the pages back instead of
  * writing them (astar_pages_dropped), it comes every ASTAR_POOL_CLEAR_EVERY queries: a

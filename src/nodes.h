@@ -98,6 +98,8 @@ typedef struct astar_pool {
 #define ASTAR_POOL_CLEAR_EVERY 1024
 bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count);
 void astar_pool_free(astar_pool *p, const astar_alloc *a);
+/* What the records and the open list hold, in bytes. */
+size_t astar_pool_bytes(const astar_pool *p);
 /* A fresh stamp and an empty open list for a new query. True when the stamps wrapped and
  * every record was made stale again (zeroed: astar_pool_array_zero): the caller then clears
  * its own stamp arrays. a: the allocator the records were made with. */
@@ -133,6 +135,12 @@ static inline astar_node *astar_pool_touch(astar_pool *p, int32_t id, double *me
         if (memo_b) memo_b[id] = NAN;
     }
     return n;
+}
+
+/* The g of node id this query: INFINITY where it was not reached. */
+static inline double astar_pool_g(const astar_pool *p, int32_t id) {
+    const astar_node *n = &p->nodes[id];
+    return n->gen == p->gen ? n->g : INFINITY;
 }
 
 /* The same for a loop that keeps the records and the stamp in locals: through the pool the
