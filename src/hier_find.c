@@ -178,7 +178,7 @@ static bool relax(struct astar_hierarchy *h, const astar_grid *g, const abstract
     h->seen[v] = h->stamp;
     h->g[v] = ng;
     h->parent[v] = from;
-    return astar_hier_heap_push(&h->heap, &h->alloc, ng + bound(g, h, aq->unit, cell, aq->goal), v);
+    return astar_lazy_heap_push(&h->heap, &h->alloc, ng + bound(g, h, aq->unit, cell, aq->goal), v);
 }
 
 static int32_t node_cell(const struct astar_hierarchy *h, const abstract_query *aq, int32_t v, int32_t *k,
@@ -201,7 +201,7 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
     h->seen[aq->S] = h->stamp;
     h->g[aq->S] = 0.0;
     h->parent[aq->S] = -1;
-    if (!astar_hier_heap_push(&h->heap, &h->alloc, 0.0, aq->S)) {
+    if (!astar_lazy_heap_push(&h->heap, &h->alloc, 0.0, aq->S)) {
         *err = ASTAR_ENOMEM;
         return false;
     }
@@ -210,7 +210,7 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
     const int32_t offset[4] = {-stride, 1, stride, -1};
     double key;
     int32_t u;
-    while ((u = astar_hier_heap_pop(&h->heap, &key)) >= 0) {
+    while ((u = astar_lazy_heap_pop(&h->heap, &key)) >= 0) {
         int32_t k, i, cell = node_cell(h, aq, u, &k, &i);
         if (key > h->g[u] + bound(g, h, aq->unit, cell, aq->goal)) continue; /* stale */
         if (aq->expansions == budget) return false;

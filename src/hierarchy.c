@@ -17,65 +17,6 @@
  */
 #define ENTRANCE_SPLIT 6
 
-/* ------------------------------------------------------------------ heap */
-
-bool astar_hier_heap_push(astar_hier_heap *hp, const astar_alloc *a, double key, int32_t at) {
-    if (hp->len == hp->cap) {
-        int32_t cap = hp->cap ? 2 * hp->cap : 256;
-        double *k = astar_mem(a, NULL, 0, (size_t)cap * sizeof *k);
-        int32_t *i = k ? astar_mem(a, NULL, 0, (size_t)cap * sizeof *i) : NULL;
-        if (!i) {
-            astar_mem(a, k, k ? (size_t)cap * sizeof *k : 0, 0);
-            return false;
-        }
-        int32_t len = hp->len;
-        if (len) {
-            memcpy(k, hp->key, (size_t)len * sizeof *k);
-            memcpy(i, hp->at, (size_t)len * sizeof *i);
-        }
-        astar_hier_heap_free(hp, a);
-        hp->key = k, hp->at = i, hp->cap = cap, hp->len = len;
-    }
-    int32_t n = hp->len++;
-    while (n > 0) {
-        int32_t p = (n - 1) / 2;
-        if (!(key < hp->key[p])) break;
-        hp->key[n] = hp->key[p];
-        hp->at[n] = hp->at[p];
-        n = p;
-    }
-    hp->key[n] = key;
-    hp->at[n] = at;
-    return true;
-}
-
-int32_t astar_hier_heap_pop(astar_hier_heap *hp, double *key) {
-    if (hp->len == 0) return -1;
-    int32_t top = hp->at[0];
-    *key = hp->key[0];
-    double k = hp->key[--hp->len];
-    int32_t at = hp->at[hp->len];
-    int32_t n = 0;
-    for (;;) {
-        int32_t c = 2 * n + 1;
-        if (c >= hp->len) break;
-        if (c + 1 < hp->len && hp->key[c + 1] < hp->key[c]) c++;
-        if (!(hp->key[c] < k)) break;
-        hp->key[n] = hp->key[c];
-        hp->at[n] = hp->at[c];
-        n = c;
-    }
-    hp->key[n] = k;
-    hp->at[n] = at;
-    return top;
-}
-
-void astar_hier_heap_free(astar_hier_heap *hp, const astar_alloc *a) {
-    astar_mem(a, hp->key, (size_t)hp->cap * sizeof *hp->key, 0);
-    astar_mem(a, hp->at, (size_t)hp->cap * sizeof *hp->at, 0);
-    memset(hp, 0, sizeof *hp);
-}
-
 /* ------------------------------------------------------------- Dijkstra */
 
 /*
@@ -281,7 +222,7 @@ void astar_hierarchy_destroy(const astar_grid *g, struct astar_hierarchy *h) {
     astar_pool_free(&h->local, &a);
     astar_mem(&a, h->from_start, 4 * (size_t)h->ends_cap * sizeof *h->from_start, 0);
     astar_mem(&a, h->to_goal, (size_t)h->ends_cap * sizeof *h->to_goal, 0);
-    astar_hier_heap_free(&h->heap, &a);
+    astar_lazy_heap_free(&h->heap, &a);
     astar_mem(&a, h->guide_cell, (size_t)h->guide_cap * sizeof *h->guide_cell, 0);
     astar_mem(&a, h->guide_rest, (size_t)h->guide_cap * sizeof *h->guide_rest, 0);
     astar_mem(&a, h->cand_node, (size_t)h->cand_cap * sizeof *h->cand_node, 0);

@@ -23,13 +23,6 @@ typedef struct astar_hier_cluster {
     bool dirty;         /* its terrain changed since it was built (or it never was) */
 } astar_hier_cluster;
 
-/* A binary heap of (cost, index) pairs with lazy deletion: the Dijkstras of both tiers. */
-typedef struct astar_hier_heap {
-    double *key;
-    int32_t *at;
-    int32_t len, cap;
-} astar_hier_heap;
-
 struct astar_hierarchy {
     int32_t size;               /* cluster side in cells */
     int32_t cols, rows;         /* clusters across and down */
@@ -57,7 +50,7 @@ struct astar_hierarchy {
     int32_t start_cluster[4], start_clusters;
     double *to_goal;            /* per entrance of the goal's cluster */
     int32_t ends_cap;
-    astar_hier_heap heap;
+    astar_lazy_heap heap;       /* the abstract search's (nodes.h says why not the pool's) */
     /* The refinement's guide: the abstract path's nodes (cell, cost still to come along it),
      * and per cluster a list of those in it or around it (guide_head, stamped per query). */
     int32_t *guide_cell;
@@ -154,9 +147,5 @@ int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int3
 bool astar_hier_scratch(astar_grid *g, struct astar_hierarchy *h);
 /* Index of an entrance cell in cluster c, or -1. */
 int32_t astar_hier_find_entrance(const astar_hier_cluster *c, int32_t cell);
-bool astar_hier_heap_push(astar_hier_heap *hp, const astar_alloc *a, double key, int32_t at);
-/* Pops the least key: its index, and *key; -1 when empty. */
-int32_t astar_hier_heap_pop(astar_hier_heap *hp, double *key);
-void astar_hier_heap_free(astar_hier_heap *hp, const astar_alloc *a);
 
 #endif
