@@ -34,7 +34,6 @@
  * recomputes shrink for the new ones (and bumps the serial: a suspended search holds it).
  */
 #include "landmarks.h"
-#include "search.h"    /* the search's step costs */
 
 #include <string.h>
 
@@ -69,9 +68,8 @@ enum way { WAY_FROM, WAY_TO, WAY_BOTH };
  * the cheaper of the two for a table that serves both. The search's own step costs. */
 static double bound_step(const astar_grid *g, const astar_landmarks *lm, int32_t p, int32_t q, int d,
                          enum way way) {
-    double length = lm->mode == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
-    double into_q = astar_cost_up(astar_rounded(length * g->cost[q]));
-    double into_p = astar_cost_up(astar_rounded(length * g->cost[p]));
+    int dir = lm->mode == ASTAR_DIAG_HEX ? 0 : d; /* a hex step is a straight one */
+    double into_q = astar_step_cost(g->cost[q], dir), into_p = astar_step_cost(g->cost[p], dir);
     return way == WAY_FROM ? into_q : way == WAY_TO || into_p < into_q ? into_p : into_q;
 }
 
