@@ -29,7 +29,7 @@
 static bool dijkstra_begin(astar_pool *p, const astar_alloc *a, int32_t at) {
     (void)astar_pool_begin(p, a); /* a wrap zeroes the records, and the pool has no other stamps */
     astar_pool_touch(p, at, NULL, NULL)->g = 0.0;
-    return astar_pool_push(p, a, at, 0.0, 0.0);
+    return astar_pool_push_key(p, a, at, astar_dijkstra_key(0.0));
 }
 
 /* Settles cells of a Dijkstra begun on pool p inside cluster k, at most `most`; *settled gets
@@ -39,6 +39,12 @@ static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, i
     int32_t x0, y0, w, hh;
     astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
     const uint8_t *legal = g->legal[(int)h->mode];
+    int32_t step[8], local_step[8]; /* a move's offset in the grid's cells and in the cluster's */
+    for (int d = 0; d < 8; d++) {
+        int sign = backward ? -1 : 1;
+        step[d] = sign * (ASTAR_DY[d] * g->stride + ASTAR_DX[d]);
+        local_step[d] = sign * (ASTAR_DY[d] * w + ASTAR_DX[d]);
+    }
     astar_node *nodes = p->nodes;
     const uint16_t gen = p->gen;
     uint64_t pops = 0;
@@ -49,21 +55,22 @@ static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, i
         double g_at = nodes[at].g;
         int32_t lx = at % w, ly = at / w;
         int32_t cell = astar_cell(g->stride, x0 + lx, y0 + ly);
-        for (int d = 0; d < 8 && ok; d++) {
+        /* Forward: the moves cell -> other its neighbours allow; backward: other -> cell, read
+         * at each other (a blocked one has none: its legal row is empty). */
+        unsigned moves = backward ? 0xFFu : legal[g->open[cell]];
+        for (; moves && ok; moves &= moves - 1) {
+            int d = astar_lowest_bit(moves);
             int32_t nx = lx + (backward ? -ASTAR_DX[d] : ASTAR_DX[d]);
             int32_t ny = ly + (backward ? -ASTAR_DY[d] : ASTAR_DY[d]);
             if (nx < 0 || ny < 0 || nx >= w || ny >= hh) continue;
-            int32_t other = astar_cell(g->stride, x0 + nx, y0 + ny);
-            /* Forward: the move cell -> other; backward: other -> cell, entering cell. */
-            int32_t mover = backward ? other : cell, entered = backward ? cell : other;
-            if (backward && g->cost[other] == INFINITY) continue;
-            if (!(legal[g->open[mover]] & (1u << d))) continue;
-            double nd = g_at + astar_step_cost(g->cost[entered], d);
-            int32_t n = ny * w + nx;
+            int32_t other = cell + step[d];
+            if (backward && (g->cost[other] == INFINITY || !(legal[g->open[other]] >> d & 1u))) continue;
+            double nd = g_at + astar_step_cost(g->cost[backward ? cell : other], d);
+            int32_t n = at + local_step[d];
             astar_node *rec = astar_node_touch(nodes, gen, n);
             if (!(nd < rec->g)) continue;
             rec->g = nd;
-            ok = astar_pool_open(p, a, rec, n, nd, 0.0);
+            ok = astar_pool_open_key(p, a, rec, n, astar_dijkstra_key(nd));
         }
     }
     *settled = pops;

@@ -42,11 +42,7 @@ bool astar_pool_begin(astar_pool *p, const astar_alloc *a) {
 }
 
 uint64_t astar_pool_key_wider(astar_pool *p, double f, double h) {
-    if (!(f < ASTAR_EXACT_BELOW)) { /* f's bits (f >= 0 orders like them), above every smaller f */
-        uint64_t fbits;
-        memcpy(&fbits, &f, sizeof fbits);
-        return UINT64_C(1) << 63 | fbits >> 1;
-    }
+    if (!(f < ASTAR_EXACT_BELOW)) return astar_heap_key_wide(f);
     int e;
     frexp(f, &e); /* f < 2^e, e <= 21 */
     int tie_bits = 31 - e, shift = p->tie_bits - tie_bits;

@@ -158,6 +158,23 @@ static inline astar_node *astar_node_touch(astar_node *nodes, uint16_t gen, int3
 /* astar_pool_key for an f at or above the pool's key_room. */
 uint64_t astar_pool_key_wider(astar_pool *p, double f, double h);
 
+/* The key of an f from ASTAR_EXACT_BELOW up: its bits (f >= 0 orders like them), the top bit
+ * set, above every key of a smaller f. */
+static inline uint64_t astar_heap_key_wide(double f) {
+    uint64_t fbits;
+    memcpy(&fbits, &f, sizeof fbits);
+    return UINT64_C(1) << 63 | fbits >> 1;
+}
+
+/*
+ * The key of an entry at g for a search without a heuristic (a Dijkstra, h = 0: no ties to
+ * order by h): g's quanta alone, exact below ASTAR_EXACT_BELOW. Without tie bits f never
+ * outgrows them, so the open list is never rewritten (astar_pool_key_wider).
+ */
+static ALWAYS_INLINE uint64_t astar_dijkstra_key(double g) {
+    return g < ASTAR_EXACT_BELOW ? (uint64_t)(g * (1.0 / ASTAR_QUANTUM)) : astar_heap_key_wide(g);
+}
+
 /*
  * The key of an entry at f, h (in cost units) for a search in doubles. Its tie bits start
  * at ASTAR_TIE_BITS_MAX each query and give way to f as it grows (astar_pool_key_wider
@@ -264,12 +281,18 @@ static ALWAYS_INLINE void astar_pool_decrease(astar_pool *p, astar_node *n, doub
     astar_pool_decrease_key(p, n, astar_pool_key(p, f, h));
 }
 
-/* Push or decrease-key, whichever node id (record n) needs. False on OOM. */
+/* Push or decrease-key, whichever node id (record n) needs, with a key. False on OOM. */
+static ALWAYS_INLINE bool astar_pool_open_key(astar_pool *p, const astar_alloc *a, astar_node *n,
+                                              int32_t id, uint64_t key) {
+    if (n->heap < 0) return astar_pool_push_key(p, a, id, key);
+    astar_pool_decrease_key(p, n, key);
+    return true;
+}
+
+/* The same at f (ties by h). */
 static ALWAYS_INLINE bool astar_pool_open(astar_pool *p, const astar_alloc *a, astar_node *n,
                                           int32_t id, double f, double h) {
-    if (n->heap < 0) return astar_pool_push(p, a, id, f, h);
-    astar_pool_decrease(p, n, f, h);
-    return true;
+    return astar_pool_open_key(p, a, n, id, astar_pool_key(p, f, h));
 }
 
 /*
