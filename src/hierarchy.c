@@ -55,11 +55,12 @@ static bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, i
         double g_at = nodes[at].g;
         int32_t lx = at % w, ly = at / w;
         int32_t cell = astar_cell(g->stride, x0 + lx, y0 + ly);
-        /* Forward: the moves cell -> other its neighbours allow; backward: other -> cell, read
-         * at each other (a blocked one has none: its legal row is empty). */
+        /* Forward: the moves cell -> other the terrain allows; backward: other -> cell, read at
+         * each other. The eight in turn: taking the set bits one by one made fewer instructions
+         * but a 14% slower build on Paris_0_1024 (the loop's end mispredicts). */
         unsigned moves = backward ? 0xFFu : legal[g->open[cell]];
-        for (; moves && ok; moves &= moves - 1) {
-            int d = astar_lowest_bit(moves);
+        for (int d = 0; d < 8 && ok; d++) {
+            if (!(moves >> d & 1u)) continue;
             int32_t nx = lx + (backward ? -ASTAR_DX[d] : ASTAR_DX[d]);
             int32_t ny = ly + (backward ? -ASTAR_DY[d] : ASTAR_DY[d]);
             if (nx < 0 || ny < 0 || nx >= w || ny >= hh) continue;
