@@ -214,4 +214,13 @@ static ALWAYS_INLINE double astar_cost_down(double x) {
     return t > x ? t - ASTAR_QUANTUM : t;
 }
 
+/*
+ * A step's cost in direction d (diagonal from 4 on) onto terrain of cost `cost`, rounded up,
+ * penalties aside: A*, jump point search, the query's bounds and the hierarchy's tables all
+ * take it from here, so that their sums agree to the bit.
+ */
+static inline double astar_step_cost(double cost, int d) {
+    return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
+}
+
 #endif

@@ -44,12 +44,8 @@ bool astar_hier_scratch(astar_grid *g, struct astar_hierarchy *h) {
         if (h->cand_stamp) /* they share the stamp, which starts again */
             memset(h->cand_stamp, 0, (size_t)h->cols * (size_t)h->rows * sizeof *h->cand_stamp);
     }
-    int32_t local = h->size * h->size, ends = 4 * h->size;
-    if (!h->local) {
-        h->local = astar_mem(a, NULL, 0, (size_t)local * sizeof *h->local);
-        if (!h->local) return false;
-        h->local_cap = local;
-    }
+    int32_t ends = 4 * h->size;
+    if (!h->local.nodes && !astar_pool_init(&h->local, a, (size_t)h->size * (size_t)h->size)) return false;
     if (!h->from_start) {
         double *fs = astar_mem(a, NULL, 0, 4 * (size_t)ends * sizeof *fs);
         double *tg = fs ? astar_mem(a, NULL, 0, (size_t)ends * sizeof *tg) : NULL;
@@ -98,7 +94,7 @@ static int64_t cluster_dijkstra(astar_grid *g, struct astar_hierarchy *h, int32_
     int32_t x0, y0, w, hh;
     astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
     if (astar_stopped_before((uint64_t)w * (uint64_t)hh)) return INSERT_STOPPED;
-    int64_t settled = astar_hier_dijkstra(g, h, k, from, backward, h->local, &h->heap);
+    int64_t settled = astar_hier_dijkstra(g, h, k, from, backward, &h->local);
     return settled < 0 ? INSERT_ENOMEM : settled;
 }
 
@@ -108,13 +104,9 @@ static int64_t insert(astar_grid *g, struct astar_hierarchy *h, int32_t k, int32
                       double *out) {
     int64_t settled = cluster_dijkstra(g, h, k, cell, backward);
     if (settled < 0) return settled;
-    int32_t x0, y0, w, hh;
-    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
     const astar_hier_cluster *c = &h->clusters[k];
-    for (int32_t i = 0; i < c->n; i++) {
-        int32_t y = c->cell[i] / g->stride - 1, x = c->cell[i] % g->stride - 1;
-        out[i] = h->local[(y - y0) * w + (x - x0)];
-    }
+    for (int32_t i = 0; i < c->n; i++)
+        out[i] = astar_pool_g(&h->local, astar_hier_local(h, g, k, c->cell[i]));
     return settled;
 }
 
@@ -144,12 +136,9 @@ static int64_t insert_blocked_start(astar_grid *g, struct astar_hierarchy *h, in
         int64_t got = cluster_dijkstra(g, h, kn, n, false);
         if (got < 0) return got;
         settled += got;
-        int32_t x0, y0, w, hh;
-        astar_hier_bounds(h, g, kn, &x0, &y0, &w, &hh);
         double first = astar_step_cost(g->cost[n], d);
         for (int32_t j = 0; j < c->n; j++) {
-            int32_t y = c->cell[j] / g->stride - 1, x = c->cell[j] % g->stride - 1;
-            double v = first + h->local[(y - y0) * w + (x - x0)];
+            double v = first + astar_pool_g(&h->local, astar_hier_local(h, g, kn, c->cell[j]));
             if (v < out[j]) out[j] = v;
         }
     }
@@ -189,7 +178,7 @@ static bool relax(struct astar_hierarchy *h, const astar_grid *g, const abstract
     h->seen[v] = h->stamp;
     h->g[v] = ng;
     h->parent[v] = from;
-    return astar_hier_heap_push(&h->heap, &h->alloc, ng + bound(g, h, aq->unit, cell, aq->goal), v);
+    return astar_lazy_heap_push(&h->heap, &h->alloc, ng + bound(g, h, aq->unit, cell, aq->goal), v);
 }
 
 static int32_t node_cell(const struct astar_hierarchy *h, const abstract_query *aq, int32_t v, int32_t *k,
@@ -212,7 +201,7 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
     h->seen[aq->S] = h->stamp;
     h->g[aq->S] = 0.0;
     h->parent[aq->S] = -1;
-    if (!astar_hier_heap_push(&h->heap, &h->alloc, 0.0, aq->S)) {
+    if (!astar_lazy_heap_push(&h->heap, &h->alloc, 0.0, aq->S)) {
         *err = ASTAR_ENOMEM;
         return false;
     }
@@ -221,7 +210,7 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
     const int32_t offset[4] = {-stride, 1, stride, -1};
     double key;
     int32_t u;
-    while ((u = astar_hier_heap_pop(&h->heap, &key)) >= 0) {
+    while ((u = astar_lazy_heap_pop(&h->heap, &key)) >= 0) {
         int32_t k, i, cell = node_cell(h, aq, u, &k, &i);
         if (key > h->g[u] + bound(g, h, aq->unit, cell, aq->goal)) continue; /* stale */
         if (aq->expansions == budget) return false;

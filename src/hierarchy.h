@@ -8,6 +8,7 @@
 #define ASTAR_HIERARCHY_H
 
 #include "grid.h"
+#include "nodes.h"
 
 #include <stdatomic.h>
 
@@ -21,13 +22,6 @@ typedef struct astar_hier_cluster {
     int64_t edges;      /* its abstract arcs: pairs its table connects, crossings of its border */
     bool dirty;         /* its terrain changed since it was built (or it never was) */
 } astar_hier_cluster;
-
-/* A binary heap of (cost, index) pairs with lazy deletion: the Dijkstras of both tiers. */
-typedef struct astar_hier_heap {
-    double *key;
-    int32_t *at;
-    int32_t len, cap;
-} astar_hier_heap;
 
 struct astar_hierarchy {
     int32_t size;               /* cluster side in cells */
@@ -50,13 +44,13 @@ struct astar_hierarchy {
     int32_t scratch_nodes;      /* what g, parent and seen hold */
     uint16_t *corridor;         /* per grid cell: corridor_gen when inside this query's corridor */
     uint16_t corridor_gen;
-    double *local;              /* a cluster's cells: a Dijkstra's costs */
+    astar_pool local;           /* a cluster's cells (astar_hier_local): the insertions' Dijkstras */
     double *from_start;         /* per entrance of the start's cluster, then (a blocked start's
                                    first step may cross a border) of up to 3 more: ends_cap each */
     int32_t start_cluster[4], start_clusters;
     double *to_goal;            /* per entrance of the goal's cluster */
-    int32_t local_cap, ends_cap;
-    astar_hier_heap heap;
+    int32_t ends_cap;
+    astar_lazy_heap heap;       /* the abstract search's (nodes.h says why not the pool's) */
     /* The refinement's guide: the abstract path's nodes (cell, cost still to come along it),
      * and per cluster a list of those in it or around it (guide_head, stamped per query). */
     int32_t *guide_cell;
@@ -76,6 +70,15 @@ static inline void astar_hier_bounds(const struct astar_hierarchy *h, const asta
     *y0 = (k / h->cols) * h->size;
     *w = g->width - *x0 < h->size ? g->width - *x0 : h->size;
     *hh = g->height - *y0 < h->size ? g->height - *y0 : h->size;
+}
+
+/* The local id of grid cell `cell` among cluster k's cells, row by row: a cluster's Dijkstras
+ * run on a pool of its cells, not of the map's. */
+static inline int32_t astar_hier_local(const struct astar_hierarchy *h, const astar_grid *g, int32_t k,
+                                       int32_t cell) {
+    int32_t x0, y0, w, hh;
+    astar_hier_bounds(h, g, k, &x0, &y0, &w, &hh);
+    return (cell / g->stride - 1 - y0) * w + (cell % g->stride - 1 - x0);
 }
 
 /* The cluster of a cell at 0-based (x, y). */
@@ -116,9 +119,7 @@ typedef struct astar_hier_job {
     int32_t *keep_cell;         /* the cluster's tables, handed over when the job finishes */
     uint8_t *keep_side;
     double *table;
-    double *dist;               /* the Dijkstra's costs over the cluster's `local` cells */
-    int32_t local;
-    astar_hier_heap heap;
+    astar_pool pool;            /* the Dijkstra's, over the cluster's cells (astar_hier_local) */
     int32_t source;             /* the entrance the Dijkstra in progress starts from */
     int32_t cursor;             /* the fill's or the copy's position */
 } astar_hier_job;
@@ -126,7 +127,7 @@ typedef struct astar_hier_job {
 void astar_hier_job_init(astar_hier_job *j, int32_t k);
 /* At most `budget` units (*used): ASTAR_RUNNING, ASTAR_OK (cluster k built and clean) or
  * ASTAR_ENOMEM (the job dropped, cluster k untouched). A unit: a Dijkstra's pop, or 8 cells
- * of the scan, fill or copy; the sort and allocation of the tables one. */
+ * of the scan or copy; the sort and allocation of the tables one. */
 astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, astar_hier_job *j,
                                 const astar_alloc *a, uint64_t budget, uint64_t *used);
 /* Frees what the job holds and makes it start over. */
@@ -136,18 +137,15 @@ astar_status astar_hierarchy_refresh(astar_grid *g);
 
 /*
  * Terrain costs inside cluster k from cell `from` (backward: to it) under the hierarchy's
- * mode, into dist (the cluster's cells, row by row). Returns the cells settled; -1 on OOM.
+ * mode, on pool (at least the cluster's cells): astar_pool_g(pool, astar_hier_local(...)).
+ * Returns the cells settled; -1 on OOM.
  */
 int64_t astar_hier_dijkstra(const astar_grid *g, struct astar_hierarchy *h, int32_t k, int32_t from,
-                            bool backward, double *dist, astar_hier_heap *heap);
+                            bool backward, astar_pool *pool);
 /* The query scratch (hier_find.c), sized for this grid's abstract graph and clusters; false
  * on OOM. Made by the first hierarchical query, or ahead by astar_grid_prepare_hierarchy. */
 bool astar_hier_scratch(astar_grid *g, struct astar_hierarchy *h);
 /* Index of an entrance cell in cluster c, or -1. */
 int32_t astar_hier_find_entrance(const astar_hier_cluster *c, int32_t cell);
-bool astar_hier_heap_push(astar_hier_heap *hp, const astar_alloc *a, double key, int32_t at);
-/* Pops the least key: its index, and *key; -1 when empty. */
-int32_t astar_hier_heap_pop(astar_hier_heap *hp, double *key);
-void astar_hier_heap_free(astar_hier_heap *hp, const astar_alloc *a);
 
 #endif

@@ -34,7 +34,6 @@
  * recomputes shrink for the new ones (and bumps the serial: a suspended search holds it).
  */
 #include "landmarks.h"
-#include "search.h"    /* the search's step costs */
 
 #include <string.h>
 
@@ -47,7 +46,7 @@ double astar_landmarks_shrink(double largest, double lo) {
 void astar_landmarks_free(astar_grid *g) {
     astar_landmarks *lm = g->landmarks;
     if (!lm) return;
-    astar_hier_heap_free(&lm->heap, &g->alloc);
+    astar_lazy_heap_free(&lm->heap, &g->alloc);
     astar_mem(&g->alloc, lm->block, lm->bytes, 0);
     astar_mem(&g->alloc, lm, sizeof *lm, 0);
     g->landmarks = NULL;
@@ -69,9 +68,8 @@ enum way { WAY_FROM, WAY_TO, WAY_BOTH };
  * the cheaper of the two for a table that serves both. The search's own step costs. */
 static double bound_step(const astar_grid *g, const astar_landmarks *lm, int32_t p, int32_t q, int d,
                          enum way way) {
-    double length = lm->mode == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
-    double into_q = astar_cost_up(astar_rounded(length * g->cost[q]));
-    double into_p = astar_cost_up(astar_rounded(length * g->cost[p]));
+    int dir = lm->mode == ASTAR_DIAG_HEX ? 0 : d; /* a hex step is a straight one */
+    double into_q = astar_step_cost(g->cost[q], dir), into_p = astar_step_cost(g->cost[p], dir);
     return way == WAY_FROM ? into_q : way == WAY_TO || into_p < into_q ? into_p : into_q;
 }
 
@@ -86,7 +84,7 @@ static bool fits(double hi, double lo, double c) { return hi <= lo + 0x1p-23 * l
  * values a rounding apart are not chased across the map. false: out of memory, or the
  * progress handler stopped it. */
 static bool repair_table(astar_grid *g, astar_landmarks *lm, int32_t cell, int32_t column, enum way way,
-                         astar_hier_heap *heap, astar_progress *progress, bool *changed, double *largest) {
+                         astar_lazy_heap *heap, astar_progress *progress, bool *changed, double *largest) {
     int32_t stride = lm->dirs * lm->k, offset[8];
     for (int d = 0; d < 8; d++) offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
     float *dist = lm->dist + column;
@@ -95,12 +93,12 @@ static bool repair_table(astar_grid *g, astar_landmarks *lm, int32_t cell, int32
     for (int32_t dy = -1; dy <= 1; dy++)
         for (int32_t dx = -1; dx <= 1; dx++) {
             int32_t p = cell + dy * g->stride + dx;
-            if (g->cost[p] != INFINITY && !isnan(AT(p)) && !astar_hier_heap_push(heap, &g->alloc, AT(p), p))
+            if (g->cost[p] != INFINITY && !isnan(AT(p)) && !astar_lazy_heap_push(heap, &g->alloc, AT(p), p))
                 return false;
         }
     double key;
     int32_t p;
-    while ((p = astar_hier_heap_pop(heap, &key)) >= 0) {
+    while ((p = astar_lazy_heap_pop(heap, &key)) >= 0) {
         double fp = AT(p);
         if (key != fp) continue; /* lowered again since: its later entry relaxes */
         if (astar_progress_charge(progress, 1)) return false;
@@ -117,7 +115,7 @@ static bool repair_table(astar_grid *g, astar_landmarks *lm, int32_t cell, int32
                 AT(q) = v;
                 *changed = true;
                 if (v > *largest) *largest = v;
-                if (!astar_hier_heap_push(heap, &g->alloc, v, q)) return false;
+                if (!astar_lazy_heap_push(heap, &g->alloc, v, q)) return false;
             } else if (g->cost[q] == INFINITY && !isnan(AT(q))) {
                 /* A blocked cell: no search enters it, so no move into it needs (I), but one
                  * may start there and leave it through p. Where its value breaks (I) on that

@@ -4,7 +4,7 @@
 #define ASTAR_LANDMARKS_H
 
 #include "grid.h"
-#include "hierarchy.h" /* its heap, which repairs use */
+#include "nodes.h" /* the repairs' heap */
 
 /*
  * dist holds, per cell, k distances from the landmarks and then k distances
@@ -23,7 +23,7 @@ typedef struct astar_landmarks {
     double largest, lo;         /* what shrink was computed for: the largest distance stored
                                    and a bound at or below every walkable cost */
     bool valid;                 /* false after a bulk write or a repair that could not finish */
-    astar_hier_heap heap;       /* the repairs' (kept: a door that opens allocates nothing) */
+    astar_lazy_heap heap;       /* the repairs' (kept: a door that opens allocates nothing) */
 } astar_landmarks;
 
 /* What rounding a stored distance toward zero may have taken off: stored * this >= exact. */

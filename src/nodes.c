@@ -21,6 +21,10 @@ void astar_pool_free(astar_pool *p, const astar_alloc *a) {
     memset(p, 0, sizeof *p);
 }
 
+size_t astar_pool_bytes(const astar_pool *p) {
+    return p->count * sizeof *p->nodes + heap_slots(p->heap.cap) * sizeof *p->heap.items;
+}
+
 /* Stamps are 16 bits to keep a record in 16 bytes; clearing them once in 65535 queries
  * costs far less than a wider record would. Where clearing gives the pages back instead of
  * writing them (astar_pages_dropped), it comes every ASTAR_POOL_CLEAR_EVERY queries: a
@@ -38,11 +42,7 @@ bool astar_pool_begin(astar_pool *p, const astar_alloc *a) {
 }
 
 uint64_t astar_pool_key_wider(astar_pool *p, double f, double h) {
-    if (!(f < ASTAR_EXACT_BELOW)) { /* f's bits (f >= 0 orders like them), above every smaller f */
-        uint64_t fbits;
-        memcpy(&fbits, &f, sizeof fbits);
-        return UINT64_C(1) << 63 | fbits >> 1;
-    }
+    if (!(f < ASTAR_EXACT_BELOW)) return astar_heap_key_wide(f);
     int e;
     frexp(f, &e); /* f < 2^e, e <= 21 */
     int tie_bits = 31 - e, shift = p->tie_bits - tie_bits;
@@ -84,6 +84,63 @@ void astar_pool_array_zero(const astar_pool *p, const astar_alloc *a, void *arra
 
 void astar_pool_array_free(const astar_pool *p, const astar_alloc *a, void *array, size_t elem) {
     astar_pages_free(a, array, p->count * elem);
+}
+
+bool astar_lazy_heap_push(astar_lazy_heap *hp, const astar_alloc *a, double key, int32_t at) {
+    if (hp->len == hp->cap) {
+        int32_t cap = hp->cap ? 2 * hp->cap : 256;
+        double *k = astar_mem(a, NULL, 0, (size_t)cap * sizeof *k);
+        int32_t *i = k ? astar_mem(a, NULL, 0, (size_t)cap * sizeof *i) : NULL;
+        if (!i) {
+            astar_mem(a, k, k ? (size_t)cap * sizeof *k : 0, 0);
+            return false;
+        }
+        int32_t len = hp->len;
+        if (len) {
+            memcpy(k, hp->key, (size_t)len * sizeof *k);
+            memcpy(i, hp->at, (size_t)len * sizeof *i);
+        }
+        astar_lazy_heap_free(hp, a);
+        hp->key = k, hp->at = i, hp->cap = cap, hp->len = len;
+    }
+    int32_t n = hp->len++;
+    while (n > 0) {
+        int32_t p = (n - 1) / 2;
+        if (!(key < hp->key[p])) break;
+        hp->key[n] = hp->key[p];
+        hp->at[n] = hp->at[p];
+        n = p;
+    }
+    hp->key[n] = key;
+    hp->at[n] = at;
+    return true;
+}
+
+int32_t astar_lazy_heap_pop(astar_lazy_heap *hp, double *key) {
+    if (hp->len == 0) return -1;
+    int32_t top = hp->at[0];
+    *key = hp->key[0];
+    double k = hp->key[--hp->len];
+    int32_t at = hp->at[hp->len];
+    int32_t n = 0;
+    for (;;) {
+        int32_t c = 2 * n + 1;
+        if (c >= hp->len) break;
+        if (c + 1 < hp->len && hp->key[c + 1] < hp->key[c]) c++;
+        if (!(hp->key[c] < k)) break;
+        hp->key[n] = hp->key[c];
+        hp->at[n] = hp->at[c];
+        n = c;
+    }
+    hp->key[n] = k;
+    hp->at[n] = at;
+    return top;
+}
+
+void astar_lazy_heap_free(astar_lazy_heap *hp, const astar_alloc *a) {
+    astar_mem(a, hp->key, (size_t)hp->cap * sizeof *hp->key, 0);
+    astar_mem(a, hp->at, (size_t)hp->cap * sizeof *hp->at, 0);
+    memset(hp, 0, sizeof *hp);
 }
 
 bool astar_path_reserve(astar_path_buf *b, const astar_alloc *a, int32_t len) {

@@ -98,6 +98,8 @@ typedef struct astar_pool {
 #define ASTAR_POOL_CLEAR_EVERY 1024
 bool astar_pool_init(astar_pool *p, const astar_alloc *a, size_t count);
 void astar_pool_free(astar_pool *p, const astar_alloc *a);
+/* What the records and the open list hold, in bytes. */
+size_t astar_pool_bytes(const astar_pool *p);
 /* A fresh stamp and an empty open list for a new query. True when the stamps wrapped and
  * every record was made stale again (zeroed: astar_pool_array_zero): the caller then clears
  * its own stamp arrays. a: the allocator the records were made with. */
@@ -135,6 +137,12 @@ static inline astar_node *astar_pool_touch(astar_pool *p, int32_t id, double *me
     return n;
 }
 
+/* The g of node id this query: INFINITY where it was not reached. */
+static inline double astar_pool_g(const astar_pool *p, int32_t id) {
+    const astar_node *n = &p->nodes[id];
+    return n->gen == p->gen ? n->g : INFINITY;
+}
+
 /* The same for a loop that keeps the records and the stamp in locals: through the pool the
  * compiler would reload the stamp after every store to a record (both are 16-bit). */
 static inline astar_node *astar_node_touch(astar_node *nodes, uint16_t gen, int32_t id) {
@@ -149,6 +157,23 @@ static inline astar_node *astar_node_touch(astar_node *nodes, uint16_t gen, int3
 
 /* astar_pool_key for an f at or above the pool's key_room. */
 uint64_t astar_pool_key_wider(astar_pool *p, double f, double h);
+
+/* The key of an f from ASTAR_EXACT_BELOW up: its bits (f >= 0 orders like them), the top bit
+ * set, above every key of a smaller f. */
+static inline uint64_t astar_heap_key_wide(double f) {
+    uint64_t fbits;
+    memcpy(&fbits, &f, sizeof fbits);
+    return UINT64_C(1) << 63 | fbits >> 1;
+}
+
+/*
+ * The key of an entry at g for a search without a heuristic (a Dijkstra, h = 0: no ties to
+ * order by h): g's quanta alone, exact below ASTAR_EXACT_BELOW. Without tie bits f never
+ * outgrows them, so the open list is never rewritten (astar_pool_key_wider).
+ */
+static ALWAYS_INLINE uint64_t astar_dijkstra_key(double g) {
+    return g < ASTAR_EXACT_BELOW ? (uint64_t)(g * (1.0 / ASTAR_QUANTUM)) : astar_heap_key_wide(g);
+}
 
 /*
  * The key of an entry at f, h (in cost units) for a search in doubles. Its tie bits start
@@ -256,13 +281,40 @@ static ALWAYS_INLINE void astar_pool_decrease(astar_pool *p, astar_node *n, doub
     astar_pool_decrease_key(p, n, astar_pool_key(p, f, h));
 }
 
-/* Push or decrease-key, whichever node id (record n) needs. False on OOM. */
-static ALWAYS_INLINE bool astar_pool_open(astar_pool *p, const astar_alloc *a, astar_node *n,
-                                          int32_t id, double f, double h) {
-    if (n->heap < 0) return astar_pool_push(p, a, id, f, h);
-    astar_pool_decrease(p, n, f, h);
+/* Push or decrease-key, whichever node id (record n) needs, with a key. False on OOM. */
+static ALWAYS_INLINE bool astar_pool_open_key(astar_pool *p, const astar_alloc *a, astar_node *n,
+                                              int32_t id, uint64_t key) {
+    if (n->heap < 0) return astar_pool_push_key(p, a, id, key);
+    astar_pool_decrease_key(p, n, key);
     return true;
 }
+
+/* The same at f (ties by h). */
+static ALWAYS_INLINE bool astar_pool_open(astar_pool *p, const astar_alloc *a, astar_node *n,
+                                          int32_t id, double f, double h) {
+    return astar_pool_open_key(p, a, n, id, astar_pool_key(p, f, h));
+}
+
+/*
+ * The other open list: a binary heap of (key, id) pairs without records, an id queued again
+ * when its key falls and its older entries skipped by the caller (lazy deletion). Two users:
+ * the landmarks' repair after a door opens, a Dijkstra over the handful of the map's cells it
+ * lowers, where a pool would hold 16 bytes for every cell of the map; and the hierarchy's
+ * abstract search, whose answers follow the order it pops entries of equal f in (the abstract
+ * path among those of equal cost guides the refinement): on the pool's heap, 64 of 2,682
+ * hierarchical finds on seven Moving AI maps changed their expansions, 26 their path.
+ */
+typedef struct astar_lazy_heap {
+    double *key;
+    int32_t *at;
+    int32_t len, cap;
+} astar_lazy_heap;
+
+/* Queues id `at` at key; false on OOM. */
+bool astar_lazy_heap_push(astar_lazy_heap *hp, const astar_alloc *a, double key, int32_t at);
+/* Pops the least key: its id, and *key; -1 when empty. */
+int32_t astar_lazy_heap_pop(astar_lazy_heap *hp, double *key);
+void astar_lazy_heap_free(astar_lazy_heap *hp, const astar_alloc *a);
 
 /* The last path a workspace found, as node ids. */
 typedef struct astar_path_buf {

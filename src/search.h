@@ -286,15 +286,6 @@ static inline int32_t astar_row_of(const query_ctx *c, int32_t cell) {
 }
 
 /*
- * A step's cost in direction d (diagonal from 4 on) onto terrain of cost `cost`, rounded up
- * (core.h), penalties aside: A*, jump point search and the query's bounds all take it from
- * here, so that their sums agree to the bit.
- */
-static inline double astar_step_cost(double cost, int d) {
-    return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
-}
-
-/*
  * Whether a search on g whose dearest step costs `diag_step` on terrain, plus penalties that
  * add at most `extra` along any path, counts in quanta without rounding: any g is a path
  * visiting each cell at most once, any h at most the octile bound across the grid, so f stays

@@ -582,8 +582,8 @@ function Search:size() end
 local Build = {}
 
 ---Does at most n units of work (default: to the end): a unit is a node a Dijkstra expands,
----or 8 cells of a pass over the grid (a hierarchy: 8 cells of a cluster's border scan, fill
----or copy, or 8 clusters of the numbering; grid:prepare's: a whole table). The step that
+---or 8 cells of a pass over the grid (a hierarchy: 8 cells of a cluster's border scan or
+---copy, or 8 clusters of the numbering; grid:prepare's: a whole table). The step that
 ---completes the build installs it.
 ---@param n integer?
 ---@return "running"|"done" status
