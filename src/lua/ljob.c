@@ -1,9 +1,9 @@
 /*
- * job.c -- astar.Search: a query run in steps (job:step) that a game spreads over frames,
+ * ljob.c -- astar.Search: a query run in steps (job:step) that a game spreads over frames,
  * keeping alive what it reads between them: grid:search (what find answers),
  * grid:search_nearest (find_nearest) and grid:field_job (distance_field).
  */
-#include "binding.h"
+#include "lbinding.h"
 
 /* What a job runs: the engine find would take, in slices (A* or jump point search, targets);
  * a two-tier find (hierarchical = true), run whole in its first step; a distance field. */

@@ -1,11 +1,11 @@
 /*
- * object.c -- what every userdata of the binding shares: its allocator, the checks of
+ * lclass.c -- what every userdata of the binding shares: its allocator, the checks of
  * self (of its class, open, writable), its creation, its size; and the classes themselves,
  * registered like liolib's createmeta (register_class).
  */
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 const char GRID_MT[] = "astar.Grid", LAYER_MT[] = "astar.Influence", CLAIMS_MT[] = "astar.Claims",
            MASK_MT[] = "astar.Mask", FIELD_MT[] = "astar.Field", JOB_MT[] = "astar.Search",

@@ -1,11 +1,11 @@
 /*
- * repair.c -- paths found before the world changed: grid:check_path (is the rest still
+ * lrepair.c -- paths found before the world changed: grid:check_path (is the rest still
  * allowed?) and grid:repair (the cheapest way back onto it), on astar_path_costs and
  * astar_repair.
  */
 #include <math.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* A path query: a grid query, the old path as node ids and where the unit stands on it. */
 typedef struct walk_ctx {

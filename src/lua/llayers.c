@@ -1,10 +1,10 @@
 /*
- * layers.c -- what a grid query may read besides the grid: astar.Influence (influence
+ * llayers.c -- what a grid query may read besides the grid: astar.Influence (influence
  * layers, a cost per cell) and astar.Mask (fog of war: the cells a unit knows).
  */
 #include <math.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 static llayer *check_layer(lua_State *L, int arg) { return check_open(L, arg, LAYER_MT); }
 

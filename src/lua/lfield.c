@@ -1,11 +1,11 @@
 /*
- * field.c -- astar.Field: grid:distance_field (every cell's cost to the nearest goal) and
+ * lfield.c -- astar.Field: grid:distance_field (every cell's cost to the nearest goal) and
  * grid:range (every cell a unit reaches within a budget), and the field's methods.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 typedef struct lfield {
     lobject base;

@@ -1,8 +1,8 @@
 /*
- * build.c -- astar.Build: grid:build_landmarks and grid:build_hierarchy, builds run in steps (build:step)
+ * lbuild.c -- astar.Build: grid:build_landmarks and grid:build_hierarchy, builds run in steps (build:step)
  * that a loading screen or a frame budget spreads over frames, on threads if asked.
  */
-#include "binding.h"
+#include "lbinding.h"
 
 /*
  * Its uservalue holds the grid (the build writes the tables into it when it completes), so

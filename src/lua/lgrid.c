@@ -1,12 +1,12 @@
 /*
- * grid.c -- astar.Grid: astar.grid, the grid's cells, landmarks and rows, and its class,
- * whose methods include the queries of find.c, job.c and field.c.
+ * lgrid.c -- astar.Grid: astar.grid, the grid's cells, landmarks and rows, and its class,
+ * whose methods include the queries of lfind.c, ljob.c and lfield.c.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* The modes a user may name (DIAGONAL_RULE); a grid's diagonal field also reads "hex"
  * (ASTAR_DIAG_HEX). */

@@ -1,11 +1,11 @@
 /*
- * claims.c -- claims: the paths units have claimed, which queries with option 'claims' avoid.
+ * lclaims.c -- claims: the paths units have claimed, which queries with option 'claims' avoid.
  * astar.Claims (cells of a grid) and astar.GraphClaims (nodes of a graph) share their unit
  * keys and writes (set_claim, advance_claim, release_claim); astar.claims makes either.
  */
 #include <math.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 static lclaims *check_claims(lua_State *L, int arg) { return check_open(L, arg, CLAIMS_MT); }
 

@@ -1,14 +1,14 @@
 /*
- * query.c -- the machinery every query shares, on a grid or a graph: the option table
+ * lquery.c -- the machinery every query shares, on a grid or a graph: the option table
  * OPTIONS and its one reader read_options (read); the checks of the objects options name,
  * the marks and the callbacks' trampolines (resolve); the workspace pool, the protected
- * runner run_query (run) and the result tables. The queries themselves: find.c, job.c,
- * field.c (grids), graph.c.
+ * runner run_query (run) and the result tables. The queries themselves: lfind.c, ljob.c,
+ * lfield.c (grids), lgraph.c.
  */
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* ------------------------------------------------------------------ read */
 
@@ -93,7 +93,7 @@ static const option OPTIONS[NOPTIONS] = {
     [O_DEAD_ENDS] = {"dead_ends", K_BOOLEAN, IN_PATHS & ~IN_CHECK, 0, 0, NULL, GRID_AT(dead_ends)},
     [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE | IN_CHECK, 0, 0,
                            " (it covers every cell it reaches, or walks the path given)", BY_HAND},
-    [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in repair.c */
+    [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in lrepair.c */
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};

@@ -1,12 +1,12 @@
 /*
- * args.c -- reading arguments and raising the errors about them: numbers, coordinates,
+ * largs.c -- reading arguments and raising the errors about them: numbers, coordinates,
  * costs, names, option tables and lists of points, with messages that name what is wrong.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* Pushes a number as Lua prints it, but integers without a ".0" on every version. */
 static const char *num_str(lua_State *L, lua_Number n) {

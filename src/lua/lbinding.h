@@ -1,5 +1,5 @@
 /*
- * binding.h -- what the files of the binding (module astar.core) share: the userdata types,
+ * lbinding.h -- what the files of the binding (module astar.core) share: the userdata types,
  * their class names, the query machinery's types and the functions more than one file calls.
  * Everything else stays static in its file. The rules every file follows (memory, and read ->
  * resolve -> run) are written at the top of astar_core.c.
@@ -16,13 +16,13 @@
 #include <stdint.h>
 
 #include "astar.h"
-#include "compat.h"
+#include "lcompat.h"
 
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #endif
 
-/* The class names (object.c): registry keys of the metatables and __name, as strings; and
+/* The class names (lclass.c): registry keys of the metatables and __name, as strings; and
  * each as an address, the key test_object finds its metatable by. */
 extern const char GRID_MT[], LAYER_MT[], CLAIMS_MT[], MASK_MT[], FIELD_MT[], JOB_MT[], GRAPH_MT[],
     GRAPH_CLAIMS_MT[];
@@ -158,7 +158,7 @@ enum {
 #define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE)
 #define IN_ALL (IN_GRID | IN_GRAPH)
 
-/* The rows of OPTIONS (query.c). */
+/* The rows of OPTIONS (lquery.c). */
 typedef enum option_id {
     O_HEURISTIC, O_WEIGHT, O_DIAGONAL, O_INFLUENCE, O_INFLUENCE_WEIGHT, O_CLAIMS, O_UNIT,
     O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
@@ -256,7 +256,7 @@ static inline void push_version(lua_State *L, uint32_t v) {
     else lua_pushnumber(L, (lua_Number)v);
 }
 
-/* ----------------------------------------------- args.c: arguments, errors */
+/* ---------------------------------------------- largs.c: arguments, errors */
 
 const char *value_str(lua_State *L, int idx);
 const char *type_name(lua_State *L, int idx);
@@ -296,7 +296,7 @@ int32_t path_cell(void *ud, int32_t i);
 int path_error(path_arg *p);
 int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, int32_t *count);
 
-/* --------------------------------------------- object.c: userdata, classes */
+/* -------------------------------------------- lclass.c: userdata, classes */
 
 astar_alloc lua_allocator(lua_State *L);
 int freed_error(lua_State *L, const char *mt);
@@ -305,7 +305,7 @@ int push_size(lua_State *L, const char *mt);
 int size_field(lua_State *L, void *o, const char *key);
 void register_class(lua_State *L, const lclass *cls);
 
-/* ------------------------- query.c: options, resolve, pool, runner, answers */
+/* ------------------------ lquery.c: options, resolve, pool, runner, answers */
 
 extern const char *const HEURISTIC_NAMES[];
 void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args *a, void *query);
@@ -379,14 +379,14 @@ static inline void check_writable(lua_State *L, const lobject *o, const char *wh
 
 /* ------------------------------------------------------- the object types */
 
-/* grid.c */
+/* lgrid.c */
 extern const char *const DIAGONAL_NAMES[];
 lgrid *check_grid(lua_State *L, int arg);
 lgrid *new_grid(lua_State *L);
 int l_grid(lua_State *L);
 int l_smooth(lua_State *L);
 
-/* find.c: grid:find, find_nearest, find_many, and what every grid query shares */
+/* lfind.c: grid:find, find_nearest, find_many, and what every grid query shares */
 lgrid *begin_grid_query(lua_State *L, find_ctx *c);
 void start_query(lua_State *L, find_ctx *c);
 void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a);
@@ -398,7 +398,7 @@ bool read_hierarchical(lua_State *L, const query_args *a);
 void resolve_hierarchical(lua_State *L, find_ctx *c);
 astar_status find_engine(find_ctx *c, astar_result *res);
 
-/* ---- repair.c */
+/* ---- lrepair.c */
 int grid_check_path(lua_State *L);
 int grid_repair(lua_State *L);
 int check_run(lua_State *L);
@@ -406,12 +406,12 @@ int repair_run(lua_State *L);
 int find_run(lua_State *L);
 int many_run(lua_State *L);
 
-/* job.c: grid:search, search_nearest and field_job (astar.Search) */
+/* ljob.c: grid:search, search_nearest and field_job (astar.Search) */
 int grid_search(lua_State *L);
 int grid_search_nearest(lua_State *L);
 int grid_field_job(lua_State *L);
 
-/* build.c */
+/* lbuild.c */
 int grid_build_landmarks(lua_State *L);
 int read_build_threads(lua_State *L, int arg);
 int grid_build_hierarchy(lua_State *L);
@@ -420,27 +420,27 @@ int push_hierarchy(lua_State *L, astar_grid *grid);
 /* The mode check of grid:hierarchy and grid:build_hierarchy (a Lua error when it has none). */
 void check_hierarchy_mode(lua_State *L, astar_grid *grid);
 
-/* field.c */
+/* lfield.c */
 int grid_distance_field(lua_State *L);
 int grid_range(lua_State *L);
 int field_run(lua_State *L);
 void new_field(lua_State *L, find_ctx *c);
 void push_field_info(lua_State *L, astar_status st, const astar_result *res, const astar_field *f);
 
-/* layers.c */
+/* llayers.c */
 int l_influence(lua_State *L);
 int l_mask(lua_State *L);
 
-/* claims.c */
+/* lclaims.c */
 int l_claims(lua_State *L);
 int32_t unit_slot(lua_State *L, int claims, int key);
 
-/* graph.c */
+/* lgraph.c */
 lgraph *check_graph(lua_State *L, int arg);
 int32_t check_node(lua_State *L, int arg, const lgraph *g);
 int l_graph(lua_State *L);
 
-/* limit.c: the work limit, and the errors of the calls it stops */
+/* llimit.c: the work limit, and the errors of the calls it stops */
 int l_set_work_limit(lua_State *L);
 int l_work_left(lua_State *L);
 /* "work limit reached": a call the core stopped (ASTAR_ESTOPPED); it changed nothing. */
@@ -450,7 +450,7 @@ int status_error(lua_State *L, astar_status st);
 /* The same from inside a protected runner (run_query): the position is its caller's caller's. */
 int runner_status_error(lua_State *L, astar_status st);
 
-/* load.c */
+/* lload.c */
 int l_load_movingai(lua_State *L);
 int l_load_movingai_string(lua_State *L);
 int l_load_scen(lua_State *L);

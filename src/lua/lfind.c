@@ -1,12 +1,12 @@
 /*
- * find.c -- paths on a grid: grid:find, grid:find_nearest and grid:find_many, and what every
+ * lfind.c -- paths on a grid: grid:find, grid:find_nearest and grid:find_many, and what every
  * grid query (these, a job's, a field's) shares: its resolve (resolve_grid_query) and its
  * run on the grid's pool (run_grid_query).
  */
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* Is heuristic h admissible under the diagonal mode? A step to a diagonal hex neighbour is 1,
  * a square diagonal sqrt 2 or 2 (manhattan): each family overestimates on the other. */

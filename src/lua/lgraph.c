@@ -1,12 +1,12 @@
 /*
- * graph.c -- astar.Graph: astar.graph(), nodes, arcs and queries by node id (1-based here,
+ * lgraph.c -- astar.Graph: astar.graph(), nodes, arcs and queries by node id (1-based here,
  * 0-based in the core): the graph's methods, and graph:find with its resolve
- * (resolve_graph_query). Its claims are in claims.c.
+ * (resolve_graph_query). Its claims are in lclaims.c.
  */
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 lgraph *check_graph(lua_State *L, int arg) { return check_open(L, arg, GRAPH_MT); }
 
