@@ -262,6 +262,22 @@ const char *value_str(lua_State *L, int idx);
 const char *type_name(lua_State *L, int idx);
 int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...);
 int type_error(lua_State *L, int arg, const char *expected);
+/*
+ * Is the value at idx a number whose value is an integer in lo..hi (2.0 is; 2.5, NaN and the
+ * string "2" are not)? The number in *v (0 for a non-number). The one test of the integers the
+ * binding reads (check_integer, test_cell, test_node, the options): each raises its own
+ * message. Inline: cell methods (check_coord) run it in a game's loops.
+ */
+static inline bool test_integer(lua_State *L, int idx, lua_Number lo, lua_Number hi, lua_Number *v) {
+    *v = lua_tonumber(L, idx);
+    return lua_type(L, idx) == LUA_TNUMBER && *v == floor(*v) && *v >= lo && *v <= hi;
+}
+/* test_integer of any range: is the value at idx a number with an integral value (math.huge
+ * is one; its range is checked apart)? */
+static inline bool is_integral(lua_State *L, int idx) {
+    lua_Number v;
+    return test_integer(L, idx, -HUGE_VAL, HUGE_VAL, &v);
+}
 lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo, lua_Integer hi);
 const char *check_c_string(lua_State *L, int arg, const char *what);
 bool string_is(lua_State *L, int idx, const char *name);
@@ -275,7 +291,15 @@ void push_cost(lua_State *L, double c);
 double check_finite(lua_State *L, int arg, const char *what);
 void check_size_args(lua_State *L, int32_t *w, int32_t *h);
 int read_fields(lua_State *L, int arg, const char *const names[]);
+int read_threads(lua_State *L, int arg, int dflt);
 lua_Integer list_length(lua_State *L, int idx);
+void push_entry_field(lua_State *L, int idx, const char *name, int k);
+int32_t test_cell(lua_State *L, int ix, int iy, int32_t width, int32_t height);
+/* The 0-based id of the 1-based node id at idx of a graph of count nodes, or -1. */
+static inline int32_t test_node(lua_State *L, int idx, int32_t count) {
+    lua_Number v;
+    return test_integer(L, idx, 1, count, &v) ? (int32_t)v - 1 : -1;
+}
 int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t height,
                    const char *what);
 int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const char *what,
@@ -339,6 +363,12 @@ static inline int32_t check_coord(lua_State *L, int arg, const char *what, int32
     return (int32_t)check_integer(L, arg, what, 1, size) - 1;
 }
 
+/* The cell x, y at arg, arg + 1 (1-based) of object o (a grid, layer, mask...), 0-based. */
+static inline void check_xy(lua_State *L, int arg, const lobject *o, int32_t *x, int32_t *y) {
+    *x = check_coord(L, arg, "x", o->width);
+    *y = check_coord(L, arg + 1, "y", o->height);
+}
+
 /*
  * The userdata at idx if it is of class mt (one of the *_MT above), else NULL: what
  * luaL_testudata answers, but its metatable is found by the address mt (register_class
@@ -389,6 +419,7 @@ int l_smooth(lua_State *L);
 /* lfind.c: grid:find, find_nearest, find_many, and what every grid query shares */
 lgrid *begin_grid_query(lua_State *L, find_ctx *c);
 void start_query(lua_State *L, find_ctx *c);
+int read_targets(lua_State *L, find_ctx *c, int arg);
 void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a);
 int run_grid_query(lua_State *L, find_ctx *c);
 int grid_find(lua_State *L);
@@ -413,7 +444,7 @@ int grid_field_job(lua_State *L);
 
 /* lbuild.c */
 int grid_build_landmarks(lua_State *L);
-int read_build_threads(lua_State *L, int arg);
+void build_now(lua_State *L, bool hierarchy);
 int grid_build_hierarchy(lua_State *L);
 int grid_prepare(lua_State *L);
 int push_hierarchy(lua_State *L, astar_grid *grid);
@@ -424,6 +455,7 @@ void check_hierarchy_mode(lua_State *L, astar_grid *grid);
 int grid_distance_field(lua_State *L);
 int grid_range(lua_State *L);
 int field_run(lua_State *L);
+int read_goals(lua_State *L, find_ctx *c, int arg);
 void new_field(lua_State *L, find_ctx *c);
 void push_field_info(lua_State *L, astar_status st, const astar_result *res, const astar_field *f);
 

@@ -37,8 +37,7 @@ static void check_unit_key(lua_State *L, int arg) {
     int t = lua_type(L, arg);
     if (t == LUA_TSTRING) return;
     if (t != LUA_TNUMBER) type_error(L, arg, "integer or string");
-    lua_Number n = lua_tonumber(L, arg);
-    if (n != floor(n)) arg_error_fmt(L, arg, "unit must be an integer or a string, got %s", value_str(L, arg));
+    if (!is_integral(L, arg)) arg_error_fmt(L, arg, "unit must be an integer or a string, got %s", value_str(L, arg));
 }
 
 /*
@@ -126,7 +125,8 @@ static int claims_release(lua_State *L) {
 
 static int claims_count(lua_State *L) {
     lclaims *c = check_claims(L, 1);
-    int32_t x = check_coord(L, 2, "x", c->base.width), y = check_coord(L, 3, "y", c->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &c->base, &x, &y);
     lua_pushinteger(L, astar_claims_count(c->claims, x, y));
     return 1;
 }
@@ -209,11 +209,9 @@ static int graph_claims_claim(lua_State *L) {
     int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
     for (size_t i = 1; i <= n; i++) {
         lua_rawgeti(L, 3, (int)i);
-        lua_Number v = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > count)
+        if ((ids[i - 1] = test_node(L, -1, count)) < 0)
             arg_error_fmt(L, 3, "path[%d] must be a node id 1..%d, got %s", (int)i, (int)count,
                           value_str(L, -1));
-        ids[i - 1] = (int32_t)v - 1;
         lua_pop(L, 1);
     }
     check_graph_claims(L, 1); /* again: making the scratch may have run a finalizer */

@@ -87,6 +87,20 @@ static void build_field(lua_State *L, find_ctx *c, int field_idx) {
     lua_insert(L, -2); /* field, info */
 }
 
+/* The goals at arg of a distance field c (distance_field, field_job), as node ids in a
+ * userdata left on the stack: its slot. */
+int read_goals(lua_State *L, find_ctx *c, int arg) {
+    const lgrid *g = c->grid;
+    int32_t n;
+    int32_t *ids = read_points(L, arg, g->base.width, g->base.height, "goal", "goals", &n);
+    c->cells = ids;
+    c->ncells = n;
+    c->kind = ASTAR_FIELD_TO;
+    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
+    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    return lua_gettop(L);
+}
+
 /*
  * grid:distance_field(goals [, opts]) -> field, info: every cell's cost to the nearest
  * goal and its next step there, from one search.
@@ -94,15 +108,9 @@ static void build_field(lua_State *L, find_ctx *c, int field_idx) {
 int grid_distance_field(lua_State *L) {
     find_ctx ctx;
     find_ctx *c = &ctx;
-    lgrid *g = begin_grid_query(L, c);
+    begin_grid_query(L, c);
     lua_settop(L, 3);
-    int32_t n;
-    int32_t *ids = read_points(L, 2, g->base.width, g->base.height, "goal", "goals", &n);
-    c->cells = ids;
-    c->ncells = n;
-    c->kind = ASTAR_FIELD_TO;
-    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
-    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    read_goals(L, c, 2);
     query_args a;
     read_options(L, 3, IN_FIELD, "distance_field", &a, &c->q);
     new_field(L, c);
@@ -181,7 +189,8 @@ int grid_range(lua_State *L) {
 
 static int field_distance(lua_State *L) {
     lfield *f = check_field(L, 1);
-    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &f->base, &x, &y);
     double d = astar_field_distance(f->field, x, y);
     if (d == HUGE_VAL) return lua_pushnil(L), 1;
     lua_pushnumber(L, d);
@@ -190,7 +199,8 @@ static int field_distance(lua_State *L) {
 
 static int field_next(lua_State *L) {
     lfield *f = check_field(L, 1);
-    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &f->base, &x, &y);
     int32_t nx, ny;
     if (astar_field_next(f->field, x, y, &nx, &ny) != 1) return lua_pushnil(L), 1;
     lua_pushinteger(L, nx + 1);
@@ -201,7 +211,8 @@ static int field_next(lua_State *L) {
 /* field:path(x, y): in walking order, to the nearest goal (TO) or from the start (FROM). */
 static int field_path(lua_State *L) {
     lfield *f = check_field(L, 1);
-    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &f->base, &x, &y);
     if (astar_field_distance(f->field, x, y) == HUGE_VAL) return lua_pushnil(L), 1;
     /* The way into scratch first: the tables made below may run a finalizer that closes f. */
     int32_t n = 1, nx, ny;

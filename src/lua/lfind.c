@@ -105,8 +105,20 @@ lgrid *begin_grid_query(lua_State *L, find_ctx *c) {
 /* begin_grid_query, and the start at 2, 3. */
 void start_query(lua_State *L, find_ctx *c) {
     const lgrid *g = begin_grid_query(L, c);
-    c->q.sx = check_coord(L, 2, "x", g->base.width);
-    c->q.sy = check_coord(L, 3, "y", g->base.height);
+    check_xy(L, 2, &g->base, &c->q.sx, &c->q.sy);
+}
+
+/* The targets at arg of a query c for the nearest of them (find_nearest, search_nearest), as
+ * node ids in a userdata left on the stack: its slot. */
+int read_targets(lua_State *L, find_ctx *c, int arg) {
+    const lgrid *g = c->grid;
+    int32_t n;
+    int32_t *ids = read_points(L, arg, g->base.width, g->base.height, "target", "targets", &n);
+    c->q.targets = ids;
+    c->q.ntargets = n;
+    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
+    c->q.gy = ids[0] / g->base.width;
+    return lua_gettop(L);
 }
 
 /* Option 'hierarchical' as read_options found it (a boolean; false when not given). */
@@ -183,9 +195,7 @@ int grid_find(lua_State *L) {
     find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
     find_ctx *c = &ctx;
     start_query(L, c);
-    const lgrid *g = c->grid;
-    c->q.gx = check_coord(L, 4, "x", g->base.width);
-    c->q.gy = check_coord(L, 5, "y", g->base.height);
+    check_xy(L, 4, &c->grid->base, &c->q.gx, &c->q.gy);
     lua_settop(L, 6);
     query_args a;
     read_options(L, 6, IN_FIND, "find", &a, &c->q);
@@ -203,14 +213,8 @@ int grid_find_nearest(lua_State *L) {
     find_ctx ctx;
     find_ctx *c = &ctx;
     start_query(L, c);
-    const lgrid *g = c->grid;
     lua_settop(L, 5);
-    int32_t n;
-    int32_t *ids = read_points(L, 4, g->base.width, g->base.height, "target", "targets", &n);
-    c->q.targets = ids;
-    c->q.ntargets = n;
-    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
-    c->q.gy = ids[0] / g->base.width;
+    read_targets(L, c, 4);
     query_args a;
     read_options(L, 5, IN_NEAREST, "find_nearest", &a, &c->q);
     resolve_grid_query(L, c, &a);
@@ -285,14 +289,10 @@ static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int
         arg_error_fmt(L, arg, "query %d must be a table {sx, sy, gx, gy}, got %s", (int)i,
                       type_name(L, -1));
     for (int k = 0; k < 4; k++) {
-        lua_getfield(L, -1, QUERY_KEYS[k]);
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            lua_rawgeti(L, -1, k + 1);
-        }
+        push_entry_field(L, -1, QUERY_KEYS[k], k);
         int32_t size = k % 2 == 0 ? g->base.width : g->base.height;
-        lua_Number v = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > size)
+        lua_Number v;
+        if (!test_integer(L, -1, 1, size, &v))
             arg_error_fmt(L, arg, "query %d: %s must be an integer in 1..%d, got %s", (int)i,
                           QUERY_KEYS[k], (int)size, value_str(L, -1));
         e[k] = (int32_t)v - 1;
@@ -300,8 +300,6 @@ static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int
     }
     lua_pop(L, 1);
 }
-
-static const char *const MANY_OPTIONS[] = {"threads", NULL};
 
 /*
  * grid:find_many(queries [, opts [, { threads = n }]]) -> results: results[i] =
@@ -329,14 +327,7 @@ int grid_find_many(lua_State *L) {
     c->results = results;
     query_args a;
     read_options(L, 3, IN_MANY, "find_many", &a, &c->q);
-    int run = read_fields(L, 4, MANY_OPTIONS);
-    if (!lua_isnil(L, run)) {
-        lua_Number t = lua_tonumber(L, run);
-        if (lua_type(L, run) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
-            arg_error_fmt(L, 4, "option 'threads' must be an integer in 1..%d, got %s",
-                          ASTAR_MANY_MAX_THREADS, value_str(L, run));
-        c->threads = (int)t;
-    }
+    c->threads = read_threads(L, 4, 0);
     resolve_grid_query(L, c, &a);
     run_grid_query(L, c);
     lua_pop(L, 1);

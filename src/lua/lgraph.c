@@ -13,12 +13,11 @@ lgraph *check_graph(lua_State *L, int arg) { return check_open(L, arg, GRAPH_MT)
 /* A 1-based node id of the Lua API, returned 0-based. */
 int32_t check_node(lua_State *L, int arg, const lgraph *g) {
     if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "node id");
-    lua_Number n = lua_tonumber(L, arg);
-    int32_t count = astar_graph_node_count(g->graph);
-    if (n != floor(n) || n != n) arg_error_fmt(L, arg, "node id must be an integer, got %s", value_str(L, arg));
+    int32_t count = astar_graph_node_count(g->graph), id = test_node(L, arg, count);
+    if (id >= 0) return id;
+    if (!is_integral(L, arg)) arg_error_fmt(L, arg, "node id must be an integer, got %s", value_str(L, arg));
     if (count == 0) arg_error_fmt(L, arg, "node %s out of range: the graph has no nodes", value_str(L, arg));
-    if (n < 1 || n > count) arg_error_fmt(L, arg, "node %s out of range 1..%d", value_str(L, arg), (int)count);
-    return (int32_t)n - 1;
+    return arg_error_fmt(L, arg, "node %s out of range 1..%d", value_str(L, arg), (int)count);
 }
 
 static void graph_free(lua_State *L, void *o) {

@@ -47,7 +47,8 @@ int l_influence(lua_State *L) {
 
 static int layer_set(lua_State *L) {
     llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &l->base, &x, &y);
     double v = check_value(L, 4, "value");
     check_writable(L, &l->base, "influence layer");
     astar_layer_set(l->layer, x, y, v);
@@ -56,7 +57,8 @@ static int layer_set(lua_State *L) {
 
 static int layer_add(lua_State *L) {
     llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &l->base, &x, &y);
     double v = check_value(L, 4, "value");
     check_writable(L, &l->base, "influence layer");
     if (astar_layer_add(l->layer, x, y, v) != ASTAR_OK)
@@ -67,7 +69,8 @@ static int layer_add(lua_State *L) {
 
 static int layer_get(lua_State *L) {
     llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &l->base, &x, &y);
     lua_pushnumber(L, astar_layer_get(l->layer, x, y));
     return 1;
 }
@@ -83,7 +86,8 @@ static int layer_fill(lua_State *L) {
 static int layer_stamp(lua_State *L) {
     static const char *const FALLOFFS[] = {"linear", "quadratic", "constant", NULL};
     llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &l->base, &x, &y);
     double radius = check_finite(L, 4, "radius");
     if (radius < 0) arg_error_fmt(L, 4, "radius must be >= 0, got %s", value_str(L, 4));
     double strength = check_value(L, 5, "strength");
@@ -199,7 +203,8 @@ int l_mask(lua_State *L) {
 
 static int mask_reveal(lua_State *L) {
     lmask *m = check_mask(L, 1);
-    int32_t x = check_coord(L, 2, "x", m->base.width), y = check_coord(L, 3, "y", m->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &m->base, &x, &y);
     double radius = 0.0;
     if (!lua_isnoneornil(L, 4)) {
         if (lua_type(L, 4) != LUA_TNUMBER) type_error(L, 4, "number");
@@ -213,7 +218,8 @@ static int mask_reveal(lua_State *L) {
 
 static int mask_is_known(lua_State *L) {
     lmask *m = check_mask(L, 1);
-    int32_t x = check_coord(L, 2, "x", m->base.width), y = check_coord(L, 3, "y", m->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &m->base, &x, &y);
     lua_pushboolean(L, astar_mask_is_known(m->mask, x, y) == 1);
     return 1;
 }

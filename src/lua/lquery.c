@@ -120,8 +120,8 @@ static int option_error(lua_State *L, const query_args *a, const option *o, int 
 }
 
 static void read_count(lua_State *L, const query_args *a, const option *o, int idx, double lo) {
-    lua_Number n = lua_tonumber(L, idx);
-    if (lua_type(L, idx) != LUA_TNUMBER || !(n >= lo) || n != floor(n)) option_error(L, a, o, idx);
+    lua_Number n;
+    if (!test_integer(L, idx, lo, HUGE_VAL, &n)) option_error(L, a, o, idx);
 }
 
 /* Option 'influence' at idx: one layer, or a list { {layer, weight}, ... } whose layers are
@@ -203,15 +203,11 @@ static void read_interests(lua_State *L, query_args *a, int idx) {
                           graph ? "{id=, value=}" : "{x=, y=, value=}", type_name(L, -1));
         double got[3] = {0, 0, 0};
         for (int k = 0; k < nfields; k++) {
-            lua_getfield(L, -1 - k, fields[k]);
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
-                lua_rawgeti(L, -1 - k, k + 1);
-            }
-            got[k] = lua_tonumber(L, -1);
+            push_entry_field(L, -1 - k, fields[k], k);
             bool value = k == nfields - 1;
-            bool ok = lua_type(L, -1) == LUA_TNUMBER &&
-                      (value ? got[k] > 0 && got[k] <= ASTAR_MAX_INTEREST : got[k] >= 1 && got[k] == floor(got[k]));
+            bool ok = value ? lua_type(L, -1) == LUA_TNUMBER && (got[k] = lua_tonumber(L, -1)) > 0 &&
+                                  got[k] <= ASTAR_MAX_INTEREST
+                            : test_integer(L, -1, 1, HUGE_VAL, &got[k]);
             if (!ok) /* values: ASTAR_MAX_INTEREST keeps scores exact (astar.h) */
                 arg_error_fmt(L, a->arg, "option 'interests'[%d].%s must be %s, got %s", (int)i, fields[k],
                               value ? "a number in (0, " MAX_INTEREST_STR "]" : "an integer >= 1",
@@ -357,8 +353,8 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
                 arg_error_fmt(L, arg, "option '%s' needs option 'claims'", OPTIONS[NEED_CLAIMS[i]].name);
     }
     if (a->slot[O_UNIT]) {
-        int key = a->slot[O_UNIT], t = lua_type(L, key);
-        if (!(t == LUA_TSTRING || (t == LUA_TNUMBER && lua_tonumber(L, key) == floor(lua_tonumber(L, key)))))
+        int key = a->slot[O_UNIT];
+        if (lua_type(L, key) != LUA_TSTRING && !is_integral(L, key))
             arg_error_fmt(L, arg, "option 'unit' must be an integer or a string, got %s", value_str(L, key));
     }
 }
@@ -678,8 +674,8 @@ static bool integer_above(lua_State *L, int idx, lua_Integer n) {
 #if LUA_VERSION_NUM >= 503
     return lua_isinteger(L, idx) && lua_tointeger(L, idx) > n;
 #else
-    lua_Number k = lua_tonumber(L, idx);
-    return lua_type(L, idx) == LUA_TNUMBER && k == floor(k) && k > (lua_Number)n;
+    lua_Number k;
+    return test_integer(L, idx, (lua_Number)n + 1, HUGE_VAL, &k);
 #endif
 }
 
