@@ -128,7 +128,7 @@ typedef struct lclass {
     const char *what;                /* how messages name one: "grid", "influence layer" */
     const luaL_Reg *methods;
     const lquery_method *queries;    /* more methods, NULL-terminated; or NULL */
-    const luaL_Reg *metamethods;     /* __tostring */
+    lua_CFunction tostring;          /* __tostring; NULL: the size's, "astar.Grid(8x8)" */
     /* Pushes field `key` of the open or freed object o and returns 1, or returns 0. */
     int (*field)(lua_State *L, void *o, const char *key);
     /* Frees what the open or freed object o owns (and may refuse, raising). */
@@ -325,6 +325,7 @@ int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, int32_t
 astar_alloc lua_allocator(lua_State *L);
 int freed_error(lua_State *L, const char *mt);
 void *new_object(lua_State *L, size_t size, const char *mt);
+void *new_sized_object(lua_State *L, size_t size, const char *mt, int32_t w, int32_t h, astar_alloc *a);
 int push_size(lua_State *L, const char *mt);
 int size_field(lua_State *L, void *o, const char *key);
 void register_class(lua_State *L, const lclass *cls);
@@ -397,6 +398,14 @@ static inline void *check_object(lua_State *L, int arg, const char *mt) {
 static inline void *check_open(lua_State *L, int arg, const char *mt) {
     lobject *o = check_object(L, arg, mt);
     if (o->freed) freed_error(L, mt);
+    return o;
+}
+
+/* The open object of class mt at 1 and the cell at 2, 3 (0-based in *x, *y): what every cell
+ * method (get_cost, set, is_known...) reads first. */
+static inline void *check_cell(lua_State *L, const char *mt, int32_t *x, int32_t *y) {
+    lobject *o = check_open(L, 1, mt);
+    check_xy(L, 2, o, x, y);
     return o;
 }
 

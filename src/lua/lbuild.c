@@ -226,36 +226,16 @@ static int build_finish(lua_State *L) {
     return 2;
 }
 
-static int build_progress(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushnumber(L, astar_build_progress(b->build));
-    return 1;
-}
+/* The core build of the open build at 1 (its getters: progress, done, status, restarts, threads). */
+static astar_build *open_build(lua_State *L) { return ((lbuild *)check_open(L, 1, BUILD_MT))->build; }
 
-static int build_done(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushboolean(L, astar_build_progress(b->build) == 1.0);
-    return 1;
-}
-
+static int build_progress(lua_State *L) { return lua_pushnumber(L, astar_build_progress(open_build(L))), 1; }
+static int build_done(lua_State *L) { return lua_pushboolean(L, astar_build_progress(open_build(L)) == 1.0), 1; }
 static int build_status(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    if (astar_build_progress(b->build) == 1.0) lua_pushliteral(L, "done");
-    else lua_pushliteral(L, "running");
-    return 1;
+    return lua_pushstring(L, astar_build_progress(open_build(L)) == 1.0 ? "done" : "running"), 1;
 }
-
-static int build_restarts(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushinteger(L, astar_build_restarts(b->build));
-    return 1;
-}
-
-static int build_threads(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushinteger(L, astar_build_threads(b->build));
-    return 1;
-}
+static int build_restarts(lua_State *L) { return lua_pushinteger(L, astar_build_restarts(open_build(L))), 1; }
+static int build_threads(lua_State *L) { return lua_pushinteger(L, astar_build_threads(open_build(L))), 1; }
 
 static int build_size(lua_State *L) { return push_size(L, BUILD_MT); }
 
@@ -263,8 +243,7 @@ static const luaL_Reg BUILD_METHODS[] = {
     {"step", build_step}, {"finish", build_finish}, {"progress", build_progress},
     {"done", build_done}, {"status", build_status}, {"restarts", build_restarts},
     {"threads", build_threads}, {"size", build_size}, {NULL, NULL}};
-static const luaL_Reg BUILD_META[] = {{"__tostring", build_tostring}, {NULL, NULL}};
 
 const lclass BUILD_CLASS = {
     .name = BUILD_MT, .what = "build", .methods = BUILD_METHODS, .queries = NULL,
-    .metamethods = BUILD_META, .field = size_field, .free = build_free};
+    .tostring = build_tostring, .field = size_field, .free = build_free};

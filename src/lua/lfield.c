@@ -26,13 +26,6 @@ static void field_free(lua_State *L, void *o) {
     f->field = NULL;
 }
 
-static int field_tostring(lua_State *L) {
-    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
-    lua_pushfstring(L, "astar.Field(%dx%d)%s", (int)f->base.width, (int)f->base.height,
-                    f->field ? "" : " (freed)");
-    return 1;
-}
-
 static int field_size(lua_State *L) { return push_size(L, FIELD_MT); }
 
 /* A field's info table: status ("done" or "limit"), expansions, reached. */
@@ -67,12 +60,10 @@ int field_run(lua_State *L) {
  * the resolve checked.
  */
 void new_field(lua_State *L, find_ctx *c) {
-    lfield *f = new_object(L, sizeof *f, FIELD_MT);
-    astar_alloc a = lua_allocator(L);
-    f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
+    astar_alloc a;
+    lfield *f = new_sized_object(L, sizeof *f, FIELD_MT, c->grid->base.width, c->grid->base.height, &a);
+    f->field = astar_field_new(f->base.width, f->base.height, &a);
     if (!f->field) status_error(L, astar_last_status());
-    f->base.width = c->grid->base.width;
-    f->base.height = c->grid->base.height;
     c->field = f->field;
 }
 
@@ -242,8 +233,7 @@ static int field_cells(lua_State *L) {
 static const luaL_Reg FIELD_METHODS[] = {
     {"size", field_size},   {"distance", field_distance}, {"next", field_next},
     {"path", field_path},   {"cells", field_cells},       {NULL, NULL}};
-static const luaL_Reg FIELD_META[] = {{"__tostring", field_tostring}, {NULL, NULL}};
 
 const lclass FIELD_CLASS = {
-    .name = FIELD_MT, .what = "field", .methods = FIELD_METHODS, .metamethods = FIELD_META,
+    .name = FIELD_MT, .what = "field", .methods = FIELD_METHODS,
     .field = size_field, .free = field_free};

@@ -190,36 +190,32 @@ int find_run(lua_State *L) {
     return 2;
 }
 
-/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
-int grid_find(lua_State *L) {
+/* find (to the goal at 4, 5) or find_nearest (to the nearest of the targets at 4): the
+ * start, the goal or targets, the options (at 6 or 5), then the resolve and the run. */
+static int find_path(lua_State *L, bool nearest) {
     find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
     find_ctx *c = &ctx;
+    int opts = nearest ? 5 : 6;
     start_query(L, c);
-    check_xy(L, 4, &c->grid->base, &c->q.gx, &c->q.gy);
-    lua_settop(L, 6);
+    if (!nearest) check_xy(L, 4, &c->grid->base, &c->q.gx, &c->q.gy);
+    lua_settop(L, opts);
+    if (nearest) read_targets(L, c, 4);
     query_args a;
-    read_options(L, 6, IN_FIND, "find", &a, &c->q);
-    bool tiered = read_hierarchical(L, &a);
+    read_options(L, opts, nearest ? IN_NEAREST : IN_FIND, nearest ? "find_nearest" : "find", &a, &c->q);
+    bool tiered = !nearest && read_hierarchical(L, &a);
     resolve_grid_query(L, c, &a);
     if (tiered) resolve_hierarchical(L, c);
     return run_grid_query(L, c);
 }
 
+/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
+int grid_find(lua_State *L) { return find_path(L, false); }
+
 /*
  * grid:find_nearest(sx, sy, targets [, opts]) -> path, info | nil, info: one search
  * for the nearest of many goals; info.target is the index of the one reached.
  */
-int grid_find_nearest(lua_State *L) {
-    find_ctx ctx;
-    find_ctx *c = &ctx;
-    start_query(L, c);
-    lua_settop(L, 5);
-    read_targets(L, c, 4);
-    query_args a;
-    read_options(L, 5, IN_NEAREST, "find_nearest", &a, &c->q);
-    resolve_grid_query(L, c, &a);
-    return run_grid_query(L, c);
-}
+int grid_find_nearest(lua_State *L) { return find_path(L, true); }
 
 /* ------------------------------------------------------------ find_many */
 

@@ -347,8 +347,7 @@ static const luaL_Reg GRAPH_METHODS[] = {
     {"is_blocked", graph_is_blocked},   {"node", graph_node},
     {"neighbours", graph_neighbours},   {NULL, NULL}};
 static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run}, {NULL, NULL, NULL}};
-static const luaL_Reg GRAPH_META[] = {{"__tostring", graph_tostring}, {NULL, NULL}};
 
 const lclass GRAPH_CLASS = {
     .name = GRAPH_MT, .what = "graph", .methods = GRAPH_METHODS, .queries = GRAPH_QUERIES,
-    .metamethods = GRAPH_META, .field = graph_field, .free = graph_free};
+    .tostring = graph_tostring, .field = graph_field, .free = graph_free};

@@ -24,13 +24,6 @@ static void grid_free(lua_State *L, void *o) {
     g->grid = NULL;
 }
 
-static int grid_tostring(lua_State *L) {
-    lgrid *g = luaL_checkudata(L, 1, GRID_MT);
-    lua_pushfstring(L, "astar.Grid(%dx%d)%s", (int)g->base.width, (int)g->base.height,
-                    g->grid ? "" : " (freed)");
-    return 1;
-}
-
 static int grid_field(lua_State *L, void *o, const char *key) {
     const lgrid *g = o;
     if (size_field(L, o, key)) return 1;
@@ -115,9 +108,8 @@ int l_grid(lua_State *L) {
 }
 
 static int grid_set_cost(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t x, y;
-    check_xy(L, 2, &g->base, &x, &y);
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     double c = check_cost(L, 4);
     check_writable(L, &g->base, "grid");
     astar_grid_set_cost(g->grid, x, y, c);
@@ -125,17 +117,15 @@ static int grid_set_cost(lua_State *L) {
 }
 
 static int grid_get_cost(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t x, y;
-    check_xy(L, 2, &g->base, &x, &y);
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     push_cost(L, astar_grid_get_cost(g->grid, x, y));
     return 1;
 }
 
 static int grid_set_blocked(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t x, y;
-    check_xy(L, 2, &g->base, &x, &y);
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     if (lua_type(L, 4) != LUA_TBOOLEAN) type_error(L, 4, "boolean");
     check_writable(L, &g->base, "grid");
     double old = astar_grid_get_cost(g->grid, x, y);
@@ -147,17 +137,15 @@ static int grid_set_blocked(lua_State *L) {
 }
 
 static int grid_is_walkable(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t x, y;
-    check_xy(L, 2, &g->base, &x, &y);
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     lua_pushboolean(L, astar_grid_get_cost(g->grid, x, y) != INFINITY);
     return 1;
 }
 
 static int grid_component(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t x, y;
-    check_xy(L, 2, &g->base, &x, &y);
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     int32_t id;
     astar_status st = astar_grid_component(g->grid, x, y, &id);
     if (st != ASTAR_OK) return status_error(L, st);
@@ -171,9 +159,8 @@ static int grid_component(lua_State *L) {
 /* grid:dead_end(x, y): the innermost dead-end area holding the cell (an integer >= 1) and its
  * gateway's x, y; false when the cell is in none (astar_grid_dead_end). */
 static int grid_dead_end(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t x, y;
-    check_xy(L, 2, &g->base, &x, &y);
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     int32_t area, gateway;
     astar_status st = astar_grid_dead_end(g->grid, x, y, &area, &gateway);
     if (st != ASTAR_OK) return status_error(L, st);
@@ -188,9 +175,8 @@ static int grid_dead_end(lua_State *L) {
 }
 
 static int grid_reachable(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
     int32_t sx, sy, gx, gy;
-    check_xy(L, 2, &g->base, &sx, &sy);
+    lgrid *g = check_cell(L, GRID_MT, &sx, &sy);
     check_xy(L, 4, &g->base, &gx, &gy);
     int yes;
     astar_status st = astar_grid_reachable(g->grid, sx, sy, gx, gy, &yes);
@@ -434,8 +420,7 @@ static const lquery_method GRID_QUERIES[] = {
     {"distance_field", grid_distance_field, field_run},
     {"range", grid_range, field_run},
     {NULL, NULL, NULL}};
-static const luaL_Reg GRID_META[] = {{"__tostring", grid_tostring}, {NULL, NULL}};
 
 const lclass GRID_CLASS = {
     .name = GRID_MT, .what = "grid", .methods = GRID_METHODS, .queries = GRID_QUERIES,
-    .metamethods = GRID_META, .field = grid_field, .free = grid_free};
+    .field = grid_field, .free = grid_free};

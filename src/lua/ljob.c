@@ -361,8 +361,7 @@ static int job_status(lua_State *L) {
 static const luaL_Reg JOB_METHODS[] = {
     {"size", job_size}, {"result", job_result}, {"status", job_status}, {NULL, NULL}};
 static const lquery_method JOB_QUERIES[] = {{"step", job_step, job_run}, {NULL, NULL, NULL}};
-static const luaL_Reg JOB_META[] = {{"__tostring", job_tostring}, {NULL, NULL}};
 
 const lclass JOB_CLASS = {
     .name = JOB_MT, .what = "search", .methods = JOB_METHODS, .queries = JOB_QUERIES,
-    .metamethods = JOB_META, .field = size_field, .free = job_free};
+    .tostring = job_tostring, .field = size_field, .free = job_free};

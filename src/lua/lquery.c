@@ -727,6 +727,17 @@ static void clear_field(lua_State *L, int t, const char *k) {
     set_field(L, t, k);
 }
 
+/* Field k of the info table t: the value on top (popped) where `set`; else none, cleared in a
+ * table of the caller's (reused: option info), which may hold it from an answer before. */
+static void put_field(lua_State *L, int t, const char *k, bool set, bool reused) {
+    if (set) {
+        set_field(L, t, k);
+        return;
+    }
+    lua_pop(L, 1);
+    if (reused) clear_field(L, t, k);
+}
+
 /*
  * Writes the path into the table t: the points of the cells, written in place where t
  * already holds a table there (raw sets of x and y) and new elsewhere. kx, ky hold "x", "y".
@@ -808,67 +819,34 @@ void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_
     if (to->info) lua_pushvalue(L, to->info);
     else lua_createtable(L, 0, 5);
     int info = lua_gettop(L);
+    bool reused = to->info != 0;
     lua_pushstring(L, astar_status_name(st));
     set_field(L, info, "status");
     lua_pushinteger(L, (lua_Integer)res.expansions);
     set_field(L, info, "expansions");
-    if (has_path) {
-        lua_pushnumber(L, res.cost);
-        set_field(L, info, "cost");
-        lua_pushinteger(L, res.length);
-        set_field(L, info, "length");
-    } else if (to->info) {
-        clear_field(L, info, "cost");
-        clear_field(L, info, "length");
-    }
-    if (st == ASTAR_PARTIAL) {
-        lua_pushstring(L, astar_status_name(res.reason));
-        set_field(L, info, "reason");
-    } else if (to->info) {
-        clear_field(L, info, "reason");
-    }
-    if (has_path && res.scored) {
-        lua_pushnumber(L, res.score);
-        set_field(L, info, "score");
-    } else if (to->info) {
-        clear_field(L, info, "score");
-    }
-    if (st == ASTAR_OK && res.interest >= 0) {
-        lua_pushinteger(L, res.interest + 1);
-        set_field(L, info, "interest");
-    } else if (to->info) {
-        clear_field(L, info, "interest");
-    }
-    if (res.tiered) {
-        lua_pushinteger(L, (lua_Integer)res.abstract_expansions);
-        set_field(L, info, "abstract_expansions");
-        lua_pushboolean(L, res.fallback);
-        set_field(L, info, "fallback");
-    } else if (to->info) {
-        clear_field(L, info, "abstract_expansions");
-        clear_field(L, info, "fallback");
-    }
-    if (st == ASTAR_OK && res.target >= 0) {
-        lua_pushinteger(L, res.target + 1);
-        set_field(L, info, "target");
-    } else if (to->info) {
-        clear_field(L, info, "target");
-    }
+    lua_pushnumber(L, res.cost);
+    put_field(L, info, "cost", has_path, reused);
+    lua_pushinteger(L, res.length);
+    put_field(L, info, "length", has_path, reused);
+    lua_pushstring(L, st == ASTAR_PARTIAL ? astar_status_name(res.reason) : NULL); /* NULL: nil */
+    put_field(L, info, "reason", st == ASTAR_PARTIAL, reused);
+    lua_pushnumber(L, res.score);
+    put_field(L, info, "score", has_path && res.scored, reused);
+    lua_pushinteger(L, (lua_Integer)res.interest + 1);
+    put_field(L, info, "interest", st == ASTAR_OK && res.interest >= 0, reused);
+    lua_pushinteger(L, (lua_Integer)res.abstract_expansions);
+    put_field(L, info, "abstract_expansions", res.tiered, reused);
+    lua_pushboolean(L, res.fallback);
+    put_field(L, info, "fallback", res.tiered, reused);
+    lua_pushinteger(L, (lua_Integer)res.target + 1);
+    put_field(L, info, "target", st == ASTAR_OK && res.target >= 0, reused);
     push_version(L, version);
     set_field(L, info, "version");
-    if (to->repair) {
-        if (to->repair->rejoin >= 0 && st == ASTAR_OK) {
-            lua_pushinteger(L, (lua_Integer)to->repair->rejoin + 1);
-            set_field(L, info, "rejoin");
-        } else {
-            clear_field(L, info, "rejoin");
-        }
-        if (to->repair->replanned) {
-            lua_pushboolean(L, 1);
-            set_field(L, info, "replanned");
-        } else {
-            clear_field(L, info, "replanned");
-        }
+    if (to->repair) { /* repair's: its table may be one a find filled before */
+        lua_pushinteger(L, (lua_Integer)to->repair->rejoin + 1);
+        put_field(L, info, "rejoin", to->repair->rejoin >= 0 && st == ASTAR_OK, true);
+        lua_pushboolean(L, 1);
+        put_field(L, info, "replanned", to->repair->replanned, true);
     }
     if (to->into) end_sequence(L, to->into, len);
 }
