@@ -52,6 +52,7 @@ build = {
             "src/lua/largs.c",
             "src/lua/lclass.c",
             "src/lua/lquery.c",
+            "src/lua/lanswer.c",
             "src/lua/lgrid.c",
             "src/lua/lfind.c",
             "src/lua/lrepair.c",

@@ -40,7 +40,8 @@
  *   largs.c       reading arguments, and the errors about them
  *   lclass.c      what every userdata shares; the classes (register_class)
  *   lquery.c      options (OPTIONS, read_options), resolve, the workspace pool,
- *                 the protected runner (run_query), the result tables
+ *                 the protected runner (run_query)
+ *   lanswer.c     the result tables (push_answer), in the caller's into and info
  *   lgrid.c       astar.Grid          lfind.c    grid:find, find_nearest, find_many
  *   ljob.c        astar.Search        lfield.c   astar.Field: distance_field, range
  *   lrepair.c     grid:check_path, grid:repair

@@ -330,7 +330,7 @@ int push_size(lua_State *L, const char *mt);
 int size_field(lua_State *L, void *o, const char *key);
 void register_class(lua_State *L, const lclass *cls);
 
-/* ------------------------ lquery.c: options, resolve, pool, runner, answers */
+/* ---------------------------------- lquery.c: options, resolve, pool, runner */
 
 extern const char *const HEURISTIC_NAMES[];
 void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args *a, void *query);
@@ -349,6 +349,9 @@ bool pool_keeps_warm(const pool *p, const workspace *w);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);
 int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
+
+/* ------------------------------------------------------- lanswer.c: answers */
+
 void resolve_answer(run_ctx *c, const query_args *a);
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width,
                  uint32_t version, const answer_to *to);
