@@ -43,17 +43,16 @@ int type_error(lua_State *L, int arg, const char *expected) {
     return arg_error_fmt(L, arg, "%s expected, got %s", expected, type_name(L, arg));
 }
 
-/* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi: test_integer, which
- * raises. */
+/* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi: test_integer, and
+ * the error that says which of the three it is not. */
 lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo,
                           lua_Integer hi) {
+    lua_Number n;
+    if (test_integer(L, arg, (lua_Number)lo, (lua_Number)hi, &n)) return (lua_Integer)n;
     if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "integer");
     if (!is_integral(L, arg)) arg_error_fmt(L, arg, "%s must be an integer, got %s", what, value_str(L, arg));
-    lua_Number n;
-    if (!test_integer(L, arg, (lua_Number)lo, (lua_Number)hi, &n))
-        arg_error_fmt(L, arg, "%s out of range %s..%s, got %s", what, num_str(L, (lua_Number)lo),
-                      num_str(L, (lua_Number)hi), value_str(L, arg));
-    return (lua_Integer)n;
+    return arg_error_fmt(L, arg, "%s out of range %s..%s, got %s", what, num_str(L, (lua_Number)lo),
+                         num_str(L, (lua_Number)hi), value_str(L, arg));
 }
 
 /* A string without NUL bytes: C would read "a.map\0x" as "a.map". */
