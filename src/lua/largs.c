@@ -1,6 +1,10 @@
 /*
  * largs.c -- reading arguments and raising the errors about them: numbers, coordinates,
  * costs, names, option tables and lists of points, with messages that name what is wrong.
+ * One reader per kind of value, as lauxlib's luaL_check*: an integer is tested by
+ * test_integer (lbinding.h; check_integer raises), a point or a flat path's cell by
+ * push_entry_field and test_cell, a node id by test_node, option 'threads' by read_threads.
+ * Callers raise their own messages, which name the argument, option or entry.
  */
 #include <math.h>
 #include <stdarg.h>
