@@ -113,7 +113,7 @@ run_ctest build release
 run_busted build release
 tally "luacheck (.luacheckrc)" luacheck --no-color -q .
 
-# The module and the whole busted suite on the other Luas (src/lua/compat.h).
+# The module and the whole busted suite on the other Luas (src/lua/lcompat.h).
 for lua in 5.1 5.2 5.3 luajit; do
   interpreter=lua$lua
   [ "$lua" = luajit ] && interpreter=luajit

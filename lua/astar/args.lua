@@ -36,7 +36,7 @@ end
 -- entry read, reported as a bad one). The raw length may be any border of the table, far
 -- beyond what it holds (2^52 on Lua 5.4 for a few dozen keys {[2^k] = ..., [2^k + 1] = ...}):
 -- reading a list costs the entries present, as the binding's readers do (list_length in
--- src/lua/args.c). Raw, as there: a __len may answer anything (NaN, "3", 2.5), and the
+-- src/lua/largs.c). Raw, as there: a __len may answer anything (NaN, "3", 2.5), and the
 -- readers take the entries with rawget (M.entry). Lua 5.1 has no rawlen, but its # of a
 -- table never calls __len.
 local rawlen = rawlen or function(t) return #t end -- luacheck: ignore 143
@@ -49,7 +49,7 @@ function M.list_length(t)
 end
 
 -- The cells of a path in every form find returns (path = "points" or "flat", into = t), as the
--- binding reads them (open_path in src/lua/args.c), with its messages: points {x=, y=} or
+-- binding reads them (open_path in src/lua/largs.c), with its messages: points {x=, y=} or
 -- {x, y}, or flat {x1, y1, x2, y2, ...}, told by its first entry being a number. Returns xs,
 -- ys, n and a check(w, h) that answers nil or why the cells are not all of a w x h grid; or
 -- nil and why not (a point that is not a table). The list is read raw to its first hole

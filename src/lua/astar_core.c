@@ -26,30 +26,35 @@
  * resolve_graph_query are that rule for queries; functions taking lists of
  * points read them all (read_point) before they resolve their objects. One
  * exception, sound for its reason: check_path without callbacks reads a flat
- * path's cells on demand while it runs (open_path, args.c), raw reads of numbers
+ * path's cells on demand while it runs (open_path, largs.c), raw reads of numbers
  * with nothing else running, so it reads what an up-front read would have. Making a
  * table or a userdata may run the collector, and so a finalizer, which is Lua
  * code too: a function makes what it needs before it resolves (new_field, the
  * scratch of range), or checks its objects again after (field:path,
  * field:cells, graph:neighbours, astar.claims(graph), graph claims' claim).
  *
- * The files, by object type; binding.h holds what they share:
+ * The files, by object type; lbinding.h holds what they share. Their names take an `l`
+ * (as LPeg's lp*.c, Lua's l*lib.c), so that none is the basename of a core file of src/;
+ * this one is named after the module it opens (luaopen_astar_core), as lfs.c is.
  *   astar_core.c  this module: its classes and functions (luaopen_astar_core)
- *   args.c        reading arguments, and the errors about them
- *   object.c      what every userdata shares; the classes (register_class)
- *   query.c       options (OPTIONS, read_options), resolve, the workspace pool,
- *                 the protected runner (run_query), the result tables
- *   grid.c        astar.Grid          find.c   grid:find, find_nearest, find_many
- *   job.c         astar.Search        field.c  astar.Field: distance_field, range
- *   layers.c      astar.Influence, astar.Mask
- *   claims.c      astar.Claims, astar.GraphClaims
- *   graph.c       astar.Graph and graph:find
- *   load.c        Moving AI maps and scenarios
- *   limit.c       the work limit (astar.set_work_limit), the core's progress handler
- *   png.c         the PNG writer of astar.debug
+ *   largs.c       reading arguments, and the errors about them
+ *   lclass.c      what every userdata shares; the classes (register_class)
+ *   lquery.c      options (OPTIONS, read_options), resolve, the workspace pool,
+ *                 the protected runner (run_query)
+ *   lanswer.c     the result tables (push_answer), in the caller's into and info
+ *   lgrid.c       astar.Grid          lfind.c    grid:find, find_nearest, find_many
+ *   ljob.c        astar.Search        lfield.c   astar.Field: distance_field, range
+ *   lrepair.c     grid:check_path, grid:repair
+ *   lbuild.c      astar.Build: grid:build_landmarks, build_hierarchy, prepare
+ *   llayers.c     astar.Influence, astar.Mask
+ *   lclaims.c     astar.Claims, astar.GraphClaims
+ *   lgraph.c      astar.Graph and graph:find
+ *   lload.c       Moving AI maps and scenarios
+ *   llimit.c      the work limit (astar.set_work_limit), the core's progress handler
+ *   lpng.c        the PNG writer of astar.debug
  */
-#include "binding.h"
-#include "png.h"
+#include "lbinding.h"
+#include "lpng.h"
 
 #if defined(__GNUC__)
 #define ASTAR_EXPORT __attribute__((visibility("default")))

@@ -1,11 +1,11 @@
 /*
- * repair.c -- paths found before the world changed: grid:check_path (is the rest still
+ * lrepair.c -- paths found before the world changed: grid:check_path (is the rest still
  * allowed?) and grid:repair (the cheapest way back onto it), on astar_path_costs and
  * astar_repair.
  */
 #include <math.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* A path query: a grid query, the old path as node ids and where the unit stands on it. */
 typedef struct walk_ctx {
@@ -19,8 +19,8 @@ typedef struct walk_ctx {
 /* The index at 3 into a path of n cells (1..n; optional: default 1), 0-based. */
 static int32_t read_from(lua_State *L, int32_t n, bool index_needed) {
     if (!index_needed && lua_isnoneornil(L, 3)) return 0;
-    lua_Number i = lua_tonumber(L, 3);
-    if (lua_type(L, 3) != LUA_TNUMBER || i != floor(i) || i < 1 || i > n)
+    lua_Number i;
+    if (!test_integer(L, 3, 1, n, &i))
         arg_error_fmt(L, 3, "index must be an integer in 1..%d (the path's), got %s", (int)n, value_str(L, 3));
     return (int32_t)i - 1;
 }
@@ -52,8 +52,8 @@ int check_run(lua_State *L) {
 
 /* Option 'since' at idx (a version): false when not a uint32_t. */
 static bool read_version(lua_State *L, int idx, uint32_t *v) {
-    lua_Number n = lua_tonumber(L, idx);
-    if (lua_type(L, idx) != LUA_TNUMBER || n != floor(n) || n < 0 || n > 4294967295.0) return false;
+    lua_Number n;
+    if (!test_integer(L, idx, 0, 4294967295.0, &n)) return false;
     *v = (uint32_t)n;
     return true;
 }

@@ -1,24 +1,23 @@
 /*
- * graph.c -- astar.Graph: astar.graph(), nodes, arcs and queries by node id (1-based here,
+ * lgraph.c -- astar.Graph: astar.graph(), nodes, arcs and queries by node id (1-based here,
  * 0-based in the core): the graph's methods, and graph:find with its resolve
- * (resolve_graph_query). Its claims are in claims.c.
+ * (resolve_graph_query). Its claims are in lclaims.c.
  */
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 lgraph *check_graph(lua_State *L, int arg) { return check_open(L, arg, GRAPH_MT); }
 
 /* A 1-based node id of the Lua API, returned 0-based. */
 int32_t check_node(lua_State *L, int arg, const lgraph *g) {
     if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "node id");
-    lua_Number n = lua_tonumber(L, arg);
-    int32_t count = astar_graph_node_count(g->graph);
-    if (n != floor(n) || n != n) arg_error_fmt(L, arg, "node id must be an integer, got %s", value_str(L, arg));
+    int32_t count = astar_graph_node_count(g->graph), id = test_node(L, arg, count);
+    if (id >= 0) return id;
+    if (!is_integral(L, arg)) arg_error_fmt(L, arg, "node id must be an integer, got %s", value_str(L, arg));
     if (count == 0) arg_error_fmt(L, arg, "node %s out of range: the graph has no nodes", value_str(L, arg));
-    if (n < 1 || n > count) arg_error_fmt(L, arg, "node %s out of range 1..%d", value_str(L, arg), (int)count);
-    return (int32_t)n - 1;
+    return arg_error_fmt(L, arg, "node %s out of range 1..%d", value_str(L, arg), (int)count);
 }
 
 static void graph_free(lua_State *L, void *o) {
@@ -348,8 +347,7 @@ static const luaL_Reg GRAPH_METHODS[] = {
     {"is_blocked", graph_is_blocked},   {"node", graph_node},
     {"neighbours", graph_neighbours},   {NULL, NULL}};
 static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run}, {NULL, NULL, NULL}};
-static const luaL_Reg GRAPH_META[] = {{"__tostring", graph_tostring}, {NULL, NULL}};
 
 const lclass GRAPH_CLASS = {
     .name = GRAPH_MT, .what = "graph", .methods = GRAPH_METHODS, .queries = GRAPH_QUERIES,
-    .metamethods = GRAPH_META, .field = graph_field, .free = graph_free};
+    .tostring = graph_tostring, .field = graph_field, .free = graph_free};

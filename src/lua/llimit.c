@@ -1,5 +1,5 @@
 /*
- * limit.c -- the work limit: astar.set_work_limit(n), astar.work_left(). A host bounds the C
+ * llimit.c -- the work limit: astar.set_work_limit(n), astar.work_left(). A host bounds the C
  * work of the calls a mod makes (docs/manual.md, "Bounding a mod's work"); the core's progress
  * handler (astar_set_progress_handler) does the counting.
  *
@@ -9,7 +9,7 @@
  * left, says stop, and goes on saying it (the core asks again before every later unit) until
  * the limit is set again.
  */
-#include "binding.h"
+#include "lbinding.h"
 
 typedef struct work_limit {
     bool on;

@@ -1,12 +1,16 @@
 /*
- * args.c -- reading arguments and raising the errors about them: numbers, coordinates,
+ * largs.c -- reading arguments and raising the errors about them: numbers, coordinates,
  * costs, names, option tables and lists of points, with messages that name what is wrong.
+ * One reader per kind of value, as lauxlib's luaL_check*: an integer is tested by
+ * test_integer (lbinding.h; check_integer raises), a point or a flat path's cell by
+ * push_entry_field and test_cell, a node id by test_node, option 'threads' by read_threads.
+ * Callers raise their own messages, which name the argument, option or entry.
  */
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* Pushes a number as Lua prints it, but integers without a ".0" on every version. */
 static const char *num_str(lua_State *L, lua_Number n) {
@@ -43,17 +47,16 @@ int type_error(lua_State *L, int arg, const char *expected) {
     return arg_error_fmt(L, arg, "%s expected, got %s", expected, type_name(L, arg));
 }
 
-/* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi. */
+/* An integral number (2.0 is fine, 2.5 and "2" are not) within lo..hi: test_integer, and
+ * the error that says which of the three it is not. */
 lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo,
                           lua_Integer hi) {
+    lua_Number n;
+    if (test_integer(L, arg, (lua_Number)lo, (lua_Number)hi, &n)) return (lua_Integer)n;
     if (lua_type(L, arg) != LUA_TNUMBER) type_error(L, arg, "integer");
-    lua_Number n = lua_tonumber(L, arg);
-    if (n != floor(n) || n != n)
-        arg_error_fmt(L, arg, "%s must be an integer, got %s", what, value_str(L, arg));
-    if (n < (lua_Number)lo || n > (lua_Number)hi)
-        arg_error_fmt(L, arg, "%s out of range %s..%s, got %s", what, num_str(L, (lua_Number)lo),
-                      num_str(L, (lua_Number)hi), value_str(L, arg));
-    return (lua_Integer)n;
+    if (!is_integral(L, arg)) arg_error_fmt(L, arg, "%s must be an integer, got %s", what, value_str(L, arg));
+    return arg_error_fmt(L, arg, "%s out of range %s..%s, got %s", what, num_str(L, (lua_Number)lo),
+                         num_str(L, (lua_Number)hi), value_str(L, arg));
 }
 
 /* A string without NUL bytes: C would read "a.map\0x" as "a.map". */
@@ -173,6 +176,48 @@ int read_fields(lua_State *L, int arg, const char *const names[]) {
     return first;
 }
 
+static const char *const THREADS_OPTION[] = {"threads", NULL};
+
+/* The table at arg ({threads = n}, or nil): n, 1..ASTAR_MANY_MAX_THREADS, or dflt when it is
+ * not given. The one reader of option 'threads' (builds, find_many). */
+int read_threads(lua_State *L, int arg, int dflt) {
+    if (!lua_isnoneornil(L, arg) && lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table or nil");
+    int at = read_fields(L, arg, THREADS_OPTION);
+    int threads = dflt;
+    if (!lua_isnil(L, at)) {
+        lua_Number t;
+        if (!test_integer(L, at, 1, ASTAR_MANY_MAX_THREADS, &t))
+            arg_error_fmt(L, arg, "option 'threads' must be an integer in 1..%d, got %s",
+                          ASTAR_MANY_MAX_THREADS, value_str(L, at));
+        threads = (int)t;
+    }
+    lua_settop(L, at - 1);
+    return threads;
+}
+
+/*
+ * Pushes field `name` of the table at idx (an entry of a list), or where that is nil its
+ * entry k + 1: an entry names its fields or lists them in order ({x=, y=} or {x, y}; {sx=,
+ * sy=, ...} or {sx, sy, ...}; {id=, value=} or {id, value}). Read once: an __index of the
+ * entry may run (arguments are being read).
+ */
+void push_entry_field(lua_State *L, int idx, const char *name, int k) {
+    if (idx < 0) idx = lua_gettop(L) + idx + 1; /* the entry stays where it is */
+    lua_getfield(L, idx, name);
+    if (!lua_isnil(L, -1)) return;
+    lua_pop(L, 1);
+    lua_rawgeti(L, idx, k + 1);
+}
+
+/* The cell id of the 1-based column and row at ix, iy of a width x height grid, or -1 where
+ * either is not one of its coordinates. */
+int32_t test_cell(lua_State *L, int ix, int iy, int32_t width, int32_t height) {
+    lua_Number x, y;
+    bool ok = test_integer(L, ix, 1, width, &x);
+    if (!test_integer(L, iy, 1, height, &y) || !ok) return -1;
+    return ((int32_t)y - 1) * width + ((int32_t)x - 1);
+}
+
 /*
  * Point i of the list at arg: {x=, y=} or {x, y}, 1-based, inside a width x height grid; its
  * node id. Each coordinate is read once (an __index of the point may run).
@@ -182,23 +227,14 @@ int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t 
     lua_rawgeti(L, arg, i);
     if (lua_type(L, -1) != LUA_TTABLE)
         arg_error_fmt(L, arg, "%s %d must be a point {x=, y=}, got %s", what, (int)i, type_name(L, -1));
-    lua_Number xy[2];
-    bool ok = true;
-    for (int k = 0; k < 2; k++) {
-        lua_getfield(L, -1 - k, k == 0 ? "x" : "y");
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            lua_rawgeti(L, -1 - k, k + 1);
-        }
-        xy[k] = lua_tonumber(L, -1);
-        ok = ok && lua_type(L, -1) == LUA_TNUMBER && xy[k] == floor(xy[k]) && xy[k] >= 1 &&
-             xy[k] <= (k == 0 ? width : height);
-    }
-    if (!ok)
+    push_entry_field(L, -1, "x", 0);
+    push_entry_field(L, -2, "y", 1);
+    int32_t id = test_cell(L, -2, -1, width, height);
+    if (id < 0)
         arg_error_fmt(L, arg, "%s %d is not a cell of the %dx%d grid", what, (int)i, (int)width,
                       (int)height);
     lua_pop(L, 3);
-    return ((int32_t)xy[1] - 1) * width + ((int32_t)xy[0] - 1);
+    return id;
 }
 
 /*
@@ -279,19 +315,12 @@ int32_t path_cell(void *ud, int32_t i) {
     path_arg *p = ud;
     if (p->ids) return p->ids[i];
     lua_State *L = p->L;
-    int32_t xy[2];
-    for (int k = 0; k < 2; k++) {
-        lua_rawgeti(L, p->arg, 2 * (lua_Integer)i + k + 1);
-        lua_Number v = lua_tonumber(L, -1);
-        bool ok = lua_type(L, -1) == LUA_TNUMBER && v == floor(v) && v >= 1 && v <= (k == 0 ? p->width : p->height);
-        lua_pop(L, 1);
-        if (!ok) {
-            p->bad = i;
-            return -1;
-        }
-        xy[k] = (int32_t)v;
-    }
-    return (xy[1] - 1) * p->width + (xy[0] - 1);
+    lua_rawgeti(L, p->arg, 2 * (lua_Integer)i + 1);
+    lua_rawgeti(L, p->arg, 2 * (lua_Integer)i + 2);
+    int32_t id = test_cell(L, -2, -1, p->width, p->height);
+    lua_pop(L, 2);
+    if (id < 0) p->bad = i;
+    return id;
 }
 
 /* Raises the error of the cell path_cell could not read. An odd flat path's last cell lacks

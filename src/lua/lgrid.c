@@ -1,12 +1,12 @@
 /*
- * grid.c -- astar.Grid: astar.grid, the grid's cells, landmarks and rows, and its class,
- * whose methods include the queries of find.c, job.c and field.c.
+ * lgrid.c -- astar.Grid: astar.grid, the grid's cells, landmarks and rows, and its class,
+ * whose methods include the queries of lfind.c, ljob.c and lfield.c.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* The modes a user may name (DIAGONAL_RULE); a grid's diagonal field also reads "hex"
  * (ASTAR_DIAG_HEX). */
@@ -22,13 +22,6 @@ static void grid_free(lua_State *L, void *o) {
     g->many = NULL;
     astar_grid_free(g->grid);
     g->grid = NULL;
-}
-
-static int grid_tostring(lua_State *L) {
-    lgrid *g = luaL_checkudata(L, 1, GRID_MT);
-    lua_pushfstring(L, "astar.Grid(%dx%d)%s", (int)g->base.width, (int)g->base.height,
-                    g->grid ? "" : " (freed)");
-    return 1;
 }
 
 static int grid_field(lua_State *L, void *o, const char *key) {
@@ -115,8 +108,8 @@ int l_grid(lua_State *L) {
 }
 
 static int grid_set_cost(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     double c = check_cost(L, 4);
     check_writable(L, &g->base, "grid");
     astar_grid_set_cost(g->grid, x, y, c);
@@ -124,15 +117,15 @@ static int grid_set_cost(lua_State *L) {
 }
 
 static int grid_get_cost(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     push_cost(L, astar_grid_get_cost(g->grid, x, y));
     return 1;
 }
 
 static int grid_set_blocked(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     if (lua_type(L, 4) != LUA_TBOOLEAN) type_error(L, 4, "boolean");
     check_writable(L, &g->base, "grid");
     double old = astar_grid_get_cost(g->grid, x, y);
@@ -144,15 +137,15 @@ static int grid_set_blocked(lua_State *L) {
 }
 
 static int grid_is_walkable(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     lua_pushboolean(L, astar_grid_get_cost(g->grid, x, y) != INFINITY);
     return 1;
 }
 
 static int grid_component(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     int32_t id;
     astar_status st = astar_grid_component(g->grid, x, y, &id);
     if (st != ASTAR_OK) return status_error(L, st);
@@ -166,8 +159,8 @@ static int grid_component(lua_State *L) {
 /* grid:dead_end(x, y): the innermost dead-end area holding the cell (an integer >= 1) and its
  * gateway's x, y; false when the cell is in none (astar_grid_dead_end). */
 static int grid_dead_end(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t x = check_coord(L, 2, "x", g->base.width), y = check_coord(L, 3, "y", g->base.height);
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
     int32_t area, gateway;
     astar_status st = astar_grid_dead_end(g->grid, x, y, &area, &gateway);
     if (st != ASTAR_OK) return status_error(L, st);
@@ -182,9 +175,9 @@ static int grid_dead_end(lua_State *L) {
 }
 
 static int grid_reachable(lua_State *L) {
-    lgrid *g = check_grid(L, 1);
-    int32_t sx = check_coord(L, 2, "x", g->base.width), sy = check_coord(L, 3, "y", g->base.height);
-    int32_t gx = check_coord(L, 4, "x", g->base.width), gy = check_coord(L, 5, "y", g->base.height);
+    int32_t sx, sy, gx, gy;
+    lgrid *g = check_cell(L, GRID_MT, &sx, &sy);
+    check_xy(L, 4, &g->base, &gx, &gy);
     int yes;
     astar_status st = astar_grid_reachable(g->grid, sx, sy, gx, gy, &yes);
     if (st != ASTAR_OK) return status_error(L, st);
@@ -200,21 +193,7 @@ static int grid_reachable(lua_State *L) {
  */
 static int grid_landmarks(lua_State *L) {
     check_object(L, 1, GRID_MT);
-    if (!lua_isnoneornil(L, 2)) {
-        int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
-        int threads = read_build_threads(L, 3);
-        lgrid *g = check_grid(L, 1);
-        check_writable(L, &g->base, "grid");
-        astar_status st = ASTAR_ENOMEM;
-        if (threads == 1) {
-            st = astar_grid_landmarks(g->grid, k);
-        } else {
-            astar_build *b = astar_build_landmarks(g->grid, k, threads, &st);
-            st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
-            astar_build_free(b);
-        }
-        if (st != ASTAR_OK) return status_error(L, st);
-    }
+    if (!lua_isnoneornil(L, 2)) build_now(L, false);
     lgrid *g = check_grid(L, 1);
     lua_pushinteger(L, astar_grid_landmark_count(g->grid));
     lua_pushinteger(L, (lua_Integer)astar_grid_landmark_bytes(g->grid));
@@ -252,23 +231,7 @@ int push_hierarchy(lua_State *L, astar_grid *grid) {
  */
 static int grid_hierarchy(lua_State *L) {
     check_object(L, 1, GRID_MT);
-    if (!lua_isnoneornil(L, 2)) {
-        lua_Integer size = check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
-        if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
-        int threads = read_build_threads(L, 3);
-        lgrid *g = check_grid(L, 1);
-        if (size > 0) check_hierarchy_mode(L, g->grid);
-        check_writable(L, &g->base, "grid");
-        astar_status st = ASTAR_ENOMEM;
-        if (threads == 1) {
-            st = astar_grid_hierarchy(g->grid, (int32_t)size);
-        } else {
-            astar_build *b = astar_build_hierarchy(g->grid, (int32_t)size, threads, &st);
-            st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
-            astar_build_free(b);
-        }
-        if (st != ASTAR_OK) return status_error(L, st);
-    }
+    if (!lua_isnoneornil(L, 2)) build_now(L, true);
     return push_hierarchy(L, check_grid(L, 1)->grid);
 }
 
@@ -457,8 +420,7 @@ static const lquery_method GRID_QUERIES[] = {
     {"distance_field", grid_distance_field, field_run},
     {"range", grid_range, field_run},
     {NULL, NULL, NULL}};
-static const luaL_Reg GRID_META[] = {{"__tostring", grid_tostring}, {NULL, NULL}};
 
 const lclass GRID_CLASS = {
     .name = GRID_MT, .what = "grid", .methods = GRID_METHODS, .queries = GRID_QUERIES,
-    .metamethods = GRID_META, .field = grid_field, .free = grid_free};
+    .field = grid_field, .free = grid_free};

@@ -1,11 +1,11 @@
 /*
- * field.c -- astar.Field: grid:distance_field (every cell's cost to the nearest goal) and
+ * lfield.c -- astar.Field: grid:distance_field (every cell's cost to the nearest goal) and
  * grid:range (every cell a unit reaches within a budget), and the field's methods.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 typedef struct lfield {
     lobject base;
@@ -24,13 +24,6 @@ static void field_free(lua_State *L, void *o) {
     (void)L;
     astar_field_free(f->field);
     f->field = NULL;
-}
-
-static int field_tostring(lua_State *L) {
-    lfield *f = luaL_checkudata(L, 1, FIELD_MT);
-    lua_pushfstring(L, "astar.Field(%dx%d)%s", (int)f->base.width, (int)f->base.height,
-                    f->field ? "" : " (freed)");
-    return 1;
 }
 
 static int field_size(lua_State *L) { return push_size(L, FIELD_MT); }
@@ -67,12 +60,10 @@ int field_run(lua_State *L) {
  * the resolve checked.
  */
 void new_field(lua_State *L, find_ctx *c) {
-    lfield *f = new_object(L, sizeof *f, FIELD_MT);
-    astar_alloc a = lua_allocator(L);
-    f->field = astar_field_new(c->grid->base.width, c->grid->base.height, &a);
+    astar_alloc a;
+    lfield *f = new_sized_object(L, sizeof *f, FIELD_MT, c->grid->base.width, c->grid->base.height, &a);
+    f->field = astar_field_new(f->base.width, f->base.height, &a);
     if (!f->field) status_error(L, astar_last_status());
-    f->base.width = c->grid->base.width;
-    f->base.height = c->grid->base.height;
     c->field = f->field;
 }
 
@@ -87,6 +78,20 @@ static void build_field(lua_State *L, find_ctx *c, int field_idx) {
     lua_insert(L, -2); /* field, info */
 }
 
+/* The goals at arg of a distance field c (distance_field, field_job), as node ids in a
+ * userdata left on the stack: its slot. */
+int read_goals(lua_State *L, find_ctx *c, int arg) {
+    const lgrid *g = c->grid;
+    int32_t n;
+    int32_t *ids = read_points(L, arg, g->base.width, g->base.height, "goal", "goals", &n);
+    c->cells = ids;
+    c->ncells = n;
+    c->kind = ASTAR_FIELD_TO;
+    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
+    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    return lua_gettop(L);
+}
+
 /*
  * grid:distance_field(goals [, opts]) -> field, info: every cell's cost to the nearest
  * goal and its next step there, from one search.
@@ -94,15 +99,9 @@ static void build_field(lua_State *L, find_ctx *c, int field_idx) {
 int grid_distance_field(lua_State *L) {
     find_ctx ctx;
     find_ctx *c = &ctx;
-    lgrid *g = begin_grid_query(L, c);
+    begin_grid_query(L, c);
     lua_settop(L, 3);
-    int32_t n;
-    int32_t *ids = read_points(L, 2, g->base.width, g->base.height, "goal", "goals", &n);
-    c->cells = ids;
-    c->ncells = n;
-    c->kind = ASTAR_FIELD_TO;
-    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
-    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    read_goals(L, c, 2);
     query_args a;
     read_options(L, 3, IN_FIELD, "distance_field", &a, &c->q);
     new_field(L, c);
@@ -181,7 +180,8 @@ int grid_range(lua_State *L) {
 
 static int field_distance(lua_State *L) {
     lfield *f = check_field(L, 1);
-    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &f->base, &x, &y);
     double d = astar_field_distance(f->field, x, y);
     if (d == HUGE_VAL) return lua_pushnil(L), 1;
     lua_pushnumber(L, d);
@@ -190,7 +190,8 @@ static int field_distance(lua_State *L) {
 
 static int field_next(lua_State *L) {
     lfield *f = check_field(L, 1);
-    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &f->base, &x, &y);
     int32_t nx, ny;
     if (astar_field_next(f->field, x, y, &nx, &ny) != 1) return lua_pushnil(L), 1;
     lua_pushinteger(L, nx + 1);
@@ -201,7 +202,8 @@ static int field_next(lua_State *L) {
 /* field:path(x, y): in walking order, to the nearest goal (TO) or from the start (FROM). */
 static int field_path(lua_State *L) {
     lfield *f = check_field(L, 1);
-    int32_t x = check_coord(L, 2, "x", f->base.width), y = check_coord(L, 3, "y", f->base.height);
+    int32_t x, y;
+    check_xy(L, 2, &f->base, &x, &y);
     if (astar_field_distance(f->field, x, y) == HUGE_VAL) return lua_pushnil(L), 1;
     /* The way into scratch first: the tables made below may run a finalizer that closes f. */
     int32_t n = 1, nx, ny;
@@ -231,8 +233,7 @@ static int field_cells(lua_State *L) {
 static const luaL_Reg FIELD_METHODS[] = {
     {"size", field_size},   {"distance", field_distance}, {"next", field_next},
     {"path", field_path},   {"cells", field_cells},       {NULL, NULL}};
-static const luaL_Reg FIELD_META[] = {{"__tostring", field_tostring}, {NULL, NULL}};
 
 const lclass FIELD_CLASS = {
-    .name = FIELD_MT, .what = "field", .methods = FIELD_METHODS, .metamethods = FIELD_META,
+    .name = FIELD_MT, .what = "field", .methods = FIELD_METHODS,
     .field = size_field, .free = field_free};

@@ -1,12 +1,12 @@
 /*
- * find.c -- paths on a grid: grid:find, grid:find_nearest and grid:find_many, and what every
+ * lfind.c -- paths on a grid: grid:find, grid:find_nearest and grid:find_many, and what every
  * grid query (these, a job's, a field's) shares: its resolve (resolve_grid_query) and its
  * run on the grid's pool (run_grid_query).
  */
 #include <math.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* Is heuristic h admissible under the diagonal mode? A step to a diagonal hex neighbour is 1,
  * a square diagonal sqrt 2 or 2 (manhattan): each family overestimates on the other. */
@@ -105,8 +105,20 @@ lgrid *begin_grid_query(lua_State *L, find_ctx *c) {
 /* begin_grid_query, and the start at 2, 3. */
 void start_query(lua_State *L, find_ctx *c) {
     const lgrid *g = begin_grid_query(L, c);
-    c->q.sx = check_coord(L, 2, "x", g->base.width);
-    c->q.sy = check_coord(L, 3, "y", g->base.height);
+    check_xy(L, 2, &g->base, &c->q.sx, &c->q.sy);
+}
+
+/* The targets at arg of a query c for the nearest of them (find_nearest, search_nearest), as
+ * node ids in a userdata left on the stack: its slot. */
+int read_targets(lua_State *L, find_ctx *c, int arg) {
+    const lgrid *g = c->grid;
+    int32_t n;
+    int32_t *ids = read_points(L, arg, g->base.width, g->base.height, "target", "targets", &n);
+    c->q.targets = ids;
+    c->q.ntargets = n;
+    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
+    c->q.gy = ids[0] / g->base.width;
+    return lua_gettop(L);
 }
 
 /* Option 'hierarchical' as read_options found it (a boolean; false when not given). */
@@ -178,44 +190,32 @@ int find_run(lua_State *L) {
     return 2;
 }
 
-/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
-int grid_find(lua_State *L) {
+/* find (to the goal at 4, 5) or find_nearest (to the nearest of the targets at 4): the
+ * start, the goal or targets, the options (at 6 or 5), then the resolve and the run. */
+static int find_path(lua_State *L, bool nearest) {
     find_ctx ctx; /* lives on the C stack for the whole pcall: nothing allocated per query */
     find_ctx *c = &ctx;
+    int opts = nearest ? 5 : 6;
     start_query(L, c);
-    const lgrid *g = c->grid;
-    c->q.gx = check_coord(L, 4, "x", g->base.width);
-    c->q.gy = check_coord(L, 5, "y", g->base.height);
-    lua_settop(L, 6);
+    if (!nearest) check_xy(L, 4, &c->grid->base, &c->q.gx, &c->q.gy);
+    lua_settop(L, opts);
+    if (nearest) read_targets(L, c, 4);
     query_args a;
-    read_options(L, 6, IN_FIND, "find", &a, &c->q);
-    bool tiered = read_hierarchical(L, &a);
+    read_options(L, opts, nearest ? IN_NEAREST : IN_FIND, nearest ? "find_nearest" : "find", &a, &c->q);
+    bool tiered = !nearest && read_hierarchical(L, &a);
     resolve_grid_query(L, c, &a);
     if (tiered) resolve_hierarchical(L, c);
     return run_grid_query(L, c);
 }
 
+/* grid:find(sx, sy, gx, gy [, opts]) -> path, info | nil, info */
+int grid_find(lua_State *L) { return find_path(L, false); }
+
 /*
  * grid:find_nearest(sx, sy, targets [, opts]) -> path, info | nil, info: one search
  * for the nearest of many goals; info.target is the index of the one reached.
  */
-int grid_find_nearest(lua_State *L) {
-    find_ctx ctx;
-    find_ctx *c = &ctx;
-    start_query(L, c);
-    const lgrid *g = c->grid;
-    lua_settop(L, 5);
-    int32_t n;
-    int32_t *ids = read_points(L, 4, g->base.width, g->base.height, "target", "targets", &n);
-    c->q.targets = ids;
-    c->q.ntargets = n;
-    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
-    c->q.gy = ids[0] / g->base.width;
-    query_args a;
-    read_options(L, 5, IN_NEAREST, "find_nearest", &a, &c->q);
-    resolve_grid_query(L, c, &a);
-    return run_grid_query(L, c);
-}
+int grid_find_nearest(lua_State *L) { return find_path(L, true); }
 
 /* ------------------------------------------------------------ find_many */
 
@@ -285,14 +285,10 @@ static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int
         arg_error_fmt(L, arg, "query %d must be a table {sx, sy, gx, gy}, got %s", (int)i,
                       type_name(L, -1));
     for (int k = 0; k < 4; k++) {
-        lua_getfield(L, -1, QUERY_KEYS[k]);
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
-            lua_rawgeti(L, -1, k + 1);
-        }
+        push_entry_field(L, -1, QUERY_KEYS[k], k);
         int32_t size = k % 2 == 0 ? g->base.width : g->base.height;
-        lua_Number v = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > size)
+        lua_Number v;
+        if (!test_integer(L, -1, 1, size, &v))
             arg_error_fmt(L, arg, "query %d: %s must be an integer in 1..%d, got %s", (int)i,
                           QUERY_KEYS[k], (int)size, value_str(L, -1));
         e[k] = (int32_t)v - 1;
@@ -300,8 +296,6 @@ static void read_query(lua_State *L, int arg, lua_Integer i, const lgrid *g, int
     }
     lua_pop(L, 1);
 }
-
-static const char *const MANY_OPTIONS[] = {"threads", NULL};
 
 /*
  * grid:find_many(queries [, opts [, { threads = n }]]) -> results: results[i] =
@@ -329,14 +323,7 @@ int grid_find_many(lua_State *L) {
     c->results = results;
     query_args a;
     read_options(L, 3, IN_MANY, "find_many", &a, &c->q);
-    int run = read_fields(L, 4, MANY_OPTIONS);
-    if (!lua_isnil(L, run)) {
-        lua_Number t = lua_tonumber(L, run);
-        if (lua_type(L, run) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
-            arg_error_fmt(L, 4, "option 'threads' must be an integer in 1..%d, got %s",
-                          ASTAR_MANY_MAX_THREADS, value_str(L, run));
-        c->threads = (int)t;
-    }
+    c->threads = read_threads(L, 4, 0);
     resolve_grid_query(L, c, &a);
     run_grid_query(L, c);
     lua_pop(L, 1);

@@ -1,10 +1,10 @@
 /*
- * layers.c -- what a grid query may read besides the grid: astar.Influence (influence
+ * llayers.c -- what a grid query may read besides the grid: astar.Influence (influence
  * layers, a cost per cell) and astar.Mask (fog of war: the cells a unit knows).
  */
 #include <math.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 static llayer *check_layer(lua_State *L, int arg) { return check_open(L, arg, LAYER_MT); }
 
@@ -13,13 +13,6 @@ static void layer_free(lua_State *L, void *o) {
     (void)L;
     astar_layer_free(l->layer);
     l->layer = NULL;
-}
-
-static int layer_tostring(lua_State *L) {
-    llayer *l = luaL_checkudata(L, 1, LAYER_MT);
-    lua_pushfstring(L, "astar.Influence(%dx%d)%s", (int)l->base.width, (int)l->base.height,
-                    l->layer ? "" : " (freed)");
-    return 1;
 }
 
 /* A layer's value, or a weight of one: |v| <= ASTAR_MAX_VALUE, so no query's sum overflows. */
@@ -32,22 +25,28 @@ static double check_value(lua_State *L, int arg, const char *what) {
     return v;
 }
 
+/* What a write to a layer answered: ESTOPPED, the work limit's error; another failure, a
+ * value out of range (`what`, named as argument arg's). */
+static int layer_status(lua_State *L, astar_status st, int arg, const char *what) {
+    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
+    if (st != ASTAR_OK) arg_error_fmt(L, arg, "%s would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR, what);
+    return 0;
+}
+
+/* astar.influence(width, height [, initial]) */
 int l_influence(lua_State *L) {
     int32_t w, h;
     check_size_args(L, &w, &h);
     double initial = lua_isnoneornil(L, 3) ? 0.0 : check_value(L, 3, "initial value");
-    llayer *l = new_object(L, sizeof *l, LAYER_MT);
-    astar_alloc a = lua_allocator(L);
+    astar_alloc a;
+    llayer *l = new_sized_object(L, sizeof *l, LAYER_MT, w, h, &a);
     l->layer = astar_layer_new(w, h, initial, &a);
-    if (!l->layer) return status_error(L, astar_last_status());
-    l->base.width = w;
-    l->base.height = h;
-    return 1;
+    return l->layer ? 1 : status_error(L, astar_last_status());
 }
 
 static int layer_set(lua_State *L) {
-    llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    llayer *l = check_cell(L, LAYER_MT, &x, &y);
     double v = check_value(L, 4, "value");
     check_writable(L, &l->base, "influence layer");
     astar_layer_set(l->layer, x, y, v);
@@ -55,19 +54,18 @@ static int layer_set(lua_State *L) {
 }
 
 static int layer_add(lua_State *L) {
-    llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    llayer *l = check_cell(L, LAYER_MT, &x, &y);
     double v = check_value(L, 4, "value");
     check_writable(L, &l->base, "influence layer");
-    if (astar_layer_add(l->layer, x, y, v) != ASTAR_OK)
-        arg_error_fmt(L, 4, "the sum would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
+    layer_status(L, astar_layer_add(l->layer, x, y, v), 4, "the sum"); /* EINVAL only */
     lua_pushnumber(L, astar_layer_get(l->layer, x, y));
     return 1;
 }
 
 static int layer_get(lua_State *L) {
-    llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    llayer *l = check_cell(L, LAYER_MT, &x, &y);
     lua_pushnumber(L, astar_layer_get(l->layer, x, y));
     return 1;
 }
@@ -82,8 +80,8 @@ static int layer_fill(lua_State *L) {
 
 static int layer_stamp(lua_State *L) {
     static const char *const FALLOFFS[] = {"linear", "quadratic", "constant", NULL};
-    llayer *l = check_layer(L, 1);
-    int32_t x = check_coord(L, 2, "x", l->base.width), y = check_coord(L, 3, "y", l->base.height);
+    int32_t x, y;
+    llayer *l = check_cell(L, LAYER_MT, &x, &y);
     double radius = check_finite(L, 4, "radius");
     if (radius < 0) arg_error_fmt(L, 4, "radius must be >= 0, got %s", value_str(L, 4));
     double strength = check_value(L, 5, "strength");
@@ -91,11 +89,8 @@ static int layer_stamp(lua_State *L) {
     if (falloff < 0)
         arg_error_fmt(L, 6, "falloff must be \"linear\", \"quadratic\" or \"constant\", got %s", value_str(L, 6));
     check_writable(L, &l->base, "influence layer");
-    astar_status st = astar_layer_stamp(l->layer, x, y, radius, strength, (astar_falloff)falloff);
-    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
-    if (st != ASTAR_OK)
-        arg_error_fmt(L, 5, "a stamped value would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
-    return 0;
+    return layer_status(L, astar_layer_stamp(l->layer, x, y, radius, strength, (astar_falloff)falloff), 5,
+                        "a stamped value");
 }
 
 static int layer_decay(lua_State *L) {
@@ -103,11 +98,7 @@ static int layer_decay(lua_State *L) {
     double factor = check_value(L, 2, "factor");
     if (factor < 0) arg_error_fmt(L, 2, "factor must be >= 0, got %s", value_str(L, 2));
     check_writable(L, &l->base, "influence layer");
-    astar_status st = astar_layer_scale(l->layer, factor);
-    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
-    if (st != ASTAR_OK)
-        arg_error_fmt(L, 2, "a decayed value would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
-    return 0;
+    return layer_status(L, astar_layer_scale(l->layer, factor), 2, "a decayed value");
 }
 
 static int layer_spread(lua_State *L) {
@@ -147,11 +138,7 @@ static int layer_add_layer(lua_State *L) {
                       (int)other->base.height, (int)l->base.width, (int)l->base.height);
     double weight = lua_isnoneornil(L, 3) ? 1.0 : check_value(L, 3, "weight");
     check_writable(L, &l->base, "influence layer");
-    astar_status st = astar_layer_add_layer(l->layer, other->layer, weight);
-    if (st == ASTAR_ESTOPPED) return work_limit_error(L);
-    if (st != ASTAR_OK)
-        arg_error_fmt(L, 3, "a sum would be out of -" MAX_VALUE_STR ".." MAX_VALUE_STR);
-    return 0;
+    return layer_status(L, astar_layer_add_layer(l->layer, other->layer, weight), 3, "a sum");
 }
 
 static int layer_size(lua_State *L) { return push_size(L, LAYER_MT); }
@@ -161,15 +148,12 @@ static const luaL_Reg LAYER_METHODS[] = {
     {"add", layer_add},       {"fill", layer_fill},       {"stamp", layer_stamp},
     {"decay", layer_decay},   {"spread", layer_spread},   {"max_abs", layer_max_abs},
     {"add_layer", layer_add_layer}, {NULL, NULL}};
-static const luaL_Reg LAYER_META[] = {{"__tostring", layer_tostring}, {NULL, NULL}};
 
 const lclass LAYER_CLASS = {
     .name = LAYER_MT, .what = "influence layer", .methods = LAYER_METHODS,
-    .metamethods = LAYER_META, .field = size_field, .free = layer_free};
+    .field = size_field, .free = layer_free};
 
 /* ---------------------------------------------------------- fog of war */
-
-static lmask *check_mask(lua_State *L, int arg) { return check_open(L, arg, MASK_MT); }
 
 static void mask_free(lua_State *L, void *o) {
     lmask *m = o;
@@ -178,28 +162,19 @@ static void mask_free(lua_State *L, void *o) {
     m->mask = NULL;
 }
 
-static int mask_tostring(lua_State *L) {
-    lmask *m = luaL_checkudata(L, 1, MASK_MT);
-    lua_pushfstring(L, "astar.Mask(%dx%d)%s", (int)m->base.width, (int)m->base.height,
-                    m->mask ? "" : " (freed)");
-    return 1;
-}
-
+/* astar.mask(width, height): nothing known */
 int l_mask(lua_State *L) {
     int32_t w, h;
     check_size_args(L, &w, &h);
-    lmask *m = new_object(L, sizeof *m, MASK_MT);
-    astar_alloc a = lua_allocator(L);
+    astar_alloc a;
+    lmask *m = new_sized_object(L, sizeof *m, MASK_MT, w, h, &a);
     m->mask = astar_mask_new(w, h, &a);
-    if (!m->mask) return status_error(L, astar_last_status());
-    m->base.width = w;
-    m->base.height = h;
-    return 1;
+    return m->mask ? 1 : status_error(L, astar_last_status());
 }
 
 static int mask_reveal(lua_State *L) {
-    lmask *m = check_mask(L, 1);
-    int32_t x = check_coord(L, 2, "x", m->base.width), y = check_coord(L, 3, "y", m->base.height);
+    int32_t x, y;
+    lmask *m = check_cell(L, MASK_MT, &x, &y);
     double radius = 0.0;
     if (!lua_isnoneornil(L, 4)) {
         if (lua_type(L, 4) != LUA_TNUMBER) type_error(L, 4, "number");
@@ -212,8 +187,8 @@ static int mask_reveal(lua_State *L) {
 }
 
 static int mask_is_known(lua_State *L) {
-    lmask *m = check_mask(L, 1);
-    int32_t x = check_coord(L, 2, "x", m->base.width), y = check_coord(L, 3, "y", m->base.height);
+    int32_t x, y;
+    lmask *m = check_cell(L, MASK_MT, &x, &y);
     lua_pushboolean(L, astar_mask_is_known(m->mask, x, y) == 1);
     return 1;
 }
@@ -222,8 +197,7 @@ static int mask_size(lua_State *L) { return push_size(L, MASK_MT); }
 
 static const luaL_Reg MASK_METHODS[] = {
     {"size", mask_size}, {"reveal", mask_reveal}, {"is_known", mask_is_known}, {NULL, NULL}};
-static const luaL_Reg MASK_META[] = {{"__tostring", mask_tostring}, {NULL, NULL}};
 
 const lclass MASK_CLASS = {
-    .name = MASK_MT, .what = "mask", .methods = MASK_METHODS, .metamethods = MASK_META,
+    .name = MASK_MT, .what = "mask", .methods = MASK_METHODS,
     .field = size_field, .free = mask_free};

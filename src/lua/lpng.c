@@ -1,14 +1,14 @@
 /*
- * png.c -- the smallest PNG writer astar.debug.png needs: 8-bit RGB, no filter, the zlib
+ * lpng.c -- the smallest PNG writer astar.debug.png needs: 8-bit RGB, no filter, the zlib
  * stream made of stored (uncompressed) deflate blocks. Big, but any decoder reads it, and
  * it takes no library: the pictures are for looking at a map, not for shipping.
  */
-#include "png.h"
+#include "lpng.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "compat.h"
+#include "lcompat.h"
 
 static uint32_t crc_table[256];
 

@@ -1,5 +1,5 @@
 /*
- * binding.h -- what the files of the binding (module astar.core) share: the userdata types,
+ * lbinding.h -- what the files of the binding (module astar.core) share: the userdata types,
  * their class names, the query machinery's types and the functions more than one file calls.
  * Everything else stays static in its file. The rules every file follows (memory, and read ->
  * resolve -> run) are written at the top of astar_core.c.
@@ -16,13 +16,13 @@
 #include <stdint.h>
 
 #include "astar.h"
-#include "compat.h"
+#include "lcompat.h"
 
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #endif
 
-/* The class names (object.c): registry keys of the metatables and __name, as strings; and
+/* The class names (lclass.c): registry keys of the metatables and __name, as strings; and
  * each as an address, the key test_object finds its metatable by. */
 extern const char GRID_MT[], LAYER_MT[], CLAIMS_MT[], MASK_MT[], FIELD_MT[], JOB_MT[], GRAPH_MT[],
     GRAPH_CLAIMS_MT[];
@@ -128,7 +128,7 @@ typedef struct lclass {
     const char *what;                /* how messages name one: "grid", "influence layer" */
     const luaL_Reg *methods;
     const lquery_method *queries;    /* more methods, NULL-terminated; or NULL */
-    const luaL_Reg *metamethods;     /* __tostring */
+    lua_CFunction tostring;          /* __tostring; NULL: the size's, "astar.Grid(8x8)" */
     /* Pushes field `key` of the open or freed object o and returns 1, or returns 0. */
     int (*field)(lua_State *L, void *o, const char *key);
     /* Frees what the open or freed object o owns (and may refuse, raising). */
@@ -158,7 +158,7 @@ enum {
 #define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE)
 #define IN_ALL (IN_GRID | IN_GRAPH)
 
-/* The rows of OPTIONS (query.c). */
+/* The rows of OPTIONS (lquery.c). */
 typedef enum option_id {
     O_HEURISTIC, O_WEIGHT, O_DIAGONAL, O_INFLUENCE, O_INFLUENCE_WEIGHT, O_CLAIMS, O_UNIT,
     O_CLAIM_PENALTY, O_CLAIM_RADIUS, O_GRAPH_CLAIM_RADIUS, O_FIELD_CLAIM_RADIUS, O_CLAIM_WINDOW,
@@ -256,12 +256,28 @@ static inline void push_version(lua_State *L, uint32_t v) {
     else lua_pushnumber(L, (lua_Number)v);
 }
 
-/* ----------------------------------------------- args.c: arguments, errors */
+/* ---------------------------------------------- largs.c: arguments, errors */
 
 const char *value_str(lua_State *L, int idx);
 const char *type_name(lua_State *L, int idx);
 int arg_error_fmt(lua_State *L, int arg, const char *fmt, ...);
 int type_error(lua_State *L, int arg, const char *expected);
+/*
+ * Is the value at idx a number whose value is an integer in lo..hi (2.0 is; 2.5, NaN and the
+ * string "2" are not)? The number in *v (0 for a non-number). The one test of the integers the
+ * binding reads (check_integer, test_cell, test_node, the options): each raises its own
+ * message. Inline: cell methods (check_coord) run it in a game's loops.
+ */
+static inline bool test_integer(lua_State *L, int idx, lua_Number lo, lua_Number hi, lua_Number *v) {
+    *v = lua_tonumber(L, idx);
+    return lua_type(L, idx) == LUA_TNUMBER && *v == floor(*v) && *v >= lo && *v <= hi;
+}
+/* test_integer of any range: is the value at idx a number with an integral value (math.huge
+ * is one; its range is checked apart)? */
+static inline bool is_integral(lua_State *L, int idx) {
+    lua_Number v;
+    return test_integer(L, idx, -HUGE_VAL, HUGE_VAL, &v);
+}
 lua_Integer check_integer(lua_State *L, int arg, const char *what, lua_Integer lo, lua_Integer hi);
 const char *check_c_string(lua_State *L, int arg, const char *what);
 bool string_is(lua_State *L, int idx, const char *name);
@@ -275,7 +291,15 @@ void push_cost(lua_State *L, double c);
 double check_finite(lua_State *L, int arg, const char *what);
 void check_size_args(lua_State *L, int32_t *w, int32_t *h);
 int read_fields(lua_State *L, int arg, const char *const names[]);
+int read_threads(lua_State *L, int arg, int dflt);
 lua_Integer list_length(lua_State *L, int idx);
+void push_entry_field(lua_State *L, int idx, const char *name, int k);
+int32_t test_cell(lua_State *L, int ix, int iy, int32_t width, int32_t height);
+/* The 0-based id of the 1-based node id at idx of a graph of count nodes, or -1. */
+static inline int32_t test_node(lua_State *L, int idx, int32_t count) {
+    lua_Number v;
+    return test_integer(L, idx, 1, count, &v) ? (int32_t)v - 1 : -1;
+}
 int32_t read_point(lua_State *L, int arg, lua_Integer i, int32_t width, int32_t height,
                    const char *what);
 int32_t *read_points(lua_State *L, int arg, int32_t width, int32_t height, const char *what,
@@ -296,16 +320,17 @@ int32_t path_cell(void *ud, int32_t i);
 int path_error(path_arg *p);
 int32_t *read_path(lua_State *L, int arg, int32_t width, int32_t height, int32_t *count);
 
-/* --------------------------------------------- object.c: userdata, classes */
+/* -------------------------------------------- lclass.c: userdata, classes */
 
 astar_alloc lua_allocator(lua_State *L);
 int freed_error(lua_State *L, const char *mt);
 void *new_object(lua_State *L, size_t size, const char *mt);
+void *new_sized_object(lua_State *L, size_t size, const char *mt, int32_t w, int32_t h, astar_alloc *a);
 int push_size(lua_State *L, const char *mt);
 int size_field(lua_State *L, void *o, const char *key);
 void register_class(lua_State *L, const lclass *cls);
 
-/* ------------------------- query.c: options, resolve, pool, runner, answers */
+/* ---------------------------------- lquery.c: options, resolve, pool, runner */
 
 extern const char *const HEURISTIC_NAMES[];
 void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args *a, void *query);
@@ -324,6 +349,9 @@ bool pool_keeps_warm(const pool *p, const workspace *w);
 void push_run_args(lua_State *L, void *ud, const run_ctx *c);
 int run_marked(lua_State *L, const run_ctx *c);
 int run_query(lua_State *L, run_ctx *c, pool *p, const lobject *owner);
+
+/* ------------------------------------------------------- lanswer.c: answers */
+
 void resolve_answer(run_ctx *c, const query_args *a);
 void push_answer(lua_State *L, const astar_result *r, const int32_t *ids, int32_t n, int32_t width,
                  uint32_t version, const answer_to *to);
@@ -337,6 +365,12 @@ void check_answer(lua_State *L, astar_status st, const char *fn);
 /* A 1-based coordinate of the Lua API, returned 0-based. */
 static inline int32_t check_coord(lua_State *L, int arg, const char *what, int32_t size) {
     return (int32_t)check_integer(L, arg, what, 1, size) - 1;
+}
+
+/* The cell x, y at arg, arg + 1 (1-based) of object o (a grid, layer, mask...), 0-based. */
+static inline void check_xy(lua_State *L, int arg, const lobject *o, int32_t *x, int32_t *y) {
+    *x = check_coord(L, arg, "x", o->width);
+    *y = check_coord(L, arg + 1, "y", o->height);
 }
 
 /*
@@ -370,6 +404,14 @@ static inline void *check_open(lua_State *L, int arg, const char *mt) {
     return o;
 }
 
+/* The open object of class mt at 1 and the cell at 2, 3 (0-based in *x, *y): what every cell
+ * method (get_cost, set, is_known...) reads first. */
+static inline void *check_cell(lua_State *L, const char *mt, int32_t *x, int32_t *y) {
+    lobject *o = check_open(L, 1, mt);
+    check_xy(L, 2, o, x, y);
+    return o;
+}
+
 /* Writers call this: a callback may not change what its own query reads. */
 static inline void check_writable(lua_State *L, const lobject *o, const char *what) {
     if (o->readers > 0)
@@ -379,16 +421,17 @@ static inline void check_writable(lua_State *L, const lobject *o, const char *wh
 
 /* ------------------------------------------------------- the object types */
 
-/* grid.c */
+/* lgrid.c */
 extern const char *const DIAGONAL_NAMES[];
 lgrid *check_grid(lua_State *L, int arg);
 lgrid *new_grid(lua_State *L);
 int l_grid(lua_State *L);
 int l_smooth(lua_State *L);
 
-/* find.c: grid:find, find_nearest, find_many, and what every grid query shares */
+/* lfind.c: grid:find, find_nearest, find_many, and what every grid query shares */
 lgrid *begin_grid_query(lua_State *L, find_ctx *c);
 void start_query(lua_State *L, find_ctx *c);
+int read_targets(lua_State *L, find_ctx *c, int arg);
 void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a);
 int run_grid_query(lua_State *L, find_ctx *c);
 int grid_find(lua_State *L);
@@ -398,7 +441,7 @@ bool read_hierarchical(lua_State *L, const query_args *a);
 void resolve_hierarchical(lua_State *L, find_ctx *c);
 astar_status find_engine(find_ctx *c, astar_result *res);
 
-/* ---- repair.c */
+/* ---- lrepair.c */
 int grid_check_path(lua_State *L);
 int grid_repair(lua_State *L);
 int check_run(lua_State *L);
@@ -406,41 +449,42 @@ int repair_run(lua_State *L);
 int find_run(lua_State *L);
 int many_run(lua_State *L);
 
-/* job.c: grid:search, search_nearest and field_job (astar.Search) */
+/* ljob.c: grid:search, search_nearest and field_job (astar.Search) */
 int grid_search(lua_State *L);
 int grid_search_nearest(lua_State *L);
 int grid_field_job(lua_State *L);
 
-/* build.c */
+/* lbuild.c */
 int grid_build_landmarks(lua_State *L);
-int read_build_threads(lua_State *L, int arg);
+void build_now(lua_State *L, bool hierarchy);
 int grid_build_hierarchy(lua_State *L);
 int grid_prepare(lua_State *L);
 int push_hierarchy(lua_State *L, astar_grid *grid);
 /* The mode check of grid:hierarchy and grid:build_hierarchy (a Lua error when it has none). */
 void check_hierarchy_mode(lua_State *L, astar_grid *grid);
 
-/* field.c */
+/* lfield.c */
 int grid_distance_field(lua_State *L);
 int grid_range(lua_State *L);
 int field_run(lua_State *L);
+int read_goals(lua_State *L, find_ctx *c, int arg);
 void new_field(lua_State *L, find_ctx *c);
 void push_field_info(lua_State *L, astar_status st, const astar_result *res, const astar_field *f);
 
-/* layers.c */
+/* llayers.c */
 int l_influence(lua_State *L);
 int l_mask(lua_State *L);
 
-/* claims.c */
+/* lclaims.c */
 int l_claims(lua_State *L);
 int32_t unit_slot(lua_State *L, int claims, int key);
 
-/* graph.c */
+/* lgraph.c */
 lgraph *check_graph(lua_State *L, int arg);
 int32_t check_node(lua_State *L, int arg, const lgraph *g);
 int l_graph(lua_State *L);
 
-/* limit.c: the work limit, and the errors of the calls it stops */
+/* llimit.c: the work limit, and the errors of the calls it stops */
 int l_set_work_limit(lua_State *L);
 int l_work_left(lua_State *L);
 /* "work limit reached": a call the core stopped (ASTAR_ESTOPPED); it changed nothing. */
@@ -450,7 +494,7 @@ int status_error(lua_State *L, astar_status st);
 /* The same from inside a protected runner (run_query): the position is its caller's caller's. */
 int runner_status_error(lua_State *L, astar_status st);
 
-/* load.c */
+/* lload.c */
 int l_load_movingai(lua_State *L);
 int l_load_movingai_string(lua_State *L);
 int l_load_scen(lua_State *L);

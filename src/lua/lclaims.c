@@ -1,11 +1,11 @@
 /*
- * claims.c -- claims: the paths units have claimed, which queries with option 'claims' avoid.
+ * lclaims.c -- claims: the paths units have claimed, which queries with option 'claims' avoid.
  * astar.Claims (cells of a grid) and astar.GraphClaims (nodes of a graph) share their unit
  * keys and writes (set_claim, advance_claim, release_claim); astar.claims makes either.
  */
 #include <math.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 static lclaims *check_claims(lua_State *L, int arg) { return check_open(L, arg, CLAIMS_MT); }
 
@@ -14,13 +14,6 @@ static void claims_free(lua_State *L, void *o) {
     (void)L;
     astar_claims_free(c->claims);
     c->claims = NULL;
-}
-
-static int claims_tostring(lua_State *L) {
-    lclaims *c = luaL_checkudata(L, 1, CLAIMS_MT);
-    lua_pushfstring(L, "astar.Claims(%dx%d)%s", (int)c->base.width, (int)c->base.height,
-                    c->claims ? "" : " (freed)");
-    return 1;
 }
 
 /* The claims' slot of the unit keyed at idx, or -1 (no code runs: the table is read raw). */
@@ -37,8 +30,7 @@ static void check_unit_key(lua_State *L, int arg) {
     int t = lua_type(L, arg);
     if (t == LUA_TSTRING) return;
     if (t != LUA_TNUMBER) type_error(L, arg, "integer or string");
-    lua_Number n = lua_tonumber(L, arg);
-    if (n != floor(n)) arg_error_fmt(L, arg, "unit must be an integer or a string, got %s", value_str(L, arg));
+    if (!is_integral(L, arg)) arg_error_fmt(L, arg, "unit must be an integer or a string, got %s", value_str(L, arg));
 }
 
 /*
@@ -103,6 +95,14 @@ static int release_claim(lua_State *L, astar_claims *claims) {
     return 1;
 }
 
+/* claims:position(unit) of grid and graph claims (the object at 1, already checked): the
+ * node the unit stands on now, or -1. */
+static int32_t unit_node(lua_State *L, astar_claims *claims) {
+    check_unit_key(L, 2);
+    int32_t slot = unit_slot(L, 1, 2);
+    return slot >= 0 ? astar_claims_current(claims, slot) : -1;
+}
+
 /* claims:claim(unit, path): the path, in any form find returns (read_path), is read first (an
  * __index of a point may run), then the claims resolved and written. */
 static int claims_claim(lua_State *L) {
@@ -125,8 +125,8 @@ static int claims_release(lua_State *L) {
 }
 
 static int claims_count(lua_State *L) {
-    lclaims *c = check_claims(L, 1);
-    int32_t x = check_coord(L, 2, "x", c->base.width), y = check_coord(L, 3, "y", c->base.height);
+    int32_t x, y;
+    lclaims *c = check_cell(L, CLAIMS_MT, &x, &y);
     lua_pushinteger(L, astar_claims_count(c->claims, x, y));
     return 1;
 }
@@ -134,9 +134,7 @@ static int claims_count(lua_State *L) {
 /* claims:position(unit) -> x, y of the unit's current node, or nil. */
 static int claims_position(lua_State *L) {
     lclaims *c = check_claims(L, 1);
-    check_unit_key(L, 2);
-    int32_t slot = unit_slot(L, 1, 2);
-    int32_t id = slot >= 0 ? astar_claims_current(c->claims, slot) : -1;
+    int32_t id = unit_node(L, c->claims);
     if (id < 0) return lua_pushnil(L), 1;
     lua_pushinteger(L, id % c->base.width + 1);
     lua_pushinteger(L, id / c->base.width + 1);
@@ -149,10 +147,9 @@ static const luaL_Reg CLAIMS_METHODS[] = {
     {"size", claims_size},   {"claim", claims_claim}, {"advance", claims_advance},
     {"release", claims_release}, {"count", claims_count}, {"position", claims_position},
     {NULL, NULL}};
-static const luaL_Reg CLAIMS_META[] = {{"__tostring", claims_tostring}, {NULL, NULL}};
 
 const lclass CLAIMS_CLASS = {
-    .name = CLAIMS_MT, .what = "claims", .methods = CLAIMS_METHODS, .metamethods = CLAIMS_META,
+    .name = CLAIMS_MT, .what = "claims", .methods = CLAIMS_METHODS,
     .field = size_field, .free = claims_free};
 
 /* ------------------------------------------------------ graph claims */
@@ -209,11 +206,9 @@ static int graph_claims_claim(lua_State *L) {
     int32_t *ids = astar_newuserdata(L, n * sizeof *ids); /* scratch, collected with the call */
     for (size_t i = 1; i <= n; i++) {
         lua_rawgeti(L, 3, (int)i);
-        lua_Number v = lua_tonumber(L, -1);
-        if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 1 || v > count)
+        if ((ids[i - 1] = test_node(L, -1, count)) < 0)
             arg_error_fmt(L, 3, "path[%d] must be a node id 1..%d, got %s", (int)i, (int)count,
                           value_str(L, -1));
-        ids[i - 1] = (int32_t)v - 1;
         lua_pop(L, 1);
     }
     check_graph_claims(L, 1); /* again: making the scratch may have run a finalizer */
@@ -242,10 +237,7 @@ static int graph_claims_count(lua_State *L) {
 
 /* claims:position(unit) -> the unit's current node id, or nil */
 static int graph_claims_position(lua_State *L) {
-    lgraph_claims *c = check_graph_claims(L, 1);
-    check_unit_key(L, 2);
-    int32_t slot = unit_slot(L, 1, 2);
-    int32_t id = slot >= 0 ? astar_claims_current(c->claims, slot) : -1;
+    int32_t id = unit_node(L, check_graph_claims(L, 1)->claims);
     if (id < 0) lua_pushnil(L);
     else lua_pushinteger(L, (lua_Integer)id + 1);
     return 1;
@@ -262,11 +254,10 @@ static const luaL_Reg GRAPH_CLAIMS_METHODS[] = {
     {"size", graph_claims_size},       {"claim", graph_claims_claim},
     {"advance", graph_claims_advance}, {"release", graph_claims_release},
     {"count", graph_claims_count},     {"position", graph_claims_position}, {NULL, NULL}};
-static const luaL_Reg GRAPH_CLAIMS_META[] = {{"__tostring", graph_claims_tostring}, {NULL, NULL}};
 
 const lclass GRAPH_CLAIMS_CLASS = {
     .name = GRAPH_CLAIMS_MT, .what = "claims", .methods = GRAPH_CLAIMS_METHODS,
-    .metamethods = GRAPH_CLAIMS_META, .free = graph_claims_free};
+    .tostring = graph_claims_tostring, .free = graph_claims_free};
 
 /* ------------------------------------------------------------------ both */
 
@@ -274,13 +265,10 @@ int l_claims(lua_State *L) {
     if (test_object(L, 1, GRAPH_MT)) return l_graph_claims(L);
     if (!test_object(L, 1, GRID_MT)) type_error(L, 1, "astar.Grid or astar.Graph");
     lgrid *g = check_grid(L, 1);
-    lclaims *c = new_object(L, sizeof *c, CLAIMS_MT);
+    astar_alloc a;
+    lclaims *c = new_sized_object(L, sizeof *c, CLAIMS_MT, g->base.width, g->base.height, &a);
     lua_newtable(L);
     astar_setuservalue(L, -2);
-    astar_alloc a = lua_allocator(L);
     c->claims = astar_claims_new(g->base.width, g->base.height, &a);
-    if (!c->claims) return status_error(L, astar_last_status());
-    c->base.width = g->base.width;
-    c->base.height = g->base.height;
-    return 1;
+    return c->claims ? 1 : status_error(L, astar_last_status());
 }

@@ -1,9 +1,9 @@
 /*
- * job.c -- astar.Search: a query run in steps (job:step) that a game spreads over frames,
+ * ljob.c -- astar.Search: a query run in steps (job:step) that a game spreads over frames,
  * keeping alive what it reads between them: grid:search (what find answers),
  * grid:search_nearest (find_nearest) and grid:field_job (distance_field).
  */
-#include "binding.h"
+#include "lbinding.h"
 
 /* What a job runs: the engine find would take, in slices (A* or jump point search, targets);
  * a two-tier find (hierarchical = true), run whole in its first step; a distance field. */
@@ -148,8 +148,10 @@ static int job_run(lua_State *L) {
     return 2;
 }
 
-/* A new job of the grid at 1 (not checked open: the resolve does), on the stack top. */
-static ljob *new_job(lua_State *L, job_kind kind) {
+/* A new job of the grid at 1 (not checked open: the resolve does), at nargs + 1, after the
+ * call's nargs arguments. */
+static ljob *new_job(lua_State *L, int nargs, job_kind kind) {
+    lua_settop(L, nargs);
     lgrid *g = check_object(L, 1, GRID_MT);
     ljob *j = new_object(L, sizeof *j, JOB_MT);
     j->kind = kind;
@@ -169,11 +171,12 @@ static void pin(lua_State *L, int t, const char *k, int v) {
 }
 
 /*
- * After the resolve: the job at `job` keeps alive what it reads (its uservalue, above), and
- * keeps of this call's stack slots nothing. cells, field: slots of its targets or goals and of
- * the field it fills, or 0.
+ * After the resolve: the job new_job made after nargs arguments keeps alive what it reads
+ * (its uservalue, above), and keeps of this call's stack slots nothing. cells, field: slots of
+ * its targets or goals and of the field it fills, or 0.
  */
-static int keep_alive(lua_State *L, int job, const query_args *a, int cells, int field) {
+static int keep_alive(lua_State *L, int nargs, const query_args *a, int cells, int field) {
+    int job = nargs + 1;
     ljob *j = lua_touserdata(L, job);
     find_ctx *c = &j->ctx;
     check_stack(L, 8);
@@ -212,13 +215,10 @@ static int keep_alive(lua_State *L, int job, const query_args *a, int cells, int
 
 /* grid:search(sx, sy, gx, gy [, opts]) -> a resumable search of what find would answer */
 int grid_search(lua_State *L) {
-    lua_settop(L, 6);
-    ljob *j = new_job(L, JOB_PATH);
-    int job = lua_gettop(L);
+    ljob *j = new_job(L, 6, JOB_PATH);
     find_ctx *c = &j->ctx;
-    const lgrid *g = c->grid;
-    c->q.sx = check_coord(L, 2, "x", g->base.width), c->q.sy = check_coord(L, 3, "y", g->base.height);
-    c->q.gx = check_coord(L, 4, "x", g->base.width), c->q.gy = check_coord(L, 5, "y", g->base.height);
+    check_xy(L, 2, &c->grid->base, &c->q.sx, &c->q.sy);
+    check_xy(L, 4, &c->grid->base, &c->q.gx, &c->q.gy);
     query_args a;
     read_options(L, 6, IN_FIND, "search", &a, &c->q);
     bool tiered = read_hierarchical(L, &a);
@@ -227,53 +227,34 @@ int grid_search(lua_State *L) {
         resolve_hierarchical(L, c);
         j->kind = JOB_TIERED;
     }
-    return keep_alive(L, job, &a, 0, 0);
+    return keep_alive(L, 6, &a, 0, 0);
 }
 
 /* grid:search_nearest(sx, sy, targets [, opts]) -> a resumable search of what find_nearest
  * would answer */
 int grid_search_nearest(lua_State *L) {
-    lua_settop(L, 5);
-    ljob *j = new_job(L, JOB_PATH);
-    int job = lua_gettop(L);
+    ljob *j = new_job(L, 5, JOB_PATH);
     find_ctx *c = &j->ctx;
-    const lgrid *g = c->grid;
-    c->q.sx = check_coord(L, 2, "x", g->base.width), c->q.sy = check_coord(L, 3, "y", g->base.height);
-    int32_t n;
-    int32_t *ids = read_points(L, 4, g->base.width, g->base.height, "target", "targets", &n);
-    int cells = lua_gettop(L);
-    c->q.targets = ids;
-    c->q.ntargets = n;
-    c->q.gx = ids[0] % g->base.width; /* ignored by the search, checked like a goal */
-    c->q.gy = ids[0] / g->base.width;
+    check_xy(L, 2, &c->grid->base, &c->q.sx, &c->q.sy);
+    int cells = read_targets(L, c, 4);
     query_args a;
     read_options(L, 5, IN_NEAREST, "search_nearest", &a, &c->q);
     resolve_grid_query(L, c, &a);
-    return keep_alive(L, job, &a, cells, 0);
+    return keep_alive(L, 5, &a, cells, 0);
 }
 
 /* grid:field_job(goals [, opts]) -> a resumable build of what distance_field would answer */
 int grid_field_job(lua_State *L) {
-    lua_settop(L, 3);
-    ljob *j = new_job(L, JOB_FIELD);
-    int job = lua_gettop(L);
+    ljob *j = new_job(L, 3, JOB_FIELD);
     find_ctx *c = &j->ctx;
-    const lgrid *g = c->grid;
-    int32_t n;
-    int32_t *ids = read_points(L, 2, g->base.width, g->base.height, "goal", "goals", &n);
-    int cells = lua_gettop(L);
-    c->cells = ids;
-    c->ncells = n;
-    c->kind = ASTAR_FIELD_TO;
-    c->q.sx = c->q.gx = ids[0] % g->base.width; /* claim_radius is measured from here */
-    c->q.sy = c->q.gy = ids[0] / g->base.width;
+    int cells = read_goals(L, c, 2);
     query_args a;
     read_options(L, 3, IN_FIELD, "field_job", &a, &c->q);
     new_field(L, c); /* before the resolve: making it may run a finalizer */
     int field = lua_gettop(L);
     resolve_grid_query(L, c, &a);
     mark_read(&c->run, lua_touserdata(L, field)); /* marked while a step builds it */
-    return keep_alive(L, job, &a, cells, field);
+    return keep_alive(L, 3, &a, cells, field);
 }
 
 /* Pushes the table at field k of the table at uv as a slot the runner gets; its runner slot,
@@ -380,8 +361,7 @@ static int job_status(lua_State *L) {
 static const luaL_Reg JOB_METHODS[] = {
     {"size", job_size}, {"result", job_result}, {"status", job_status}, {NULL, NULL}};
 static const lquery_method JOB_QUERIES[] = {{"step", job_step, job_run}, {NULL, NULL, NULL}};
-static const luaL_Reg JOB_META[] = {{"__tostring", job_tostring}, {NULL, NULL}};
 
 const lclass JOB_CLASS = {
     .name = JOB_MT, .what = "search", .methods = JOB_METHODS, .queries = JOB_QUERIES,
-    .metamethods = JOB_META, .field = size_field, .free = job_free};
+    .tostring = job_tostring, .field = size_field, .free = job_free};

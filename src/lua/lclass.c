@@ -1,11 +1,11 @@
 /*
- * object.c -- what every userdata of the binding shares: its allocator, the checks of
+ * lclass.c -- what every userdata of the binding shares: its allocator, the checks of
  * self (of its class, open, writable), its creation, its size; and the classes themselves,
  * registered like liolib's createmeta (register_class).
  */
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 const char GRID_MT[] = "astar.Grid", LAYER_MT[] = "astar.Influence", CLAIMS_MT[] = "astar.Claims",
            MASK_MT[] = "astar.Mask", FIELD_MT[] = "astar.Field", JOB_MT[] = "astar.Search",
@@ -31,12 +31,30 @@ void *new_object(lua_State *L, size_t size, const char *mt) {
     return p;
 }
 
+/* new_object of an object w x h (its size set), and in *a the allocator of its core object. */
+void *new_sized_object(lua_State *L, size_t size, const char *mt, int32_t w, int32_t h, astar_alloc *a) {
+    lobject *o = new_object(L, size, mt);
+    o->width = w;
+    o->height = h;
+    *a = lua_allocator(L);
+    return o;
+}
+
 /* obj:size() -> width, height, for the class mt (self checked: each class has its own). */
 int push_size(lua_State *L, const char *mt) {
     const lobject *o = check_object(L, 1, mt);
     lua_pushinteger(L, o->width);
     lua_pushinteger(L, o->height);
     return 2;
+}
+
+/* __tostring of a class with a size (upvalue 1 its lclass): "astar.Grid(8x8)", and
+ * " (freed)" once closed. */
+static int size_tostring(lua_State *L) {
+    const lclass *cls = lua_touserdata(L, lua_upvalueindex(1));
+    const lobject *o = luaL_checkudata(L, 1, cls->name);
+    lua_pushfstring(L, "%s(%dx%d)%s", cls->name, (int)o->width, (int)o->height, o->freed ? " (freed)" : "");
+    return 1;
 }
 
 /* width and height, the fields of every class but graphs. */
@@ -86,8 +104,8 @@ static int protected_metatable(lua_State *L) {
 }
 
 /*
- * Makes the metatable of cls: its metamethods, and __index with its methods, the query
- * methods each a closure of its runner. Scripts see a stand-in (__metatable) that reads through to it
+ * Makes the metatable of cls: __gc (and __close), __tostring, and __index with its methods,
+ * the query methods each a closure of its runner. Scripts see a stand-in (__metatable) that reads through to it
  * but takes no writes: a mod may look at the functions, not change other mods' objects. The
  * stand-in is an empty userdata, not a table: rawset would write a table, and whatever a mod
  * put there (a __gc) every other script and the game would read and call with their objects.
@@ -105,7 +123,13 @@ void register_class(lua_State *L, const lclass *cls) {
     lua_pushlightuserdata(L, (void *)cls);
     lua_pushcclosure(L, object_gc, 1);
     lua_setfield(L, mt, "__gc");
-    astar_setfuncs(L, cls->metamethods);
+    if (cls->tostring) {
+        lua_pushcfunction(L, cls->tostring);
+    } else {
+        lua_pushlightuserdata(L, (void *)cls);
+        lua_pushcclosure(L, size_tostring, 1);
+    }
+    lua_setfield(L, mt, "__tostring");
 #if LUA_VERSION_NUM >= 504
     lua_getfield(L, mt, "__gc");
     lua_setfield(L, mt, "__close");

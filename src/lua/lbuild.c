@@ -1,8 +1,8 @@
 /*
- * build.c -- astar.Build: grid:build_landmarks and grid:build_hierarchy, builds run in steps (build:step)
+ * lbuild.c -- astar.Build: grid:build_landmarks and grid:build_hierarchy, builds run in steps (build:step)
  * that a loading screen or a frame budget spreads over frames, on threads if asked.
  */
-#include "binding.h"
+#include "lbinding.h"
 
 /*
  * Its uservalue holds the grid (the build writes the tables into it when it completes), so
@@ -35,24 +35,6 @@ static int build_tostring(lua_State *L) {
     return 1;
 }
 
-static const char *const BUILD_OPTIONS[] = {"threads", NULL};
-
-/* The options table at arg ({threads = n}, or nil): the threads, 1 when not given. */
-int read_build_threads(lua_State *L, int arg) {
-    if (!lua_isnoneornil(L, arg) && lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "table or nil");
-    int at = read_fields(L, arg, BUILD_OPTIONS);
-    int threads = 1;
-    if (!lua_isnil(L, at)) {
-        lua_Number t = lua_tonumber(L, at);
-        if (lua_type(L, at) != LUA_TNUMBER || t != floor(t) || t < 1 || t > ASTAR_MANY_MAX_THREADS)
-            arg_error_fmt(L, arg, "option 'threads' must be an integer in 1..%d, got %s",
-                          ASTAR_MANY_MAX_THREADS, value_str(L, at));
-        threads = (int)t;
-    }
-    lua_settop(L, at - 1);
-    return threads;
-}
-
 /* The build object on the grid at 1 (kept in its uservalue): its core build still to set. */
 static lbuild *new_build(lua_State *L, lgrid *g, int32_t k, bool hierarchy) {
     lua_settop(L, 1);
@@ -69,35 +51,70 @@ static lbuild *new_build(lua_State *L, lgrid *g, int32_t k, bool hierarchy) {
     return b;
 }
 
-/* grid:build_landmarks(k [, {threads = n}]) -> a build of what grid:landmarks(k) builds */
-int grid_build_landmarks(lua_State *L) {
-    check_object(L, 1, GRID_MT); /* resolved once the options are read: their __index may close it */
-    int32_t k = (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
-    int threads = read_build_threads(L, 3);
+/* The cluster size at arg: 2..ASTAR_HIER_MAX_SIZE, or 0 (the hierarchy dropped). */
+static int32_t check_cluster_size(lua_State *L, int arg) {
+    lua_Integer size = check_integer(L, arg, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
+    if (size == 1) arg_error_fmt(L, arg, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
+    return (int32_t)size;
+}
+
+/*
+ * The arguments of a build of landmarks or of a hierarchy (grid:build_landmarks,
+ * build_hierarchy, landmarks(k), hierarchy(size)): k or the cluster size at 2 and the
+ * threads at 3 read, then the grid at 1 resolved (their __index may close it), and its mode
+ * checked for a hierarchy.
+ */
+static lgrid *read_build_args(lua_State *L, bool hierarchy, int32_t *k, int *threads) {
+    check_object(L, 1, GRID_MT);
+    *k = hierarchy ? check_cluster_size(L, 2) : (int32_t)check_integer(L, 2, "k", 0, ASTAR_MAX_LANDMARKS);
+    *threads = read_threads(L, 3, 1);
     lgrid *g = check_grid(L, 1);
-    lbuild *b = new_build(L, g, k, false);
+    if (hierarchy && *k > 0) check_hierarchy_mode(L, g->grid);
+    return g;
+}
+
+/* A core build of k landmarks or of a hierarchy of clusters k on `threads` threads, or NULL
+ * (*st says why). */
+static astar_build *core_build(astar_grid *grid, int32_t k, bool hierarchy, int threads, astar_status *st) {
+    return hierarchy ? astar_build_hierarchy(grid, k, threads, st) : astar_build_landmarks(grid, k, threads, st);
+}
+
+/* grid:landmarks(k [, {threads = n}]) and grid:hierarchy(size [, {threads = n}]): the tables
+ * built now, on this thread, or by a build on n threads run to its end. */
+void build_now(lua_State *L, bool hierarchy) {
+    int32_t k;
+    int threads;
+    lgrid *g = read_build_args(L, hierarchy, &k, &threads);
+    check_writable(L, &g->base, "grid");
+    astar_status st = ASTAR_ENOMEM;
+    if (threads == 1) {
+        st = hierarchy ? astar_grid_hierarchy(g->grid, k) : astar_grid_landmarks(g->grid, k);
+    } else {
+        astar_build *b = core_build(g->grid, k, hierarchy, threads, &st);
+        st = b ? astar_build_step(b, UINT64_MAX, NULL) : st;
+        astar_build_free(b);
+    }
+    if (st != ASTAR_OK) status_error(L, st);
+}
+
+/* An astar.Build of k landmarks, or of a hierarchy of clusters k (0: the tables dropped). */
+static int push_build(lua_State *L, bool hierarchy) {
+    int32_t k;
+    int threads;
+    lgrid *g = read_build_args(L, hierarchy, &k, &threads);
+    lbuild *b = new_build(L, g, k, hierarchy);
     check_grid(L, 1); /* again: making the build may have run a finalizer */
     astar_status st;
-    b->build = astar_build_landmarks(g->grid, k, threads, &st);
+    b->build = core_build(g->grid, k, hierarchy, threads, &st);
     if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
     return 1;
 }
 
+/* grid:build_landmarks(k [, {threads = n}]) -> a build of what grid:landmarks(k) builds */
+int grid_build_landmarks(lua_State *L) { return push_build(L, false); }
+
 /* grid:build_hierarchy(cluster_size [, {threads = n}]) -> a build of what grid:hierarchy(size) builds */
-int grid_build_hierarchy(lua_State *L) {
-    check_object(L, 1, GRID_MT); /* resolved once the options are read, as build_landmarks does */
-    int32_t size = (int32_t)check_integer(L, 2, "cluster_size", 0, ASTAR_HIER_MAX_SIZE);
-    if (size == 1) arg_error_fmt(L, 2, "cluster_size must be 0 (drop) or 2..%d, got 1", ASTAR_HIER_MAX_SIZE);
-    int threads = read_build_threads(L, 3);
-    lgrid *g = check_grid(L, 1);
-    if (size > 0) check_hierarchy_mode(L, g->grid);
-    lbuild *b = new_build(L, g, size, true);
-    check_grid(L, 1); /* again: making the build may have run a finalizer */
-    astar_status st;
-    b->build = astar_build_hierarchy(g->grid, size, threads, &st);
-    if (!b->build) return no_memory(L); /* the arguments were checked: nothing else fails */
-    return 1;
-}
+int grid_build_hierarchy(lua_State *L) { return push_build(L, true); }
 
 /* The most workspaces grid:prepare makes ready: each holds 36 bytes a cell. */
 #define PREPARE_MAX_WORKSPACES 64
@@ -115,20 +132,16 @@ int grid_prepare(lua_State *L) {
     check_object(L, 1, GRID_MT); /* resolved once the options are read: their __index may close it */
     if (!lua_isnoneornil(L, 2) && lua_type(L, 2) != LUA_TTABLE) type_error(L, 2, "table or nil");
     int at = read_fields(L, 2, PREPARE_OPTIONS);
-    int workspaces = 1; /* the one every query takes first */
-    if (!lua_isnil(L, at)) {
-        lua_Number n = lua_tonumber(L, at);
-        if (lua_type(L, at) != LUA_TNUMBER || n != floor(n) || n < 0 || n > PREPARE_MAX_WORKSPACES)
-            arg_error_fmt(L, 2, "option 'workspaces' must be an integer in 0..%d, got %s", PREPARE_MAX_WORKSPACES,
-                          value_str(L, at));
-        workspaces = (int)n;
-    }
+    lua_Number n = 1; /* workspaces: the one every query takes first */
+    if (!lua_isnil(L, at) && !test_integer(L, at, 0, PREPARE_MAX_WORKSPACES, &n))
+        arg_error_fmt(L, 2, "option 'workspaces' must be an integer in 0..%d, got %s", PREPARE_MAX_WORKSPACES,
+                      value_str(L, at));
+    int workspaces = (int)n;
     int32_t size = 0;
     if (lua_type(L, at + 1) == LUA_TBOOLEAN) {
         size = lua_toboolean(L, at + 1) ? HIERARCHY_DEFAULT_SIZE : 0;
     } else if (!lua_isnil(L, at + 1)) {
-        lua_Number n = lua_tonumber(L, at + 1);
-        if (lua_type(L, at + 1) != LUA_TNUMBER || n != floor(n) || n < 2 || n > ASTAR_HIER_MAX_SIZE)
+        if (!test_integer(L, at + 1, 2, ASTAR_HIER_MAX_SIZE, &n))
             arg_error_fmt(L, 2, "option 'hierarchy' must be a boolean or a cluster size in 2..%d, got %s",
                           ASTAR_HIER_MAX_SIZE, value_str(L, at + 1));
         size = (int32_t)n;
@@ -213,36 +226,16 @@ static int build_finish(lua_State *L) {
     return 2;
 }
 
-static int build_progress(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushnumber(L, astar_build_progress(b->build));
-    return 1;
-}
+/* The core build of the open build at 1 (its getters: progress, done, status, restarts, threads). */
+static astar_build *open_build(lua_State *L) { return ((lbuild *)check_open(L, 1, BUILD_MT))->build; }
 
-static int build_done(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushboolean(L, astar_build_progress(b->build) == 1.0);
-    return 1;
-}
-
+static int build_progress(lua_State *L) { return lua_pushnumber(L, astar_build_progress(open_build(L))), 1; }
+static int build_done(lua_State *L) { return lua_pushboolean(L, astar_build_progress(open_build(L)) == 1.0), 1; }
 static int build_status(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    if (astar_build_progress(b->build) == 1.0) lua_pushliteral(L, "done");
-    else lua_pushliteral(L, "running");
-    return 1;
+    return lua_pushstring(L, astar_build_progress(open_build(L)) == 1.0 ? "done" : "running"), 1;
 }
-
-static int build_restarts(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushinteger(L, astar_build_restarts(b->build));
-    return 1;
-}
-
-static int build_threads(lua_State *L) {
-    lbuild *b = check_open(L, 1, BUILD_MT);
-    lua_pushinteger(L, astar_build_threads(b->build));
-    return 1;
-}
+static int build_restarts(lua_State *L) { return lua_pushinteger(L, astar_build_restarts(open_build(L))), 1; }
+static int build_threads(lua_State *L) { return lua_pushinteger(L, astar_build_threads(open_build(L))), 1; }
 
 static int build_size(lua_State *L) { return push_size(L, BUILD_MT); }
 
@@ -250,8 +243,7 @@ static const luaL_Reg BUILD_METHODS[] = {
     {"step", build_step}, {"finish", build_finish}, {"progress", build_progress},
     {"done", build_done}, {"status", build_status}, {"restarts", build_restarts},
     {"threads", build_threads}, {"size", build_size}, {NULL, NULL}};
-static const luaL_Reg BUILD_META[] = {{"__tostring", build_tostring}, {NULL, NULL}};
 
 const lclass BUILD_CLASS = {
     .name = BUILD_MT, .what = "build", .methods = BUILD_METHODS, .queries = NULL,
-    .metamethods = BUILD_META, .field = size_field, .free = build_free};
+    .tostring = build_tostring, .field = size_field, .free = build_free};

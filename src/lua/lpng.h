@@ -1,10 +1,10 @@
-/* The PNG writer behind astar.debug.png (see png.c). */
+/* The PNG writer behind astar.debug.png (see lpng.c). */
 #ifndef ASTAR_LUA_PNG_H
 #define ASTAR_LUA_PNG_H
 
 #include <lua.h>
 
-/* Hidden, as binding.h's declarations: only luaopen_astar_core is exported, also where the
+/* Hidden, as lbinding.h's declarations: only luaopen_astar_core is exported, also where the
  * files are built without -fvisibility=hidden (a LuaRocks build). */
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)

@@ -1,12 +1,12 @@
 /*
- * load.c -- Moving AI benchmark files: astar.load_movingai (a map: a grid) and
+ * lload.c -- Moving AI benchmark files: astar.load_movingai (a map: a grid) and
  * astar.load_scen (its scenarios), from a file or a string.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "binding.h"
+#include "lbinding.h"
 
 /* The Moving AI parsers report failure as text only; a memory failure must still read as one. */
 static int parse_error(lua_State *L, const char *name, const char *err) {
