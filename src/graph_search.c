@@ -235,11 +235,11 @@ static ALWAYS_INLINE double graph_rank(void *ctx, int32_t id, int32_t node) {
  * the first copy an interest worth up to twin_shift may still be collected, so both copies are
  * cut at g - twin_shift.
  */
-static ALWAYS_INLINE int relax(graph_frame *f, astar_loop *L, int32_t id, int32_t b, int32_t a_id, double ng,
-                               double step, bool *pruned, const bool general) {
+static ALWAYS_INLINE int relax(graph_frame *f, astar_loop *L, astar_node *nodes, uint16_t gen, int32_t id,
+                               int32_t b, int32_t a_id, double ng, double step, bool *pruned, const bool general) {
     graph_ctx *c = f->c;
     astar_pool *pool = L->pool;
-    astar_node *n = astar_loop_improves(pool, pool->nodes, pool->gen, id, ng, general ? ng - L->twin_shift : ng,
+    astar_node *n = astar_loop_improves(pool, nodes, gen, id, ng, general ? ng - L->twin_shift : ng,
                                         L->max_cost, pruned, c->custom, c->memo_penalty, c->memo_h, general);
     if (!n) return ASTAR_OFFER_DONE;
     double h;
@@ -260,8 +260,9 @@ static ALWAYS_INLINE int relax(graph_frame *f, astar_loop *L, int32_t id, int32_
 }
 
 /* The arcs out of node a (a_id in its copy). */
-static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, bool *pruned, int32_t a_id, int32_t a,
-                                      bool second, double ga, int64_t ga_quanta, const bool general) {
+static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                      int32_t a_id, int32_t a, bool second, double ga, int64_t ga_quanta,
+                                      const bool general) {
     graph_frame *f = ctx;
     graph_ctx *c = f->c;
     const int32_t twin = general ? f->twin : 0;
@@ -282,25 +283,25 @@ static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, bool *pruned, in
         } else {
             ng = ga + astar_cost_up(arc[e].cost);
         }
-        int r = relax(f, L, second ? b + twin : b, b, a_id, ng, step, pruned, general);
+        int r = relax(f, L, nodes, gen, second ? b + twin : b, b, a_id, ng, step, pruned, general);
         /* Entering an interest from the first copy: the second copy too, collecting it. */
-        if (r == ASTAR_OFFER_DONE && twin && !second && c->s->interest_gen[b] == L->pool->gen) {
+        if (r == ASTAR_OFFER_DONE && twin && !second && c->s->interest_gen[b] == gen) {
             double v = interest_value(c, c->s->interest_of[b]);
-            r = relax(f, L, b + twin, b, a_id, ng + c->twin_shift - v, step, pruned, true);
+            r = relax(f, L, nodes, gen, b + twin, b, a_id, ng + c->twin_shift - v, step, pruned, true);
         }
         if (r != ASTAR_OFFER_DONE) return r;
     }
     return ASTAR_OFFER_DONE;
 }
 
-static int graph_expand_plain(void *ctx, astar_loop *L, bool *pruned, int32_t id, int32_t node, bool upper,
-                              double ga, int64_t ga_quanta) {
-    return graph_expand(ctx, L, pruned, id, node, upper, ga, ga_quanta, false);
+static int graph_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
+                              int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
 }
 
-static int graph_expand_general(void *ctx, astar_loop *L, bool *pruned, int32_t id, int32_t node, bool upper,
-                                double ga, int64_t ga_quanta) {
-    return graph_expand(ctx, L, pruned, id, node, upper, ga, ga_quanta, true);
+static int graph_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
 }
 
 /* The plain loop reads arc costs, blocked flags and the built-in heuristic only; the general

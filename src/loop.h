@@ -18,6 +18,7 @@
 #ifndef ASTAR_LOOP_H
 #define ASTAR_LOOP_H
 
+#include "cost.h"
 #include "nodes.h"
 
 /* A search as the loop runs it: set up by the instantiation before each run (a local, so that
@@ -71,10 +72,11 @@ typedef struct astar_space {
     double (*sink_g)(const void *ctx, int32_t node, bool upper, double ga);
     /* A partial search's rank of node id (its h): the lowest ends it. */
     double (*rank)(void *ctx, int32_t id, int32_t node);
-    /* Offers the neighbours of id (node in the first copy, g ga or ga_quanta): ASTAR_OFFER_*;
-     * *pruned set when max_cost cut one. */
-    int (*expand)(void *ctx, astar_loop *L, bool *pruned, int32_t id, int32_t node, bool upper,
-                  double ga, int64_t ga_quanta);
+    /* Offers the neighbours of id (node in the first copy, g ga or ga_quanta; the pool's records
+     * and stamp passed in, which through the pool would be reloaded): ASTAR_OFFER_*; *pruned set
+     * when max_cost cut one. */
+    int (*expand)(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
+                  int32_t node, bool upper, double ga, int64_t ga_quanta);
 } astar_space;
 
 /* Interest i's value as the search counts it (cost.h). */
@@ -237,7 +239,6 @@ static ALWAYS_INLINE astar_status astar_loop_run(const astar_space *sp, void *ct
     const uint64_t limit = budget < max_expansions - expansions ? expansions + budget : max_expansions;
     astar_meter *const meter = L->meter;
     uint64_t stop = general ? limit : astar_meter_stop(meter, limit);
-    (void)gen;
 
     while (pool->heap.len > 0) {
         if (expansions >= stop) {
@@ -293,7 +294,7 @@ static ALWAYS_INLINE astar_status astar_loop_run(const astar_space *sp, void *ct
                 best_g = ga;
             }
         }
-        int r = sp->expand(ctx, L, &pruned, a, node, upper, ga, ga_quanta);
+        int r = sp->expand(ctx, L, nodes, gen, &pruned, a, node, upper, ga, ga_quanta);
         if (r != ASTAR_OFFER_DONE)
             return astar_done(res, expansions, r == ASTAR_OFFER_ENOMEM ? ASTAR_ENOMEM : ASTAR_EABORT);
     }

@@ -197,8 +197,17 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q);
 astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query *q,
                                const uint16_t *corridor, uint16_t gen, astar_result *res);
 
-/* The general loop (callbacks, fog, targets, noise, hexes, turns, windows) for up to `budget`
- * expansions; distance fields run it from their sources. */
+/* ---- grid_loop.c: the grid as the loop's space (loop.h) */
+
+/* The node of a search's sink (loop.h): a corner of the blocked border, which no search steps
+ * onto. */
+#define ASTAR_GRID_SINK 0
+
+/* c's search for up to `budget` expansions more: terrain and a built-in heuristic (plain),
+ * plus influence layers and claims (layered), or the general loop (callbacks, fog, targets,
+ * noise, hexes, turns, windows; distance fields run it from their sources). */
+astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res);
+astar_status astar_run_layered(query_ctx *c, uint64_t budget, astar_result *res);
 astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res);
 
 /* ---- jobs.c: a job in flight under terrain changes (docs/design/living.md) */
@@ -285,7 +294,7 @@ static inline int32_t astar_row_of(const query_ctx *c, int32_t cell) {
  * here, so that their sums agree to the bit.
  */
 static inline double astar_step_cost(double cost, int d) {
-    return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
+    return astar_step_of(d < 4 ? 1.0 : ASTAR_SQRT2, cost, false, 0.0, false, 0.0);
 }
 
 /*
@@ -432,6 +441,21 @@ static inline int astar_heading(const query_ctx *c, int d, int32_t y) {
     if (dr < 0 && !(y & 1)) dq++;
     if (dr > 0 && (y & 1)) dq--;
     return (dq + 1) * 3 + (dr + 1);
+}
+
+/* Whether the step d from a cell of row y turns (turn_penalty), after the step `prev` into it
+ * (a direction, or none: the path starts there). */
+static inline bool astar_turns(const query_ctx *c, int prev, int32_t y, int d) {
+    return c->q->turn_penalty > 0 && (unsigned)prev < 8 &&
+           astar_heading(c, prev, y - ASTAR_DY[prev]) != astar_heading(c, d, y);
+}
+
+/* A grid step's cost (astar_step_of): direction d onto cell b, whose terrain the query sees
+ * (astar_terrain_cost), plus `extra` (astar_step_extra), plus the turn penalty when it turns.
+ * The loops, repairs and fields take it from here. */
+static ALWAYS_INLINE double astar_grid_step(const query_ctx *c, int32_t b, int d, double extra, bool turns) {
+    double length = c->diagonal == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
+    return astar_step_of(length, astar_terrain_cost(c, b), true, extra, turns, c->q->turn_penalty);
 }
 
 #endif
