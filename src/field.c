@@ -116,8 +116,8 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
             double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by, 0) : 0.0;
             if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
             if (extra == INFINITY) continue;
-            /* The step's cost as the search loop rounds it (search.c). */
-            double ng = gb + astar_cost_up(astar_terrain_step(c, b, d) + extra);
+            /* The step's cost as the search loop composes it (no turns: fields refuse them). */
+            double ng = gb + astar_grid_step(c, b, d, extra, false);
             if (!(ng < n->g) || ng > c->q->max_cost) continue;
             n->g = ng;
             n->from = (uint8_t)d;

@@ -271,17 +271,17 @@ static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, astar_node *node
     for (int32_t e = f->first[a], end = f->first[a + 1]; e < end; e++) {
         int32_t b = arc[e].to;
         if (f->blocked[b]) continue;
-        /* The step's cost rounded up once, as on grids (core.h). */
+        /* The step's cost as on grids (astar_step_of): the arc's, its length at cost 1. */
         double ng, step = 0.0; /* step: for step_in, which only the general loop keeps */
         if (general) {
             double extra = step_extra(c, a, b);
             if (c->aborted) return ASTAR_OFFER_EABORT;
             if (extra == INFINITY) continue;
-            step = astar_cost_up(arc[e].cost + extra);
+            step = astar_step_of(arc[e].cost, 1.0, true, extra, false, 0.0);
             ng = ga + step;
             if (twin) touch(c, b); /* b's memos stay valid for its second copy too */
         } else {
-            ng = ga + astar_cost_up(arc[e].cost);
+            ng = ga + astar_step_of(arc[e].cost, 1.0, false, 0.0, false, 0.0);
         }
         int r = relax(f, L, nodes, gen, second ? b + twin : b, b, a_id, ng, step, pruned, general);
         /* Entering an interest from the first copy: the second copy too, collecting it. */

@@ -70,8 +70,8 @@ enum way { WAY_FROM, WAY_TO, WAY_BOTH };
 static double bound_step(const astar_grid *g, const astar_landmarks *lm, int32_t p, int32_t q, int d,
                          enum way way) {
     double length = lm->mode == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
-    double into_q = astar_cost_up(astar_rounded(length * g->cost[q]));
-    double into_p = astar_cost_up(astar_rounded(length * g->cost[p]));
+    double into_q = astar_step_of(length, g->cost[q], false, 0.0, false, 0.0);
+    double into_p = astar_step_of(length, g->cost[p], false, 0.0, false, 0.0);
     return way == WAY_FROM ? into_q : way == WAY_TO || into_p < into_q ? into_p : into_q;
 }
 

@@ -49,7 +49,7 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
     if (st != ASTAR_OK) return st;
     const int32_t width = g->width;
     cost[from] = 0.0;
-    int heading = -1;
+    int prev = -1; /* the step into ids[i - 1], where it has a cost */
     for (int32_t i = from + 1; i < n; i++) {
         int32_t ax = ids[i - 1] % width, ay = ids[i - 1] / width;
         int32_t bx = ids[i] % width, by = ids[i] / width;
@@ -58,16 +58,10 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
         cost[i] = INFINITY;
         if (d >= 0 && astar_terrain_cost(c, b) != INFINITY && (astar_query_moves(c, a, ax, ay) >> d & 1u)) {
             double extra = astar_step_extra(c, a, ax, ay, b, bx, by, i - from);
-            if (extra != INFINITY) {
-                double t = astar_terrain_step(c, b, d) + extra;
-                int now = astar_heading(c, d, ay);
-                if (q->turn_penalty > 0 && heading >= 0 && now != heading) t += q->turn_penalty;
-                heading = now;
-                cost[i] = astar_cost_up(t);
-            }
+            if (extra != INFINITY) cost[i] = astar_grid_step(c, b, d, extra, astar_turns(c, prev, ay, d));
         }
         if (c->aborted) return ASTAR_EABORT;
-        if (cost[i] == INFINITY) heading = -1;
+        prev = cost[i] == INFINITY ? -1 : d;
     }
     return ASTAR_OK;
 }

@@ -416,13 +416,6 @@ static inline double astar_terrain_cost(const query_ctx *c, int32_t cell) {
     return m && !m->known[cell] ? 1.0 : c->cost[cell];
 }
 
-/* The terrain's part of the step in direction d onto cell b, rounded as every loop rounds it
- * (core.h): the step's length (1 on hexes) times b's cost. */
-static inline double astar_terrain_step(const query_ctx *c, int32_t b, int d) {
-    double length = c->diagonal == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
-    return astar_rounded(length * astar_terrain_cost(c, b));
-}
-
 /* Effective walkability of a cell: terrain as the query sees it, then what node_cost blocks. */
 static inline bool astar_walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (astar_terrain_cost(c, cell) == INFINITY) return false;
