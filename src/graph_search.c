@@ -174,11 +174,6 @@ static double step_extra(graph_ctx *c, int32_t a, int32_t b) {
     return extra > 0 ? extra : 0.0;
 }
 
-/* A value as the search counts it (cost.h). */
-static inline double interest_value(const graph_ctx *c, int32_t i) {
-    return astar_interest_value(c->q->interest_values[i]);
-}
-
 /* ---- The graph as the loop's space (loop.h): arcs, their costs, a parent per node. */
 
 /* What the loop's space keeps in locals: through c the compiler would reload them after every
@@ -286,7 +281,7 @@ static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, astar_node *node
         int r = relax(f, L, nodes, gen, second ? b + twin : b, b, a_id, ng, step, pruned, general);
         /* Entering an interest from the first copy: the second copy too, collecting it. */
         if (r == ASTAR_OFFER_DONE && twin && !second && c->s->interest_gen[b] == gen) {
-            double v = interest_value(c, c->s->interest_of[b]);
+            double v = astar_loop_value(L, c->s->interest_of[b]);
             r = relax(f, L, nodes, gen, b + twin, b, a_id, ng + c->twin_shift - v, step, pruned, true);
         }
         if (r != ASTAR_OFFER_DONE) return r;
@@ -349,12 +344,7 @@ static bool mark_interests(graph_ctx *c, int32_t twin) {
             if (c->aborted) return false;
             continue;
         }
-        double value = interest_value(c, i);
-        if (s->interest_gen[id] == s->pool.gen && !(value > interest_value(c, s->interest_of[id])))
-            continue;
-        s->interest_gen[id] = s->pool.gen;
-        s->interest_of[id] = i;
-        if (value > top) top = value;
+        astar_loop_mark_interest(s->interest_of, s->interest_gen, s->pool.gen, q->interest_values, id, i, &top);
     }
     c->twin = twin;
     c->sink = 2 * twin;
@@ -451,7 +441,7 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
         double g0 = 0.0;
         if (copy == 1) {
             if (!twin || s->interest_gen[q->start] != s->pool.gen) break;
-            g0 = c.twin_shift - interest_value(&c, s->interest_of[q->start]);
+            g0 = c.twin_shift - astar_interest_value(q->interest_values[s->interest_of[q->start]]);
         }
         int32_t id = q->start + copy * twin;
         s->parent[id] = -1;

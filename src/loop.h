@@ -85,6 +85,19 @@ static inline double astar_loop_value(const astar_loop *L, int32_t i) {
 }
 
 /*
+ * Marks node (of the first copy) as interest i, of value v, unless one of at least that value
+ * (the first of equals) is marked there; *top keeps the largest value marked (twin_shift).
+ */
+static inline void astar_loop_mark_interest(int32_t *interest_of, uint16_t *interest_gen, uint16_t gen,
+                                            const double *values, int32_t node, int32_t i, double *top) {
+    double v = astar_interest_value(values[i]);
+    if (interest_gen[node] == gen && !(v > astar_interest_value(values[interest_of[node]]))) return;
+    interest_gen[node] = gen;
+    interest_of[node] = i;
+    if (v > *top) *top = v;
+}
+
+/*
  * Keeps the way from a start to node end, walked back, as the caller's ids; *collected gets
  * the index of the interest it collects, or -1. (Back to a start node, in either copy: the
  * second copy's start may also be reached later, by a way that collected elsewhere and came

@@ -3,14 +3,10 @@
  * chosen per query: A* or jump point search), its slices (find = start + step) and what they
  * follow between them (changes, restarts). The loop itself is grid_loop.c's.
  */
+#include "loop.h"
 #include "search.h"
 
 #include <string.h>
-
-/* Interest i's value as the search counts it (cost.h). */
-static inline double interest_value(const query_ctx *c, int32_t i) {
-    return astar_interest_value(c->q->interest_values[i]);
-}
 
 /*
  * Whether a query of this mode and heuristic on terrain of one cost (uniform) takes jump
@@ -52,12 +48,8 @@ static bool mark_interests(query_ctx *c) {
             if (c->aborted) return false;
             continue;
         }
-        double value = interest_value(c, i);
-        if (s->interest_gen[cell] == s->pool.gen && !(value > interest_value(c, s->interest_of[cell])))
-            continue;
-        s->interest_gen[cell] = s->pool.gen;
-        s->interest_of[cell] = i;
-        if (value > c->twin_shift) c->twin_shift = value;
+        astar_loop_mark_interest(s->interest_of, s->interest_gen, s->pool.gen, q->interest_values, cell, i,
+                                 &c->twin_shift);
     }
     return true;
 }
@@ -243,7 +235,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
         if (copy == 1) {
             if (!c->twin || s->interest_gen[start] != s->pool.gen) break;
             id = start + c->twin;
-            g0 = c->twin_shift - interest_value(c, s->interest_of[start]);
+            g0 = c->twin_shift - astar_interest_value(q->interest_values[s->interest_of[start]]);
         }
         astar_node *sn = astar_touch(c, id);
         sn->g = g0;
