@@ -34,7 +34,7 @@
  * recomputes shrink for the new ones (and bumps the serial: a suspended search holds it).
  */
 #include "landmarks.h"
-#include "search.h"    /* the search's step costs */
+#include "core.h"       /* the search's step costs (astar_step_of) */
 
 #include <string.h>
 
