@@ -66,7 +66,9 @@ typedef struct astar_space {
     bool (*crossed)(const void *ctx, const astar_node *nodes, int32_t id);
     /* The caller's id of a node (a path's entries). */
     int32_t (*id_of)(const void *ctx, int32_t node);
-    /* Whether the search arrives at node (a goal, a target). */
+    /* Whether the search arrives at node (a goal, a target). NULL, with rank, sink_g and the
+     * way back: a search that settles all it reaches (a field), which never answers with a
+     * path. */
     bool (*arrived)(const void *ctx, int32_t node);
     /* g at the sink through node, whose g is ga (upper: it is in the second copy). */
     double (*sink_g)(const void *ctx, int32_t node, bool upper, double ga);
@@ -271,12 +273,12 @@ static ALWAYS_INLINE astar_status astar_loop_run(const astar_space *sp, void *ct
         expansions++;
         const int64_t ga_quanta = sp->quanta ? nodes[a].quanta : 0;
         double ga = sp->quanta ? 0.0 : nodes[a].g;
-        if (general && L->sink && a == L->sink_id)
+        if (sp->arrived && general && L->sink && a == L->sink_id)
             return astar_loop_answer(sp, ctx, L, res, L->sink_from, expansions, ASTAR_OK, true);
         /* Its node in the first copy: the second only adds to ids. */
         const bool upper = general && L->twin && a >= L->twin;
         const int32_t node = upper ? a - L->twin : a;
-        if (sp->arrived(ctx, node)) {
+        if (sp->arrived && sp->arrived(ctx, node)) {
             if (general && L->sink) {
                 /* A goal leads on to the sink; the path may still pass it (to an interest). */
                 astar_node *sink = &nodes[L->sink_id];
@@ -299,7 +301,7 @@ static ALWAYS_INLINE astar_status astar_loop_run(const astar_space *sp, void *ct
                 return astar_loop_answer(sp, ctx, L, res, a, expansions, ASTAR_OK, false);
             }
         }
-        if (partial) {
+        if (sp->rank && partial) {
             double h = sp->rank(ctx, a, node);
             if (h < best_h || (h == best_h && ga < best_g)) {
                 best = a;
@@ -312,7 +314,7 @@ static ALWAYS_INLINE astar_status astar_loop_run(const astar_space *sp, void *ct
             return astar_done(res, expansions, r == ASTAR_OFFER_ENOMEM ? ASTAR_ENOMEM : ASTAR_EABORT);
     }
     if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
-    if (partial) {
+    if (sp->rank && partial) {
         res->reason = outcome;
         return astar_loop_answer(sp, ctx, L, res, best, expansions, ASTAR_PARTIAL, false);
     }
