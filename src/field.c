@@ -144,7 +144,7 @@ static astar_status field_setup(query_ctx *c, astar_search *s, astar_grid *g, co
     bool callbacks;
     astar_status st = astar_query_begin(c, s, g, fq, true, &callbacks);
     if (st != ASTAR_OK) return st;
-    c->goal = -1; /* FROM: run() settles every node it can reach */
+    c->goal = -1; /* FROM: the loop settles every node it can reach */
     c->goal_open = false;
     for (int32_t i = 0; i < ncells; i++) {
         int32_t x = cells[i] % g->width, y = cells[i] / g->width, cell = astar_cell(g->stride, x, y);

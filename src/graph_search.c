@@ -11,7 +11,7 @@ struct astar_graph_search {
     double *penalty;         /* P + node_cost of this query, NAN = not computed; on first need */
     double *custom_h;        /* the custom heuristic's value, NAN = not asked; on first need */
     double *step_in;         /* the cost of the step of its way in (under reopening and with
-                                interests, search.c) */
+                                interests, loop.h) */
     int32_t *claimed;        /* claims this query counts, where claim_gen == gen; on first need */
     uint16_t *claim_gen;
     int32_t *interest_of;    /* interests: the one a node collects, where interest_gen == gen */

@@ -210,7 +210,7 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
             /* A reached neighbour the terrain's step alone does not improve needs no
              * penalties (they only raise the step; closed ones among them): the dearest
              * part of this loop. Asked this way rather than "is it closed", which is a
-             * coin toss a branch mispredicts (offer() keeps closed nodes closed). */
+             * coin toss a branch mispredicts (offer keeps closed nodes closed). */
             if (layered && nodes[b].gen == gen && !(ga + terrain < nodes[b].g)) continue;
             double p = layered ? astar_layer_penalty(&f->pv, c, b) : 0.0;
             if (layered && p > 0) /* on uniform terrain step[d] is the terrain's part already */

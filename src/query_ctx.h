@@ -52,7 +52,7 @@ typedef struct query_ctx {
     double uniform_cost;     /* the cost of every walkable cell when they are all alike, else 0:
                                 the loop then reads no cost[] (one cache line less per row) */
     double weight;
-    bool exact;              /* the loop without callbacks may count in quanta (search.c's run) */
+    bool exact;              /* the loop without callbacks may count in quanta (grid_loop.c's exact) */
     int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine), */
     double penalty_room;     /* and what layers and claims may add along a path while it does */
     int64_t claims_seen;     /* the claims its view's overlay counted at the start (cost.h) */

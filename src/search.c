@@ -150,8 +150,8 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->corridor_gen = corridor_gen;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
-    /* Counting in quanta (run's `exact`): for uniform terrain under the octile bound alone (with
-     * landmarks run_plain takes another loop; jobs.c reads this flag as the loop's), with or
+    /* Counting in quanta (grid_loop.c's `exact`): for uniform terrain under the octile bound alone (with
+     * landmarks astar_run_plain takes another loop; jobs.c reads this flag as the loop's), with or
      * without layers and claims (no callbacks), while sums stay exact (exact_room). */
     c->exact = !callbacks && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist &&
                q->weight == 1.0 && !q->partial && exact_room(c);

@@ -65,7 +65,7 @@ bool astar_job_changes_unread(const astar_search *s);
 /* Whether the landmarks a job's heuristic reads (c->lm) are still the grid's, as valid as
  * when it started (none read: true). */
 bool astar_job_landmarks_held(const astar_search *s);
-/* A job counting in quanta (run's `exact`) goes on in doubles: its records and keys rewritten
+/* A job counting in quanta (grid_loop.c's `exact`) goes on in doubles: its records and keys rewritten
  * (work: what it reached, added to *work). False on OOM. */
 bool astar_job_leave_exact(query_ctx *c, uint64_t *work);
 
