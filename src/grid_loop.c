@@ -29,6 +29,8 @@ typedef struct grid_frame {
      * rounded (core.h): one load where the table needs an address computed. */
     double step[8], rounded_step[8];
     double h_card, h_diag, max_cost;
+    bool turning;             /* turn_penalty > 0 */
+    double turn_penalty;
     int tie_bits;
     int64_t step_quanta[8], card_quanta, diag_quanta, max_quanta;
     penalty_view pv;
@@ -223,8 +225,9 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
                                             c->windowed ? s->depth[a] + 1 : 0);
             if (c->aborted) return ASTAR_OFFER_EABORT;
             if (extra == INFINITY) continue;
-            int from = nodes[a].from;
-            step_cost = astar_grid_step(c, bc, d, extra, from != ASTAR_FROM_START && astar_turns(c, from, ay, d));
+            /* astar_grid_step, with the step's length and the turn penalty in locals */
+            bool turns = f->turning && astar_turns(c, nodes[a].from, ay, d);
+            step_cost = astar_step_of(f->step[d], astar_terrain_cost(c, bc), true, extra, turns, f->turn_penalty);
             ng = ga + step_cost;
         }
         int32_t bc = general ? ac + f->offset[d] : b;
@@ -290,6 +293,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     f.h_card = c->h_card;
     f.h_diag = c->h_diag;
     f.max_cost = q->max_cost;
+    f.turning = q->turn_penalty > 0;
+    f.turn_penalty = q->turn_penalty;
     f.tie_bits = c->tie_bits;
     f.card_quanta = f.diag_quanta = 0;
     f.max_quanta = INT64_MAX;

@@ -58,7 +58,8 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
         cost[i] = INFINITY;
         if (d >= 0 && astar_terrain_cost(c, b) != INFINITY && (astar_query_moves(c, a, ax, ay) >> d & 1u)) {
             double extra = astar_step_extra(c, a, ax, ay, b, bx, by, i - from);
-            if (extra != INFINITY) cost[i] = astar_grid_step(c, b, d, extra, astar_turns(c, prev, ay, d));
+            bool turns = q->turn_penalty > 0 && astar_turns(c, prev, ay, d);
+            if (extra != INFINITY) cost[i] = astar_grid_step(c, b, d, extra, turns);
         }
         if (c->aborted) return ASTAR_EABORT;
         prev = cost[i] == INFINITY ? -1 : d;

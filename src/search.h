@@ -234,16 +234,16 @@ static inline int astar_heading(const query_ctx *c, int d, int32_t y) {
     return (dq + 1) * 3 + (dr + 1);
 }
 
-/* Whether the step d from a cell of row y turns (turn_penalty), after the step `prev` into it
- * (a direction, or none: the path starts there). */
+/* Whether the step d from a cell of row y turns after the step `prev` into it (a direction, or
+ * none: the path starts there); turn_penalty, when above 0, is added then. */
 static inline bool astar_turns(const query_ctx *c, int prev, int32_t y, int d) {
-    return c->q->turn_penalty > 0 && (unsigned)prev < 8 &&
-           astar_heading(c, prev, y - ASTAR_DY[prev]) != astar_heading(c, d, y);
+    return (unsigned)prev < 8 && astar_heading(c, prev, y - ASTAR_DY[prev]) != astar_heading(c, d, y);
 }
 
 /* A grid step's cost (astar_step_of): direction d onto cell b, whose terrain the query sees
- * (astar_terrain_cost), plus `extra` (astar_step_extra), plus the turn penalty when it turns.
- * The loops, repairs and fields take it from here. */
+ * (astar_terrain_cost), plus `extra` (astar_step_extra), plus the turn penalty when it turns
+ * (astar_turns). Repairs and fields take it from here; the loops compose the same with the
+ * lengths and the penalty kept in locals (grid_loop.c). */
 static ALWAYS_INLINE double astar_grid_step(const query_ctx *c, int32_t b, int d, double extra, bool turns) {
     double length = c->diagonal == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
     return astar_step_of(length, astar_terrain_cost(c, b), true, extra, turns, c->q->turn_penalty);
