@@ -324,24 +324,24 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     return st;
 }
 
-/* Terrain and a built-in heuristic, plus (layered) influence layers and claims, but no
- * callbacks. With landmarks the loop that calls heuristic() (it combines them with the built-in
- * one): no instantiation of its own, which would crowd the others out of inlining. */
-static ALWAYS_INLINE astar_status run_picked(query_ctx *c, uint64_t budget, astar_result *res, const bool layered) {
-    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
-        return c->exact ? run(c, budget, res, layered ? &LAYERED_EXACT : &PLAIN_EXACT, true, true)
-                        : run(c, budget, res, layered ? &LAYERED_UNIFORM : &PLAIN_UNIFORM, true, false);
-    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist)
-        return run(c, budget, res, layered ? &LAYERED_OCTILE : &PLAIN_OCTILE, false, false);
-    return run(c, budget, res, layered ? &LAYERED : &PLAIN, false, false);
-}
-
+/* Terrain and a built-in heuristic. With landmarks the loop that calls heuristic() (it combines
+ * them with the built-in one): no instantiation of its own, which would crowd the others out
+ * of inlining. */
 astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
-    return run_picked(c, budget, res, false);
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
+        return c->exact ? run(c, budget, res, &PLAIN_EXACT, true, true)
+                        : run(c, budget, res, &PLAIN_UNIFORM, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist) return run(c, budget, res, &PLAIN_OCTILE, false, false);
+    return run(c, budget, res, &PLAIN, false, false);
 }
 
+/* Plus influence layers and claims, but no callbacks. */
 astar_status astar_run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
-    return run_picked(c, budget, res, true);
+    if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
+        return c->exact ? run(c, budget, res, &LAYERED_EXACT, true, true)
+                        : run(c, budget, res, &LAYERED_UNIFORM, true, false);
+    if (c->heuristic == ASTAR_H_OCTILE && !c->lm.dist) return run(c, budget, res, &LAYERED_OCTILE, false, false);
+    return run(c, budget, res, &LAYERED, false, false);
 }
 
 astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res) {
