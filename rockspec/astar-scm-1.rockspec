@@ -39,6 +39,7 @@ build = {
             "src/grid_cost.c",
             "src/jps.c",
             "src/search.c",
+            "src/grid_loop.c",
             "src/jobs.c",
             "src/repair.c",
             "src/field.c",

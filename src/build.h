@@ -4,7 +4,7 @@
 #ifndef ASTAR_BUILD_H
 #define ASTAR_BUILD_H
 
-#include "search.h"
+#include "workspace.h"
 
 typedef struct astar_build_ops {
     /* The work between stages (the first call sets up), on the calling thread, at most

@@ -197,6 +197,23 @@ static ALWAYS_INLINE double astar_cost_up(double x) {
 }
 
 /*
+ * The one step cost (docs/contract.md, "The cost of a step"): the terrain's part, a length
+ * times a cost, rounded; plus (more) `extra`, what penalties and callbacks add, and the turn
+ * penalty when it turns; rounded up once. Every loop, repair and field composes its steps here
+ * (the loops without penalties with more = false, a constant); so do graphs, with the arc's
+ * cost as the length and 1 as the cost.
+ */
+static ALWAYS_INLINE double astar_step_of(double length, double cost, const bool more, double extra, bool turns,
+                                          double turn) {
+    double t = astar_rounded(length * cost);
+    if (more) {
+        t += extra;
+        if (turns) t += turn;
+    }
+    return astar_cost_up(t);
+}
+
+/*
  * Whether a closed node of g is reopened by a way in at ng < g (a custom heuristic may be
  * inconsistent). Below ASTAR_EXACT_BELOW sums are exact, so a way at least a quantum cheaper is
  * cheaper, and is taken whatever g counts (with interests, up to 2^20 beyond the path's cost);
@@ -220,7 +237,7 @@ static ALWAYS_INLINE double astar_cost_down(double x) {
  * take it from here, so that their sums agree to the bit.
  */
 static inline double astar_step_cost(double cost, int d) {
-    return astar_cost_up(d < 4 ? cost : astar_rounded(ASTAR_SQRT2 * cost));
+    return astar_step_of(d < 4 ? 1.0 : ASTAR_SQRT2, cost, false, 0.0, false, 0.0);
 }
 
 #endif

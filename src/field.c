@@ -1,4 +1,5 @@
 /* Distance fields: Dijkstra from (or toward) many sources over a grid query's costs. */
+#include "loop.h"
 #include "search.h"
 
 #include <stdlib.h>
@@ -71,64 +72,62 @@ void astar_field_free(astar_field *f) {
  * p -> b costs a unit walking it (b's terrain and penalties, edge_cost(b, p)).
  * A blocked node gets a distance (a unit may stand there and leave it) but no
  * way leads through it, so it is never queued: its best offer is simply kept.
+ * It runs as the loop's space (loop.h) that settles all it reaches: no arrival, no
+ * heuristic, no path.
  */
+typedef struct toward_frame {
+    query_ctx *c;
+    bool terrain_only;  /* terrain alone decides the moves and adds nothing: the grid's tables answer */
+    bool extras;        /* penalties or edge_cost add to the terrain's steps */
+} toward_frame;
+
+static ALWAYS_INLINE int toward_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                       int32_t b, int32_t node, bool upper, double gb, int64_t gb_quanta) {
+    const toward_frame *f = ctx;
+    query_ctx *c = f->c;
+    const bool terrain_only = f->terrain_only, extras = f->extras;
+    (void)nodes, (void)gen, (void)pruned, (void)node, (void)upper, (void)gb_quanta;
+    int32_t by = astar_row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
+    for (int d = 0; d < 8; d++) { /* p steps in direction d onto b */
+        int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
+        if (px < 0 || py < 0 || px >= c->g->width || py >= c->g->height) continue;
+        astar_node *n = astar_touch(c, p);
+        if (n->heap == ASTAR_CLOSED && astar_walkable(c, p, px, py)) continue; /* settled */
+        unsigned moves = terrain_only ? astar_legal_row(c->g, c->diagonal, py)[c->g->open[p]]
+                                      : astar_query_moves(c, p, px, py);
+        if (c->aborted) return ASTAR_OFFER_EABORT;
+        if (!(moves >> d & 1u)) continue;
+        double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by, 0) : 0.0;
+        if (c->aborted) return ASTAR_OFFER_EABORT;
+        if (extra == INFINITY) continue;
+        /* The step's cost as the search loop composes it (no turns: fields refuse them). */
+        double ng = gb + astar_grid_step(c, b, d, extra, false);
+        if (!(ng < n->g) || ng > L->max_cost) continue;
+        n->g = ng;
+        n->from = (uint8_t)d;
+        bool stand_only = !astar_walkable(c, p, px, py);
+        if (c->aborted) return ASTAR_OFFER_EABORT;
+        if (stand_only) continue;
+        if (!astar_pool_open(L->pool, L->alloc, n, p, ng, 0.0)) return ASTAR_OFFER_ENOMEM;
+    }
+    return ASTAR_OFFER_DONE;
+}
+
+/* Callbacks (node_cost, edge_cost) may run other queries or longjmp: charged ahead then (the
+ * general space, loop.h). */
+static const astar_space TOWARD = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, toward_expand};
+static const astar_space TOWARD_AHEAD = {true, false, NULL, NULL, NULL, NULL, NULL, NULL, toward_expand};
+
 static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res) {
     astar_search *s = c->s;
-    astar_pool *pool = &s->pool;
-    astar_node *nodes = pool->nodes;
-    uint64_t expansions = c->expansions; /* where an earlier slice left off */
-    const uint64_t limit = c->q->max_expansions;
-    const uint64_t end = budget < limit - expansions ? expansions + budget : limit;
-    /* Terrain alone decides the moves and adds nothing: the grid's tables answer. */
-    const bool terrain_only = !c->q->node_cost && !c->q->known;
-    const bool extras = c->penalties || c->q->edge_cost;
-    /* Callbacks (node_cost, edge_cost) may run other queries or longjmp: charged ahead then
-     * (search.c's loop says why). */
-    const bool ahead = c->q->node_cost || c->q->edge_cost;
-    uint64_t stop = ahead ? end : astar_meter_stop(&c->meter, end);
-    while (pool->heap.len > 0) {
-        if (expansions >= stop) {
-            if (expansions >= limit) return astar_done(res, expansions, ASTAR_LIMIT);
-            bool stopped = expansions < end && astar_meter_check(&c->meter, expansions);
-            if (stopped || expansions >= end) {
-                c->expansions = expansions;
-                return astar_done(res, expansions, stopped ? ASTAR_ESTOPPED : ASTAR_RUNNING);
-            }
-            stop = astar_meter_stop(&c->meter, end);
-        }
-        if (ahead && astar_meter_ahead(&c->meter, expansions)) {
-            c->expansions = expansions;
-            return astar_done(res, expansions, ASTAR_ESTOPPED);
-        }
-        int32_t b = astar_heap_pop(&pool->heap, nodes).cell;
-        expansions++;
-        int32_t by = astar_row_of(c, b) - 1, bx = b - (by + 1) * c->stride - 1;
-        double gb = nodes[b].g;
-        for (int d = 0; d < 8; d++) { /* p steps in direction d onto b */
-            int32_t p = b - c->offset[d], px = bx - ASTAR_DX[d], py = by - ASTAR_DY[d];
-            if (px < 0 || py < 0 || px >= c->g->width || py >= c->g->height) continue;
-            astar_node *n = astar_touch(c, p);
-            if (n->heap == ASTAR_CLOSED && astar_walkable(c, p, px, py)) continue; /* settled */
-            unsigned moves = terrain_only ? astar_legal_row(c->g, c->diagonal, py)[c->g->open[p]]
-                                          : astar_query_moves(c, p, px, py);
-            if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-            if (!(moves >> d & 1u)) continue;
-            double extra = extras ? astar_step_extra(c, p, px, py, b, bx, by, 0) : 0.0;
-            if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-            if (extra == INFINITY) continue;
-            /* The step's cost as the search loop rounds it (search.c). */
-            double ng = gb + astar_cost_up(astar_terrain_step(c, b, d) + extra);
-            if (!(ng < n->g) || ng > c->q->max_cost) continue;
-            n->g = ng;
-            n->from = (uint8_t)d;
-            bool stand_only = !astar_walkable(c, p, px, py);
-            if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-            if (stand_only) continue;
-            if (!astar_pool_open(pool, &s->alloc, n, p, ng, 0.0))
-                return astar_done(res, expansions, ASTAR_ENOMEM);
-        }
-    }
-    return astar_done(res, expansions, ASTAR_OK);
+    astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false, false,
+                    c->q->max_cost, 1.0, c->q->max_expansions, &c->meter, c->expansions, false, c->start, 0,
+                    INFINITY, 0.0};
+    toward_frame f = {c, !c->q->node_cost && !c->q->known, c->penalties || c->q->edge_cost};
+    astar_status st = c->q->node_cost || c->q->edge_cost ? astar_loop_run(&TOWARD_AHEAD, &f, &L, budget, res)
+                                                         : astar_loop_run(&TOWARD, &f, &L, budget, res);
+    c->expansions = L.expansions; /* where a paused slice left off */
+    return st;
 }
 
 /* The checks of a field's query and sources, and its context on s (c) with the sources
@@ -145,7 +144,7 @@ static astar_status field_setup(query_ctx *c, astar_search *s, astar_grid *g, co
     bool callbacks;
     astar_status st = astar_query_begin(c, s, g, fq, true, &callbacks);
     if (st != ASTAR_OK) return st;
-    c->goal = -1; /* FROM: run() settles every node it can reach */
+    c->goal = -1; /* FROM: the loop settles every node it can reach */
     c->goal_open = false;
     for (int32_t i = 0; i < ncells; i++) {
         int32_t x = cells[i] % g->width, y = cells[i] / g->width, cell = astar_cell(g->stride, x, y);

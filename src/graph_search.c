@@ -1,7 +1,7 @@
 /* A* on general graphs: the same node pool and cost rules as grids, arcs instead of moves. */
 #include "cost.h"
 #include "graph.h"
-#include "nodes.h"
+#include "loop.h"
 
 #include <string.h>
 
@@ -11,7 +11,7 @@ struct astar_graph_search {
     double *penalty;         /* P + node_cost of this query, NAN = not computed; on first need */
     double *custom_h;        /* the custom heuristic's value, NAN = not asked; on first need */
     double *step_in;         /* the cost of the step of its way in (under reopening and with
-                                interests, search.c) */
+                                interests, loop.h) */
     int32_t *claimed;        /* claims this query counts, where claim_gen == gen; on first need */
     uint16_t *claim_gen;
     int32_t *interest_of;    /* interests: the one a node collects, where interest_gen == gen */
@@ -174,222 +174,153 @@ static double step_extra(graph_ctx *c, int32_t a, int32_t b) {
     return extra > 0 ? extra : 0.0;
 }
 
-/*
- * Keeps the way from the start to end, walked back along the parents (the start's is -1), as
- * the graph's node ids; with interests (twin > 0) *collected gets the index of the interest
- * collected where the way enters the second copy, or stays -1.
- */
-static bool store_path(astar_graph_search *s, int32_t end, int32_t twin, int32_t *collected) {
-    const int32_t *parent = s->parent;
-    int32_t len = 1;
-    for (int32_t id = end; parent[id] >= 0; id = parent[id]) len++;
-    if (!astar_path_reserve(&s->path, &s->alloc, len)) return false;
-    int32_t id = end;
-    for (int32_t i = len - 1; i >= 0; i--) {
-        bool second = twin && id >= twin;
-        s->path.ids[i] = second ? id - twin : id;
-        if (second && parent[id] < twin) *collected = s->interest_of[id - twin];
-        if (i > 0) id = parent[id];
-    }
-    return true;
-}
+/* ---- The graph as the loop's space (loop.h): arcs, their costs, a parent per node. */
 
-/* A value as the search counts it (cost.h). */
-static inline double interest_value(const graph_ctx *c, int32_t i) {
-    return astar_interest_value(c->q->interest_values[i]);
-}
-
-/* The cost of the way to node end as its chain of parents adds up: its steps in (step_in, kept
- * under reopening and with interests; see chain_cost in search.c). */
-static double chain_cost(const astar_graph_search *s, int32_t end) {
-    double sum = 0.0;
-    for (int32_t id = end; s->parent[id] >= 0; id = s->parent[id]) sum += s->step_in[id];
-    return sum;
-}
-
-/* The end of a search with interests: the way to the node the sink was reached from (its
- * parent), its cost (its steps summed), its score (that cost less the value collected) and
- * what it collected. */
-static astar_status finish_at_sink(graph_ctx *c, astar_result *res, uint64_t expansions) {
-    astar_graph_search *s = c->s;
-    int32_t collected = -1, end = s->parent[c->sink];
-    if (!store_path(s, end, c->twin, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-    res->cost = chain_cost(s, end);
-    res->score = collected >= 0 ? res->cost - interest_value(c, collected) : res->cost;
-    res->interest = collected;
-    res->length = s->path.len;
-    return astar_done(res, expansions, ASTAR_OK);
-}
-
-/* What the loop keeps in locals for relax(): through c the compiler would reload them after
- * every store to a node record. */
-typedef struct loop_consts {
-    double max_cost, weight, h_scale, gx, gy, gz;
-    astar_node *nodes;
+/* What the loop's space keeps in locals: through c the compiler would reload them after every
+ * store to a node record. */
+typedef struct graph_frame {
+    graph_ctx *c;
+    const int32_t *first;
+    const packed_arc *arc;
+    const uint8_t *blocked;
+    const double *pos;
     int32_t *parent;
-    uint16_t gen;
-} loop_consts;
+    double h_scale, gx, gy, gz;
+    int32_t goal, twin;
+    bool goal_open;
+} graph_frame;
 
-/* What relax() asks of the loop besides going on. */
-enum { RELAX_DONE, RELAX_ENOMEM, RELAX_EABORT };
+static ALWAYS_INLINE int32_t graph_prev(const void *ctx, const astar_node *nodes, int32_t id) {
+    (void)nodes;
+    return ((const graph_frame *)ctx)->parent[id];
+}
+
+static ALWAYS_INLINE bool graph_crossed(const void *ctx, const astar_node *nodes, int32_t id) {
+    const graph_frame *f = ctx;
+    (void)nodes;
+    return f->parent[id] < f->twin;
+}
+
+static ALWAYS_INLINE int32_t graph_id_of(const void *ctx, int32_t node) {
+    (void)ctx;
+    return node;
+}
+
+static ALWAYS_INLINE bool graph_arrived(const void *ctx, int32_t node) {
+    const graph_frame *f = ctx;
+    return node == f->goal && f->goal_open; /* a blocked goal is only expanded as the start */
+}
+
+/* On to the sink at the score + twin_shift, from either copy. */
+static ALWAYS_INLINE double graph_sink_g(const void *ctx, int32_t node, bool upper, double ga) {
+    const graph_ctx *c = ((const graph_frame *)ctx)->c;
+    (void)node;
+    return ga - (upper ? c->twin_shift : 0.0) + c->twin_shift;
+}
+
+static ALWAYS_INLINE double graph_rank(void *ctx, int32_t id, int32_t node) {
+    const graph_frame *f = ctx;
+    (void)id;
+    return f->c->custom ? f->c->s->custom_h[node] : astar_graph_distance(f->pos, node, f->goal);
+}
 
 /*
  * Offers node id (of graph node b, in either copy) the way in from node a_id at g = ng, the
- * step costing `step` (kept in step_in by the general loop): onto the open list, or a decrease
- * of its key, when that improves it. `shift` is what max_cost takes off g: g - shift is the
- * least score a path through the node can still end with (twin_shift in both copies, as in
- * search.c's offer).
+ * step costing `step` (kept in step_in by the general loop). max_cost bounds the score: from
+ * the first copy an interest worth up to twin_shift may still be collected, so both copies are
+ * cut at g - twin_shift.
  */
-static ALWAYS_INLINE int relax(graph_ctx *c, int32_t id, int32_t b, int32_t a_id, double ng,
-                               double step, double shift, const loop_consts k, bool *pruned,
-                               const bool general) {
-    astar_graph_search *s = c->s;
-    astar_pool *pool = &s->pool;
-    astar_node *n = general ? touch(c, id) : astar_node_touch(k.nodes, k.gen, id);
-    if (!(ng < n->g)) return RELAX_DONE;
-    if (ng - shift > k.max_cost) {
-        *pruned = true;
-        return RELAX_DONE;
-    }
-    /* A closed node can improve only under a custom (maybe inconsistent) heuristic,
-     * and only by more than rounding (core.h). */
-    bool open_now = n->heap >= 0;
-    if (n->heap == ASTAR_CLOSED && !(c->custom && astar_reopens(ng, n->g))) return RELAX_DONE;
+static ALWAYS_INLINE int relax(graph_frame *f, astar_loop *L, astar_node *nodes, uint16_t gen, int32_t id,
+                               int32_t b, int32_t a_id, double ng, double step, bool *pruned, const bool general) {
+    graph_ctx *c = f->c;
+    astar_pool *pool = L->pool;
+    astar_node *n = astar_loop_improves(pool, nodes, gen, id, ng, general ? ng - L->twin_shift : ng,
+                                        L->max_cost, pruned, c->custom, c->memo_penalty, c->memo_h, general);
+    if (!n) return ASTAR_OFFER_DONE;
     double h;
     if (general) {
-        h = id == c->sink && c->sink ? 0.0 : heuristic(c, b);
-        if (c->aborted) return RELAX_EABORT;
-    } else if (k.h_scale > 0) {
-        const double *pos = c->g->pos;
-        double dx = pos[3 * b] - k.gx, dy = pos[3 * b + 1] - k.gy, dz = pos[3 * b + 2] - k.gz;
-        h = astar_cost_down(k.h_scale * sqrt(astar_rounded(dx * dx) + astar_rounded(dy * dy) +
-                                             astar_rounded(dz * dz)));
+        h = heuristic(c, b);
+        if (c->aborted) return ASTAR_OFFER_EABORT;
+    } else if (f->h_scale > 0) {
+        const double *pos = f->pos;
+        double dx = pos[3 * b] - f->gx, dy = pos[3 * b + 1] - f->gy, dz = pos[3 * b + 2] - f->gz;
+        h = astar_cost_down(f->h_scale * sqrt(astar_rounded(dx * dx) + astar_rounded(dy * dy) +
+                                              astar_rounded(dz * dz)));
     } else {
         h = 0.0;
     }
-    n->g = ng;
-    k.parent[id] = a_id;
-    if (general && (c->custom || c->twin)) s->step_in[id] = step;
-    double f = ng + astar_rounded(k.weight * h);
-    if (open_now) astar_pool_decrease(pool, n, f, h);
-    else if (!astar_pool_push(pool, &s->alloc, id, f, h)) return RELAX_ENOMEM;
-    return RELAX_DONE;
+    f->parent[id] = a_id;
+    if (general && L->step_in) L->step_in[id] = step;
+    return astar_loop_take(pool, L->alloc, n, id, ng, h, L->weight) ? ASTAR_OFFER_DONE : ASTAR_OFFER_ENOMEM;
 }
 
-/*
- * The loop. `general` is a constant at both call sites: the plain loop reads
- * arc costs, blocked flags and the built-in heuristic only; the general one
- * adds penalties, callbacks, a custom heuristic and interests.
- */
-static ALWAYS_INLINE astar_status run(graph_ctx *c, int32_t start, bool goal_open,
-                                      astar_result *res, astar_meter *meter, const bool general) {
-    astar_graph_search *s = c->s;
-    const astar_graph_query *q = c->q;
+/* The arcs out of node a (a_id in its copy). */
+static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                      int32_t a_id, int32_t a, bool second, double ga, int64_t ga_quanta,
+                                      const bool general) {
+    graph_frame *f = ctx;
+    graph_ctx *c = f->c;
+    const int32_t twin = general ? f->twin : 0;
+    const packed_arc *arc = f->arc;
+    (void)ga_quanta;
+    for (int32_t e = f->first[a], end = f->first[a + 1]; e < end; e++) {
+        int32_t b = arc[e].to;
+        if (f->blocked[b]) continue;
+        /* The step's cost as on grids (astar_step_of): the arc's, its length at cost 1. */
+        double ng, step = 0.0; /* step: for step_in, which only the general loop keeps */
+        if (general) {
+            double extra = step_extra(c, a, b);
+            if (c->aborted) return ASTAR_OFFER_EABORT;
+            if (extra == INFINITY) continue;
+            step = astar_step_of(arc[e].cost, 1.0, true, extra, false, 0.0);
+            ng = ga + step;
+            if (twin) touch(c, b); /* b's memos stay valid for its second copy too */
+        } else {
+            ng = ga + astar_step_of(arc[e].cost, 1.0, false, 0.0, false, 0.0);
+        }
+        int r = relax(f, L, nodes, gen, second ? b + twin : b, b, a_id, ng, step, pruned, general);
+        /* Entering an interest from the first copy: the second copy too, collecting it. */
+        if (r == ASTAR_OFFER_DONE && twin && !second && c->s->interest_gen[b] == gen) {
+            double v = astar_loop_value(L, c->s->interest_of[b]);
+            r = relax(f, L, nodes, gen, b + twin, b, a_id, ng + c->twin_shift - v, step, pruned, true);
+        }
+        if (r != ASTAR_OFFER_DONE) return r;
+    }
+    return ASTAR_OFFER_DONE;
+}
+
+static int graph_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
+                              int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
+}
+
+static int graph_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
+}
+
+/* The plain loop reads arc costs, blocked flags and the built-in heuristic only; the general
+ * one adds penalties, callbacks, a custom heuristic and interests. */
+static const astar_space GRAPH_PLAIN = {false, false, graph_prev, graph_crossed, graph_id_of, graph_arrived,
+                                        graph_sink_g, graph_rank, graph_expand_plain};
+static const astar_space GRAPH_GENERAL = {true, false, graph_prev, graph_crossed, graph_id_of, graph_arrived,
+                                          graph_sink_g, graph_rank, graph_expand_general};
+
+static ALWAYS_INLINE astar_status run(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res,
+                                      const bool general) {
     const astar_graph *g = c->g;
-    const int32_t *first = g->start;
-    const packed_arc *arc = g->packed;
-    const uint8_t *blocked = g->blocked;
-    const double *pos = g->pos;
-    astar_pool *pool = &s->pool;
-    astar_node *nodes = pool->nodes;
-    const int32_t goal = c->goal, twin = general ? c->twin : 0;
-    const bool partial = q->partial != 0;
-    const loop_consts k = {q->max_cost, q->weight, c->h_scale, pos[3 * goal], pos[3 * goal + 1],
-                           pos[3 * goal + 2], nodes, s->parent, pool->gen};
-    bool pruned = false;
-    int32_t best = start;
-    double best_h = INFINITY, best_g = 0.0;
-    astar_status outcome = ASTAR_UNREACHABLE;
-    uint64_t expansions = 0;
-    /* The progress handler, as the grid's loop meets it (search.c): after the fact in the plain
-     * loop, ahead in the general one, whose callbacks may run other queries or longjmp. */
-    uint64_t stop = general ? q->max_expansions : astar_meter_stop(meter, q->max_expansions);
-
-    while (pool->heap.len > 0) {
-        if (expansions >= stop) {
-            if (expansions >= q->max_expansions) {
-                outcome = ASTAR_LIMIT;
-                break;
-            }
-            if (astar_meter_check(meter, expansions)) return astar_done(res, expansions, ASTAR_ESTOPPED);
-            stop = astar_meter_stop(meter, q->max_expansions);
-        }
-        if (general && astar_meter_ahead(meter, expansions)) return astar_done(res, expansions, ASTAR_ESTOPPED);
-        int32_t a_id = astar_heap_pop(&pool->heap, nodes).cell;
-        expansions++;
-        double ga = nodes[a_id].g;
-        if (twin && a_id == c->sink) return finish_at_sink(c, res, expansions);
-        bool second = twin && a_id >= twin;
-        int32_t a = second ? a_id - twin : a_id;
-        double shift = second ? c->twin_shift : 0.0;
-        if (a == goal && goal_open) { /* a blocked goal is only expanded as the start */
-            if (!twin) {
-                int32_t collected = -1;
-                if (!store_path(s, a, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-                res->cost = general && c->custom ? chain_cost(s, a) : ga;
-                res->length = s->path.len;
-                return astar_done(res, expansions, ASTAR_OK);
-            }
-            /* On to the sink at score + twin_shift; the path may still pass the goal on its
-             * way to an interest, so the goal is expanded too. */
-            int r = relax(c, c->sink, goal, a_id, ga - shift + c->twin_shift, 0.0, c->twin_shift, k, &pruned, true);
-            if (r == RELAX_ENOMEM) return astar_done(res, expansions, ASTAR_ENOMEM);
-        }
-        if (partial) {
-            double h = c->custom ? s->custom_h[a] : astar_graph_distance(pos, a, goal);
-            if (h < best_h || (h == best_h && ga < best_g)) {
-                best = a;
-                best_h = h;
-                best_g = ga;
-            }
-        }
-        for (int32_t e = first[a], end = first[a + 1]; e < end; e++) {
-            int32_t b = arc[e].to;
-            if (blocked[b]) continue;
-            /* The step's cost rounded up once, as on grids (core.h). */
-            double ng, step = 0.0; /* step: for step_in, which only the general loop keeps */
-            if (general) {
-                double extra = step_extra(c, a, b);
-                if (c->aborted) return astar_done(res, expansions, ASTAR_EABORT);
-                if (extra == INFINITY) continue;
-                step = astar_cost_up(arc[e].cost + extra);
-                ng = ga + step;
-                if (twin) touch(c, b); /* b's memos stay valid for its second copy too */
-            } else {
-                ng = ga + astar_cost_up(arc[e].cost);
-            }
-            /* max_cost bounds the score: from the first copy an interest worth up to
-             * twin_shift may still be collected, so both copies are cut at g - twin_shift. */
-            int r = relax(c, second ? b + twin : b, b, a_id, ng, step, c->twin_shift, k, &pruned, general);
-            /* Entering an interest from the first copy: the second copy too, collecting it. */
-            if (r == RELAX_DONE && twin && !second && s->interest_gen[b] == pool->gen) {
-                double v = interest_value(c, s->interest_of[b]);
-                r = relax(c, b + twin, b, a_id, ng + c->twin_shift - v, step, c->twin_shift, k, &pruned, true);
-            }
-            if (r == RELAX_EABORT) return astar_done(res, expansions, ASTAR_EABORT);
-            if (r == RELAX_ENOMEM) return astar_done(res, expansions, ASTAR_ENOMEM);
-        }
-    }
-    if (outcome == ASTAR_UNREACHABLE && pruned) outcome = ASTAR_LIMIT;
-    if (partial) {
-        int32_t collected = -1;
-        if (!store_path(s, best, 0, &collected)) return astar_done(res, expansions, ASTAR_ENOMEM);
-        res->cost = general && c->custom ? chain_cost(s, best) : nodes[best].g;
-        res->length = s->path.len;
-        res->reason = outcome;
-        return astar_done(res, expansions, ASTAR_PARTIAL);
-    }
-    return astar_done(res, expansions, outcome);
+    int32_t goal = c->goal;
+    graph_frame f = {c, g->start, g->packed, g->blocked, g->pos, c->s->parent, c->h_scale,
+                     g->pos[3 * goal], g->pos[3 * goal + 1], g->pos[3 * goal + 2], goal, c->twin, goal_open};
+    return astar_loop_run(general ? &GRAPH_GENERAL : &GRAPH_PLAIN, &f, L, UINT64_MAX, res);
 }
 
-static astar_status run_plain(graph_ctx *c, int32_t start, bool goal_open, astar_result *res,
-                              astar_meter *meter) {
-    return run(c, start, goal_open, res, meter, false);
+static astar_status run_plain(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res) {
+    return run(c, L, goal_open, res, false);
 }
 
-static astar_status run_general(graph_ctx *c, int32_t start, bool goal_open, astar_result *res,
-                                astar_meter *meter) {
-    return run(c, start, goal_open, res, meter, true);
+static astar_status run_general(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res) {
+    return run(c, L, goal_open, res, true);
 }
 
 /* claim_radius: whether another unit standing on node id is within it of the start. */
@@ -413,12 +344,7 @@ static bool mark_interests(graph_ctx *c, int32_t twin) {
             if (c->aborted) return false;
             continue;
         }
-        double value = interest_value(c, i);
-        if (s->interest_gen[id] == s->pool.gen && !(value > interest_value(c, s->interest_of[id])))
-            continue;
-        s->interest_gen[id] = s->pool.gen;
-        s->interest_of[id] = i;
-        if (value > top) top = value;
+        astar_loop_mark_interest(s->interest_of, s->interest_gen, s->pool.gen, q->interest_values, id, i, &top);
     }
     c->twin = twin;
     c->sink = 2 * twin;
@@ -501,7 +427,13 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     if (twin && !mark_interests(&c, twin)) return astar_finish(res, ASTAR_EABORT);
     res->scored = twin > 0;
 
+    astar_meter meter = astar_meter_begin(astar_progress_get(), 0);
+    astar_loop L = {&s->pool, &s->alloc, &s->path, (c.custom || twin) ? s->step_in : NULL, NULL,
+                    s->interest_of, q->interest_values, twin, c.twin_shift, twin > 0, c.sink, q->partial != 0,
+                    c.custom, q->max_cost, q->weight, q->max_expansions, &meter,
+                    0, false, q->start, 0, INFINITY, 0.0};
     /* The start in the first copy, and in the second when it collects an interest there. */
+    if (twin) touch(&c, c.sink);
     touch(&c, q->start); /* before its heuristic, which it memoises */
     double h0 = heuristic(&c, q->start);
     if (c.aborted) return astar_finish(res, ASTAR_EABORT);
@@ -509,18 +441,13 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
         double g0 = 0.0;
         if (copy == 1) {
             if (!twin || s->interest_gen[q->start] != s->pool.gen) break;
-            g0 = c.twin_shift - interest_value(&c, s->interest_of[q->start]);
+            g0 = c.twin_shift - astar_interest_value(q->interest_values[s->interest_of[q->start]]);
         }
         int32_t id = q->start + copy * twin;
-        astar_node *sn = touch(&c, id);
-        sn->g = g0;
         s->parent[id] = -1;
-        if (!astar_pool_open(&s->pool, &s->alloc, sn, id, g0 + q->weight * h0, h0))
-            return astar_finish(res, ASTAR_ENOMEM);
+        if (!astar_loop_start(&L, touch(&c, id), id, g0, h0)) return astar_finish(res, ASTAR_ENOMEM);
     }
-    astar_meter meter = astar_meter_begin(astar_progress_get(), 0);
-    st = general ? run_general(&c, q->start, goal_open, res, &meter)
-                 : run_plain(&c, q->start, goal_open, res, &meter);
+    st = general ? run_general(&c, &L, goal_open, res) : run_plain(&c, &L, goal_open, res);
     astar_meter_sync(&meter, res->expansions);
     return astar_finish(res, st);
 }

@@ -8,9 +8,9 @@
  */
 #include "search.h"
 
-/* The node of a grid's cell 0, a corner of the blocked border: the sink's (search.c), and no
- * cell's. */
-#define BORDER_CORNER 0
+/* The node of a grid's cell 0, a corner of the blocked border: the sink's (ASTAR_GRID_SINK), and
+ * no cell's. */
+#define BORDER_CORNER ASTAR_GRID_SINK
 
 static bool closed_node(const astar_pool *p, int32_t id) {
     const astar_node *n = &p->nodes[id];
@@ -88,7 +88,7 @@ static bool reopen_node(query_ctx *c, int32_t id) {
     int32_t cell = c->twin && id >= c->twin ? id - c->twin : id;
     int32_t row = astar_row_of(c, cell);
     int32_t x = cell - row * c->stride - 1, y = row - 1;
-    if (c->exact) { /* run's keys in quanta */
+    if (c->exact) { /* the keys of the loop in quanta (grid_loop.c) */
         int64_t card = (int64_t)(c->h_card * (1.0 / ASTAR_QUANTUM)), diag = (int64_t)(c->h_diag * (1.0 / ASTAR_QUANTUM));
         int64_t h = astar_octile_quanta(x - c->gx, y - c->gy, card, diag);
         return astar_pool_push_key(p, &c->s->alloc, id, astar_heap_key_fine(n->quanta + h, h, c->tie_bits));
@@ -204,7 +204,7 @@ static void to_double(query_ctx *c, int32_t id) {
 }
 
 /*
- * A job of the loop that counts in quanta (run's `exact`) that must leave it: a cell got
+ * A job of the loop that counts in quanta (grid_loop.c's `exact`) that must leave it: a cell got
  * another cost than the uniform one, a repair needs closed nodes reopened (that loop keeps
  * them closed), or its layers or claims grew past what it counts exactly (search.c's
  * continue_search). From here on it runs the octile loop in doubles. Its records hold g in
@@ -244,7 +244,7 @@ bool astar_job_leave_exact(query_ctx *c, uint64_t *work) {
  * Repairs the job for a change of cell x under the nodes it reached (block_reached), with the
  * terrain as it is now. A cheaper or opened cell: the closed nodes of the block go back on the
  * open list, so that their steps onto x and the diagonals past it are offered again, and the
- * loop reopens every closed node that improves (c->reopen; search.c's run). A dearer or blocked
+ * loop reopens every closed node that improves (c->reopen; loop.h). A dearer or blocked
  * one: every node whose way in took a step the change altered is forgotten with what was
  * reached through it (forget_subtree). docs/design/living.md proves both exact.
  */

@@ -34,6 +34,7 @@
  * recomputes shrink for the new ones (and bumps the serial: a suspended search holds it).
  */
 #include "landmarks.h"
+#include "core.h"       /* the search's step costs (astar_step_cost) */
 
 #include <string.h>
 

@@ -27,7 +27,7 @@ struct astar_layer {
     int32_t *active;            /* the active tiles, in no order; room for every tile */
     int32_t nactive;
     double sum_bound;           /* at least the sum of |value| over the cells: what a query
-                                   bounds its penalties with (search.c's exact loop) */
+                                   bounds its penalties with (grid_loop.c's exact loop) */
     double *scratch;            /* spread's new values, a tile's worth per tile it computes */
     int32_t *todo;              /* spread's tiles to compute (room for every tile) */
     size_t scratch_cap;         /* doubles in scratch; 0 until first needed */

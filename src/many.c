@@ -1,6 +1,6 @@
 /* Many queries on a pool of threads: one workspace per worker, paths gathered per worker. */
 #define _POSIX_C_SOURCE 200809L /* sysconf, pthreads under -std=c11 */
-#include "search.h"
+#include "workspace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

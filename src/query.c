@@ -237,8 +237,8 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     c->h_scale = isfinite(min_cost) ? min_cost : 0.0;
     if (q->known) c->h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
     /* A hex step has length 1: its cost on the cheapest terrain is h_card too. */
-    c->h_card = astar_cost_up(c->h_scale);
-    c->h_diag = astar_cost_up(ASTAR_SQRT2 * c->h_scale) - c->h_card;
+    c->h_card = astar_step_cost(c->h_scale, 0);
+    c->h_diag = astar_step_cost(c->h_scale, 4) - c->h_card;
     c->uniform_cost = min_cost == max_cost ? min_cost : 0.0;
     /* Landmarks bound the terrain's distances under their moves. Fog of war may make a cell
      * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is

@@ -48,7 +48,7 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
     if (st != ASTAR_OK) return st;
     const int32_t width = g->width;
     cost[from] = 0.0;
-    int heading = -1;
+    int prev = -1; /* the step into ids[i - 1], where it has a cost */
     for (int32_t i = from + 1; i < n; i++) {
         int32_t ax = ids[i - 1] % width, ay = ids[i - 1] / width;
         int32_t bx = ids[i] % width, by = ids[i] / width;
@@ -57,16 +57,11 @@ astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query 
         cost[i] = INFINITY;
         if (d >= 0 && astar_terrain_cost(c, b) != INFINITY && (astar_query_moves(c, a, ax, ay) >> d & 1u)) {
             double extra = astar_step_extra(c, a, ax, ay, b, bx, by, i - from);
-            if (extra != INFINITY) {
-                double t = astar_terrain_step(c, b, d) + extra;
-                int now = astar_heading(c, d, ay);
-                if (q->turn_penalty > 0 && heading >= 0 && now != heading) t += q->turn_penalty;
-                heading = now;
-                cost[i] = astar_cost_up(t);
-            }
+            bool turns = q->turn_penalty > 0 && astar_turns(c, prev, ay, d);
+            if (extra != INFINITY) cost[i] = astar_grid_step(c, b, d, extra, turns);
         }
         if (c->aborted) return ASTAR_EABORT;
-        if (cost[i] == INFINITY) heading = -1;
+        prev = cost[i] == INFINITY ? -1 : d;
     }
     return ASTAR_OK;
 }
@@ -248,7 +243,7 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
     r.targets = targets;
     r.ntargets = m;
     r.target_costs = cost + first;
-    /* All of them, or more than the target heuristic scans: aim at the end (search.h's
+    /* All of them, or more than the target heuristic scans: aim at the end (workspace.h's
      * aim_next); a few near the blockage: aim at them, each with its rest (search.h). */
     s->aim_next = m > ASTAR_REPAIR_LOCAL || first + m == n;
     st = astar_find(s, g, &r, res);
