@@ -76,14 +76,14 @@ bool astar_job_leave_exact(query_ctx *c, uint64_t *work);
  * A* runs: astar_jps_begin sets up the live search of s (s->job: this query's stamp, an
  * empty open list, its context; start walkable, goal walkable; mode NO_CORNER_CUT or NEVER;
  * unit the cost of every walkable cell; no budget such as max_expansions or max_cost) and
- * pushes the start: ASTAR_RUNNING, or ASTAR_ENOMEM. table: the grid's fresh jump table for
+ * pushes the start: ASTAR_RUNNING, or ASTAR_ENOMEM. table: the grid's fresh JPS+ table for
  * the mode (JPS+), or NULL to scan the lines (online). astar_jps_step then expands at most
  * `budget` jump points more (ASTAR_RUNNING), or ends: res's cost, length, expansions and the
  * path, and the status. Its state is the workspace's, so any terrain change starts it over
  * (astar_job_follow): it read lines of cells it never touched.
  */
 astar_status astar_jps_begin(astar_search *s, astar_diagonal mode, int32_t start, int32_t goal, double unit,
-                             const astar_jumps *table);
+                             const astar_jps_table *table);
 astar_status astar_jps_step(astar_search *s, uint64_t budget, astar_result *res);
 
 /* ---- inline, for the loops */
