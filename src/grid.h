@@ -10,7 +10,7 @@
 /*
  * Every per-cell array is stored with a one-cell border (stride = width + 2),
  * so neighbour loops need no bounds checks: the border is blocked terrain,
- * zero influence and no claims. "cell" below means an index into such an
+ * zero in every layer and no claims. "cell" below means an index into such an
  * array; "node id" means the public 0-based y * width + x.
  */
 static inline int32_t astar_cell(int32_t stride, int32_t x, int32_t y) {

@@ -56,7 +56,7 @@ static bool mark_interests(query_ctx *c) {
 
 /* Whether q may skip dead ends: not where a path's cost depends on more than its cells and
  * steps (claim_window, turn_penalty), where the query sees other walls than the terrain's
- * (known), or where every reached cell counts (partial). docs/design/dead_ends.md. */
+ * (a mask), or where every reached cell counts (partial). docs/design/dead_ends.md. */
 static bool dead_ends_apply(const astar_query *q) {
     return q->dead_ends && !q->partial && !q->known && q->claim_window < 0 && !(q->turn_penalty > 0);
 }

@@ -42,7 +42,7 @@ double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t
 #define ASTAR_GRID_SINK 0
 
 /* c's search for up to `budget` expansions more: terrain and a built-in heuristic (plain),
- * plus influence layers and claims (layered), or the general loop (callbacks, fog, targets,
+ * plus layers and claims (layered), or the general loop (callbacks, fog, targets,
  * noise, hexes, turns, windows; distance fields run it from their sources). */
 astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res);
 astar_status astar_run_layered(query_ctx *c, uint64_t budget, astar_result *res);
@@ -183,7 +183,7 @@ static ALWAYS_INLINE bool astar_holds_value(double v) {
 }
 
 /*
- * P(b) of influence layers and claims. The loop without callbacks computes it
+ * P(b) of layers and claims. The loop without callbacks computes it
  * again each time: cheaper than memoising. Finite: every term is bounded
  * (ASTAR_MAX_VALUE).
  */
