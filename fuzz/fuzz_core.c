@@ -10,7 +10,7 @@
  * scale, spread, add_layer) are mirrored by the plain formulas of astar.h.
  * After every call it checks the core against that model (after a write of one
  * terrain cell, that cell at once and the whole grid before the next query and
- * at the end; with the grid, JPS+'s jump tables against tables built from scratch),
+ * at the end; with the grid, JPS+ tables against tables built from scratch),
  * and after every search it checks the result against an
  * independent Dijkstra written from the step-cost formula documented in astar.h
  * (it stops once the goal, or the nearest target, is settled):
@@ -65,7 +65,7 @@
 
 #include "astar.h"
 #include "fuzz_alloc.h"
-#include "jumps.h" /* internal: JPS+'s tables checked against fresh builds */
+#include "jps_table.h" /* internal: JPS+'s tables checked against fresh builds */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -337,8 +337,8 @@ static void check_grid(void) {
         double got = astar_grid_get_cost(W.grid, i % W.w, i / W.w);
         fail_if(got != W.cost[i], "terrain cost differs from the model");
     }
-    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) /* -1: none, or OOM building the check */
-        fail_if(astar_jumps_mismatches(W.grid, kind) > 0, "a JPS+ table differs from a fresh build");
+    for (int kind = 0; kind < ASTAR_JPS_TABLE_KINDS; kind++) /* -1: none, or OOM building the check */
+        fail_if(astar_jps_table_mismatches(W.grid, kind) > 0, "a JPS+ table differs from a fresh build");
     W.grid_unchecked = false;
 }
 

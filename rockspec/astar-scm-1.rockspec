@@ -26,7 +26,7 @@ build = {
             "src/cost.c",
             "src/islands.c",
             "src/dead_ends.c",
-            "src/jumps.c",
+            "src/jps_table.c",
             "src/landmarks.c",
             "src/hierarchy.c",
             "src/grid.c",

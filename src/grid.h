@@ -5,12 +5,12 @@
 #include "core.h"
 #include "dead_ends.h"
 #include "islands.h"
-#include "jumps.h"
+#include "jps_table.h"
 
 /*
  * Every per-cell array is stored with a one-cell border (stride = width + 2),
  * so neighbour loops need no bounds checks: the border is blocked terrain,
- * zero influence and no claims. "cell" below means an index into such an
+ * zero in every layer and no claims. "cell" below means an index into such an
  * array; "node id" means the public 0-based y * width + x.
  */
 static inline int32_t astar_cell(int32_t stride, int32_t x, int32_t y) {
@@ -89,7 +89,7 @@ struct astar_grid {
     astar_change *log;          /* ASTAR_CHANGE_LOG entries */
     astar_islands islands[ASTAR_ISLAND_KINDS];
     astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
-    astar_jumps jumps[ASTAR_JUMP_KINDS]; /* JPS+ tables, by astar_jump_kind */
+    astar_jps_table jps_tables[ASTAR_JPS_TABLE_KINDS]; /* JPS+ tables, by astar_jps_table_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */
     uint64_t landmark_serial;   /* bumped whenever what queries read of landmarks changes */
     struct astar_hierarchy *hierarchy; /* two-tier search's clusters; NULL: none built */

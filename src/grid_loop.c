@@ -1,6 +1,6 @@
 /*
  * The grid as the search loop's space (loop.h): cells and their moves, the step costs of a
- * query, a direction per node for the way back. Instantiated for plain terrain, for influence
+ * query, a direction per node for the way back. Instantiated for plain terrain, for layers
  * and claims (layered), in quanta (exact), and for everything else (general); search.c runs
  * them whole or in slices.
  */
@@ -126,7 +126,7 @@ static ALWAYS_INLINE int offer(const grid_frame *f, astar_loop *L, astar_node *n
  * every instantiation, so the compiler makes a loop of each combination used: plain terrain
  * and a built-in heuristic (no penalty array, no callbacks, no per-neighbour walkability test
  * beyond a byte of legal moves; with octile and uniform costs, no cost array either), plus
- * influence layers and claims (`layered`), and the general one. `exact` (plain, octile,
+ * layers and claims (`layered`), and the general one. `exact` (plain, octile,
  * uniform, not partial, costs bounded below ASTAR_EXACT_BELOW: see search.c's exact_room)
  * counts g, h and f in quanta as 64-bit integers: the same numbers (every sum is exact there)
  * and the same keys, so the same expansions and answer, but integer additions and comparisons
@@ -160,7 +160,7 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
                  * does not improve needs none (closed ones among them). Asked this way
                  * rather than "is it closed", which is a coin toss a branch mispredicts. */
                 if (n->gen == gen && !(ng < n->quanta)) continue;
-                /* Most cells hold neither influence nor claims: a term of +0 or -0 leaves
+                /* Most cells hold neither a layer's value nor claims: a term of +0 or -0 leaves
                  * the sum as astar_layer_penalty makes it (it starts at +0), so the loop
                  * skips the arithmetic where both are 0. */
                 if (f->layers_many || (f->layer0 && astar_holds_value(f->layer0[b])) ||
@@ -206,7 +206,7 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
         /* The step's cost (astar_grid_step), rounded up once (core.h), so that sums are exact. */
         double ng, step_cost = 0.0; /* step_cost: for step_in, which only the general loop keeps */
         if (!general) {
-            /* Without penalties here (most cells of an influence map), the terrain's step
+            /* Without penalties here (most cells of a layer), the terrain's step
              * alone, rounded once per query on uniform terrain. */
             double terrain = uniform ? f->rounded_step[d] : astar_step_of(f->step[d], cost[b], false, 0.0, false, 0.0);
             /* A reached neighbour the terrain's step alone does not improve needs no
@@ -335,7 +335,7 @@ astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
     return run(c, budget, res, &PLAIN, false, false);
 }
 
-/* Plus influence layers and claims, but no callbacks. */
+/* Plus layers and claims, but no callbacks. */
 astar_status astar_run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
         return c->exact ? run(c, budget, res, &LAYERED_EXACT, true, true)

@@ -18,7 +18,7 @@
  *
  * The workspace's node pool (nodes.h) serves as it does A*.
  *
- * JPS+ (jumps.c) replaces the scans by the grid's table of their outcomes; only
+ * JPS+ (jps_table.c) replaces the scans by the grid's table of their outcomes; only
  * the goal, which the table cannot know, is looked for on the way (goal_on_way).
  * Both find the same jump points, so they push the same nodes in the same order.
  */
@@ -32,7 +32,7 @@ typedef struct jps_ctx {
     int32_t offset[8];
     int32_t goal, gx, gy;     /* bordered coordinates */
     bool four;                /* ASTAR_DIAG_NEVER */
-    const int16_t *dist;      /* JPS+: the grid's jump table (jumps.h), dirs entries per cell */
+    const int16_t *dist;      /* JPS+: the grid's JPS+ table (jps_table.h), dirs entries per cell */
     size_t dirs;
     bool exact;               /* g counted in quanta (astar_node.quanta), as A*'s integer loop */
     int64_t step_quanta[8];   /* then the rounded steps in quanta */
@@ -206,15 +206,15 @@ static inline int32_t goal_on_way(const jps_ctx *j, int32_t p, int32_t x, int32_
 /* The steps from p = (x, y) along d to the next jump point, the goal included; 0 for a wall. */
 static int32_t table_jump(const jps_ctx *j, int32_t p, int32_t x, int32_t y, int d) {
     const int32_t off = j->offset[d];
-    for (int32_t done = 0;; done += ASTAR_JUMP_FAR) {
+    for (int32_t done = 0;; done += ASTAR_JPS_TABLE_FAR) {
         int32_t v = table_entry(j, p, d);
         int32_t t = goal_on_way(j, p, x, y, d, v > 0 ? v - 1 : -v);
         if (t) return done + t;
         if (v > 0) return done + v;
-        if (v != -ASTAR_JUMP_FAR) return 0;
-        p += ASTAR_JUMP_FAR * off; /* a long line: its next stretch */
-        x += ASTAR_JUMP_FAR * ASTAR_DX[d];
-        y += ASTAR_JUMP_FAR * ASTAR_DY[d];
+        if (v != -ASTAR_JPS_TABLE_FAR) return 0;
+        p += ASTAR_JPS_TABLE_FAR * off; /* a long line: its next stretch */
+        x += ASTAR_JPS_TABLE_FAR * ASTAR_DX[d];
+        y += ASTAR_JPS_TABLE_FAR * ASTAR_DY[d];
     }
 }
 
@@ -360,8 +360,8 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, uint64_t budget, asta
     const int tie_bits = c->tie_bits;
     jps_ctx j;
     j.scanned = &c->jps_scanned;
-    j.dist = plus ? c->jumps->dist : NULL;
-    j.dirs = (size_t)astar_jump_dirs(astar_jump_kind(mode));
+    j.dist = plus ? c->jps_table->dist : NULL;
+    j.dirs = (size_t)astar_jps_table_dirs(astar_jps_table_kind(mode));
     j.open = g->open;
     j.legal = g->legal[mode];
     for (int d = 0; d < 8; d++) j.offset[d] = ASTAR_DY[d] * g->stride + ASTAR_DX[d];
@@ -459,10 +459,10 @@ static ALWAYS_INLINE astar_status run_jps(astar_search *s, uint64_t budget, asta
 }
 
 astar_status astar_jps_begin(astar_search *s, astar_diagonal mode, int32_t start, int32_t goal, double unit,
-                             const astar_jumps *table) {
+                             const astar_jps_table *table) {
     query_ctx *c = &s->job;
     c->jps = true;
-    c->jumps = table;
+    c->jps_table = table;
     c->diagonal = mode;
     c->start = start;
     c->goal = goal;
@@ -497,7 +497,7 @@ astar_status astar_jps_step(astar_search *s, uint64_t budget, astar_result *res)
     query_ctx *c = &s->job;
     c->meter = astar_meter_begin(astar_progress_get(), c->expansions + c->jps_scanned);
     astar_status st;
-    bool plus = c->jumps != NULL;
+    bool plus = c->jps_table != NULL;
     if (c->exact)
         st = plus ? run_jps(s, budget, res, true, true) : run_jps(s, budget, res, false, true);
     else

@@ -1,4 +1,4 @@
-/* Data the cost model reads: influence layers, fog-of-war masks and claims. */
+/* Data the cost model reads: layers, fog-of-war masks and claims. */
 #include "layers.h"
 #include "grid.h"
 
@@ -183,7 +183,7 @@ const double *astar_layer_row(const astar_layer *l, int32_t y) {
     return l->value + astar_cell(l->stride, 0, y);
 }
 
-/* ------------------------------------------------------- influence maps */
+/* ----------------------------------- stamps, sums, scaling and spreading */
 
 static double falloff_weight(astar_falloff f, double d, double radius) {
     double t = 1.0 - d / (radius + 1.0);
@@ -410,7 +410,7 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
         for (int32_t k = 0; k < n; k++) l->tile_on[l->todo[k]] &= (uint8_t)~TILE_TODO;
         return stopped ? ASTAR_ESTOPPED : ASTAR_ENOMEM;
     }
-    /* Over a hex grid, influence flows to the six hex neighbours, each one step away. */
+    /* Over a hex grid, a layer's value flows to the six hex neighbours, each one step away. */
     spread_rule r = {l->value, walk, walk && walk->diagonal == ASTAR_DIAG_HEX, {0}, 0, 0, momentum, 1.0 - momentum};
     r.straight = exp(-decay);
     r.diagonal = r.hex ? r.straight : exp(-decay * sqrt(2.0));

@@ -1,4 +1,4 @@
-/* What the cost model reads besides terrain (layers.c): influence layers, fog-of-war masks
+/* What the cost model reads besides terrain (layers.c): layers, fog-of-war masks
  * and claims. */
 #ifndef ASTAR_LAYERS_H
 #define ASTAR_LAYERS_H

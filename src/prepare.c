@@ -29,7 +29,7 @@ astar_status astar_grid_prepare(astar_grid *g, astar_diagonal mode) {
 
 astar_status astar_search_prepare(astar_search *s, astar_grid *g, astar_diagonal mode) {
     if (!s || !g || s->width != g->width || s->height != g->height) return ASTAR_EINVAL;
-    /* The arrays of layered (influence), claims and target (find_nearest) queries, made now:
+    /* The arrays of layered, claims and target (find_nearest) queries, made now:
      * zeroed pages of the system's with the default allocator (committed as queries touch
      * them), written now with a host's own. */
     if (!ASTAR_POOL_NEED(s, penalty, true) || !ASTAR_POOL_NEED(s, claimed, true) ||

@@ -92,7 +92,7 @@ typedef struct query_ctx {
     const uint8_t *open;     /* the neighbour bits the loops read: the grid's, or the
                                 workspace's copy with the dead ends it skips closed */
     bool jps;                /* jump point search runs it (jps.c), not the loop */
-    const astar_jumps *jumps; /* then its JPS+ table, or NULL: online */
+    const astar_jps_table *jps_table; /* then its JPS+ table, or NULL: online */
     uint64_t jps_scanned;    /* and the cells its online scans stepped (progress units) */
 } query_ctx;
 

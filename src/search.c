@@ -56,7 +56,7 @@ static bool mark_interests(query_ctx *c) {
 
 /* Whether q may skip dead ends: not where a path's cost depends on more than its cells and
  * steps (claim_window, turn_penalty), where the query sees other walls than the terrain's
- * (known), or where every reached cell counts (partial). docs/design/dead_ends.md. */
+ * (a mask), or where every reached cell counts (partial). docs/design/dead_ends.md. */
 static bool dead_ends_apply(const astar_query *q) {
     return q->dead_ends && !q->partial && !q->known && q->claim_window < 0 && !(q->turn_penalty > 0);
 }
@@ -187,7 +187,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     if (c->aborted) return ASTAR_EABORT;
     if (!c->goal_open && !q->partial) return ASTAR_UNREACHABLE;
 
-    /* Another island: no search. (The labels' only lazy writes, with the jump tables below;
+    /* Another island: no search. (The labels' only lazy writes, with the JPS+ tables below;
      * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
     if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c->goal)) {
@@ -213,9 +213,9 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
      * check, so it stays with A*. */
     if (jps_ok && !callbacks && !c->layered && g->cost[start] != INFINITY &&
         jps_applies(q, c->diagonal, c->heuristic, c->uniform_cost > 0)) {
-        astar_jumps *table = NULL; /* ASTAR_JPS_ONLINE: scan the lines */
+        astar_jps_table *table = NULL; /* ASTAR_JPS_ONLINE: scan the lines */
         if (q->jps == ASTAR_JPS_AUTO) {
-            st = astar_jumps_get(g, astar_jump_kind(c->diagonal), &table); /* JPS+; built on first need */
+            st = astar_jps_table_get(g, astar_jps_table_kind(c->diagonal), &table); /* JPS+; built on first need */
             if (st != ASTAR_OK) return st;
         }
         return astar_jps_begin(s, c->diagonal, start, c->goal, c->uniform_cost, table);
@@ -376,9 +376,9 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     astar_heuristic h = q->heuristic != ASTAR_H_DEFAULT ? q->heuristic
                         : mode == ASTAR_DIAG_NEVER    ? ASTAR_H_MANHATTAN
                                                       : ASTAR_H_OCTILE; /* as astar_query_begin */
-    astar_jumps *table;
+    astar_jps_table *table;
     if (q->jps == ASTAR_JPS_AUTO && jps_applies(q, mode, h, lo == hi && isfinite(lo)))
-        return astar_jumps_get(g, astar_jump_kind(mode), &table);
+        return astar_jps_table_get(g, astar_jps_table_kind(mode), &table);
     return ASTAR_OK;
 }
 

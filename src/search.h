@@ -42,7 +42,7 @@ double astar_step_extra(query_ctx *c, int32_t a, int32_t ax, int32_t ay, int32_t
 #define ASTAR_GRID_SINK 0
 
 /* c's search for up to `budget` expansions more: terrain and a built-in heuristic (plain),
- * plus influence layers and claims (layered), or the general loop (callbacks, fog, targets,
+ * plus layers and claims (layered), or the general loop (callbacks, fog, targets,
  * noise, hexes, turns, windows; distance fields run it from their sources). */
 astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res);
 astar_status astar_run_layered(query_ctx *c, uint64_t budget, astar_result *res);
@@ -76,14 +76,14 @@ bool astar_job_leave_exact(query_ctx *c, uint64_t *work);
  * A* runs: astar_jps_begin sets up the live search of s (s->job: this query's stamp, an
  * empty open list, its context; start walkable, goal walkable; mode NO_CORNER_CUT or NEVER;
  * unit the cost of every walkable cell; no budget such as max_expansions or max_cost) and
- * pushes the start: ASTAR_RUNNING, or ASTAR_ENOMEM. table: the grid's fresh jump table for
+ * pushes the start: ASTAR_RUNNING, or ASTAR_ENOMEM. table: the grid's fresh JPS+ table for
  * the mode (JPS+), or NULL to scan the lines (online). astar_jps_step then expands at most
  * `budget` jump points more (ASTAR_RUNNING), or ends: res's cost, length, expansions and the
  * path, and the status. Its state is the workspace's, so any terrain change starts it over
  * (astar_job_follow): it read lines of cells it never touched.
  */
 astar_status astar_jps_begin(astar_search *s, astar_diagonal mode, int32_t start, int32_t goal, double unit,
-                             const astar_jumps *table);
+                             const astar_jps_table *table);
 astar_status astar_jps_step(astar_search *s, uint64_t budget, astar_result *res);
 
 /* ---- inline, for the loops */
@@ -183,7 +183,7 @@ static ALWAYS_INLINE bool astar_holds_value(double v) {
 }
 
 /*
- * P(b) of influence layers and claims. The loop without callbacks computes it
+ * P(b) of layers and claims. The loop without callbacks computes it
  * again each time: cheaper than memoising. Finite: every term is bounded
  * (ASTAR_MAX_VALUE).
  */

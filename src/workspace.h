@@ -80,8 +80,8 @@ struct astar_search {
 /*
  * Makes, on the calling thread, every lazy write to g that astar_find may make
  * for queries like q (whatever their endpoints): the cost range, island
- * labels rebuilt exactly when q would consult them, and the jump table JPS+
- * reads. Afterwards such queries only read g, which is what lets
+ * labels rebuilt exactly when q would consult them, and the JPS+ table.
+ * Afterwards such queries only read g, which is what lets
  * astar_find_many run them on many threads:
  * a new lazy cache in astar_find must be brought up to date here too.
  */

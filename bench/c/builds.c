@@ -13,7 +13,7 @@
  *              more, against plain A* (JPS off): rows "flat" (A*) and "hierarchy" (expansions of
  *              every tier), the build's time and memory, the cost ratio to the optimum (mean,
  *              median, 99th percentile, max) and the fallbacks; then the same problems with one
- *              influence layer (penalties' pattern), the two-tier cost against A*'s exact one.
+ *              layer (penalties' pattern), the two-tier cost against A*'s exact one.
  *              Cluster size 12, or ASTAR_BENCH_CLUSTER. Checked: found, no cost below the
  *              optimum.
  */

@@ -7,7 +7,7 @@
  *              points.
  *   jps4       the same 4-connected ("astar4", "jps4"); JPS checked against A*.
  *   jpsplus    the plain problems with online JPS (ASTAR_JPS_ONLINE: scans, "online") and JPS+
- *              (the default: the grid's jump table, "jpsplus"), both checked like plain, and
+ *              (the default: the grid's JPS+ table, "jpsplus"), both checked like plain, and
  *              their speed-ups as for jps. Also, on fresh copies of the map: the table's build
  *              time (first build with its allocation, then the median of 3 rebuilds), and
  *              set_cost's time per call, median over 1000 random walkable cells each blocked and
@@ -24,18 +24,18 @@
 #include <stdlib.h>
 
 #include "bench.h"
-#include "jumps.h" /* internal: the table's build and check, for jpsplus */
+#include "jps_table.h" /* internal: the table's build and check, for jpsplus */
 
 /* One of the four: its rows' names, the engines compared, and their totals over the maps. */
-typedef struct jump_kind {
-    const char *rows[2]; /* the first engine's row, the jump engine's (the workload's name) */
+typedef struct jps_workload {
+    const char *rows[2]; /* the first engine's row, JPS's (the workload's name) */
     bool four;           /* 4-connected: no optimum in the scenarios, the second checked against the first */
     astar_jps first;     /* the engine measured against: A* or online JPS */
-    bool table;          /* the jump table's own figures too (jpsplus) */
+    bool table;          /* the JPS+ table's own figures too (jpsplus) */
     stats all[2];
-} jump_kind;
+} jps_workload;
 
-static jump_kind kinds[4] = {
+static jps_workload kinds[4] = {
     {{"astar", "jps"}, false, ASTAR_JPS_OFF, false, {{0}}},
     {{"astar4", "jps4"}, true, ASTAR_JPS_OFF, false, {{0}}},
     {{"online", "jpsplus"}, false, ASTAR_JPS_ONLINE, true, {{0}}},
@@ -50,7 +50,7 @@ static jump_kind kinds[4] = {
  * first: what a grid builds once for all its queries (island labels, JPS+'s table: its build
  * time is the jpsplus workload's own figure) is not charged to the first problem.
  */
-static void jump_queries(const bench_map *m, const jump_kind *kind, stats *off, stats *on, stats *ratio) {
+static void workload_queries(const bench_map *m, const jps_workload *kind, stats *off, stats *on, stats *ratio) {
     astar_grid *g = m->grid;
     const astar_scen *sc = m->scen;
     for (int k = 0; k < 2 && sc->count > 0; k++) {
@@ -89,7 +89,7 @@ static void jump_queries(const bench_map *m, const jump_kind *kind, stats *off, 
  * it (1000 random walkable cells, each blocked and reopened: 2000 calls each). Returns the
  * mismatches (a table kept in step that differs from a fresh build, or no table).
  */
-static int jump_table(const bench_map *m) {
+static int table_figures(const bench_map *m) {
     char err[256];
     astar_grid *with = load_grid(m->path, err, sizeof err), *without = load_grid(m->path, err, sizeof err);
     if (!with || !without) return 1;
@@ -133,12 +133,12 @@ static int jump_table(const bench_map *m) {
             took[k][2 * i + 1] = now() - t0;
         }
     }
-    int wrong = astar_jumps_mismatches(with, 0) != 0;
+    int wrong = astar_jps_table_mismatches(with, 0) != 0;
     double upd_with = median_of(took[0], samples) * 1e6, upd_without = median_of(took[1], samples) * 1e6;
     double rb = median_of(rebuild, 3) * 1e3;
     printf("jpsplus table %-20s %dx%d: %.0f KiB, first build %.2f ms, rebuild %.2f ms; set_cost median %.2f us "
            "with the table, %.2f us without (update %.2f us)%s\n",
-           m->name, (int)w, (int)h, (double)astar_jumps_bytes(with) / 1024.0, first * 1e3, rb, upd_with,
+           m->name, (int)w, (int)h, (double)astar_jps_table_bytes(with) / 1024.0, first * 1e3, rb, upd_with,
            upd_without, upd_with - upd_without, wrong ? "; TABLE DIFFERS FROM A FRESH BUILD" : "");
     printf("figure c jpsplus %s build_ms %.3f\n", m->name, rb);
     printf("figure c jpsplus %s set_cost_us %.3f\n", m->name, upd_with);
@@ -150,9 +150,9 @@ static int jump_table(const bench_map *m) {
     return wrong;
 }
 
-static int jump_run(const bench_map *m, jump_kind *kind) {
+static int workload_run(const bench_map *m, jps_workload *kind) {
     stats a = stats_new(m->scen), b = stats_new(m->scen), r = stats_new(m->scen);
-    jump_queries(m, kind, &a, &b, &r);
+    workload_queries(m, kind, &a, &b, &r);
     report(kind->rows[0], m->name, &a);
     report(kind->rows[1], m->name, &b);
     stats_sum(&kind->all[0], &a);
@@ -170,10 +170,10 @@ static int jump_run(const bench_map *m, jump_kind *kind) {
     stats_free(&a);
     stats_free(&b);
     stats_free(&r);
-    return bad + (kind->table ? jump_table(m) : 0);
+    return bad + (kind->table ? table_figures(m) : 0);
 }
 
-static void jump_totals(const jump_kind *kind) {
+static void workload_totals(const jps_workload *kind) {
     const stats *a = &kind->all[0], *b = &kind->all[1];
     if (!a->n || !b->n || b->total <= 0) return;
     for (int k = 0; k < 2; k++) {
@@ -188,11 +188,11 @@ static void jump_totals(const jump_kind *kind) {
     printf("figure c %s all speedup_mean %.3f\n", kind->rows[1], a->total / b->total);
 }
 
-int jps_run(const bench_map *m) { return jump_run(m, &kinds[0]); }
-int jps4_run(const bench_map *m) { return jump_run(m, &kinds[1]); }
-int jpsplus_run(const bench_map *m) { return jump_run(m, &kinds[2]); }
-int jpsplus4_run(const bench_map *m) { return jump_run(m, &kinds[3]); }
-void jps_totals(void) { jump_totals(&kinds[0]); }
-void jps4_totals(void) { jump_totals(&kinds[1]); }
-void jpsplus_totals(void) { jump_totals(&kinds[2]); }
-void jpsplus4_totals(void) { jump_totals(&kinds[3]); }
+int jps_run(const bench_map *m) { return workload_run(m, &kinds[0]); }
+int jps4_run(const bench_map *m) { return workload_run(m, &kinds[1]); }
+int jpsplus_run(const bench_map *m) { return workload_run(m, &kinds[2]); }
+int jpsplus4_run(const bench_map *m) { return workload_run(m, &kinds[3]); }
+void jps_totals(void) { workload_totals(&kinds[0]); }
+void jps4_totals(void) { workload_totals(&kinds[1]); }
+void jpsplus_totals(void) { workload_totals(&kinds[2]); }
+void jpsplus4_totals(void) { workload_totals(&kinds[3]); }

@@ -1,10 +1,10 @@
 /*
  * Layers and claims:
  *
- *   penalties  one influence layer (danger_layer: a fixed pattern over a quarter of the cells)
+ *   penalties  one layer (danger_layer: a fixed pattern over a quarter of the cells)
  *              and claims from 8 units (the A* paths of the first 8 problems). Checked: found,
  *              and no cost below the optimum.
- *   influence  a 256x256 influence map updated as a game would each frame: 64 units stamped
+ *   influence  a 256x256 layer updated as a game would each frame: 64 units stamped
  *              (radius 6), one spread step over walkable cells (the first map's 256x256
  *              corner, or open ground) and a decay; 200 frames. Runs once, on the first map;
  *              prints median and mean per frame.

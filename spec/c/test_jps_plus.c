@@ -1,8 +1,8 @@
 /*
- * JPS+ (jump tables, src/jumps.c): answers against plain A* (ASTAR_JPS_OFF, which
- * shares no code with the tables or the jumps) and against online JPS; tables kept
+ * JPS+ (its tables, src/jps_table.c): answers against plain A* (ASTAR_JPS_OFF, which
+ * shares no code with JPS) and against online JPS; tables kept
  * in step cell by cell compared, entry by entry, with tables built from scratch
- * (jumps.h, internal: not part of the API).
+ * (jps_table.h, internal: not part of the API).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 
 #include "astar.h"
 #include "check.h"
-#include "jumps.h"
+#include "jps_table.h"
 
 /* The cost of a stored path under a uniform cost, summed here. */
 static double path_cost(const astar_grid *g, const int32_t *path, int32_t n, double unit) {
@@ -94,8 +94,8 @@ static void check_tally(const tally *t, const char *what) {
 /* The tables of both kinds, where built, equal to a fresh build entry by entry. */
 static bool tables_exact(astar_grid *g, bool four_built, bool eight_built) {
     bool ok = true;
-    if (eight_built) ok &= astar_jumps_mismatches(g, 0) == 0;
-    if (four_built) ok &= astar_jumps_mismatches(g, 1) == 0;
+    if (eight_built) ok &= astar_jps_table_mismatches(g, 0) == 0;
+    if (four_built) ok &= astar_jps_table_mismatches(g, 1) == 0;
     return ok;
 }
 
@@ -148,7 +148,7 @@ static void test_random_grids(void) {
             random_queries(s, g, 60, unit, &before); /* builds the tables where a query got to JPS */
             CHECK(astar_grid_prepare_jumps(g, ASTAR_DIAG_NO_CORNER_CUT) == ASTAR_OK && /* the others, */
                   astar_grid_prepare_jumps(g, ASTAR_DIAG_NEVER) == ASTAR_OK);          /* for the updates */
-            CHECK(astar_jumps_bytes(g) == (size_t)(w + 2) * (size_t)(h + 2) * (8 + 4) * sizeof(int16_t));
+            CHECK(astar_jps_table_bytes(g) == (size_t)(w + 2) * (size_t)(h + 2) * (8 + 4) * sizeof(int16_t));
             CHECK(tables_exact(g, true, true));
             long warm = cnt.allocs;
             int rounds = w * h >= 100 ? 6 : 2;
@@ -290,9 +290,9 @@ static void test_out_of_memory(void) {
         refused += st == ASTAR_ENOMEM;
         f.fail_at = 0;
         CHECK(astar_find(s, g, &q, &res) == ASTAR_OK);
-        CHECK(astar_jumps_mismatches(g, 0) == 0);
+        CHECK(astar_jps_table_mismatches(g, 0) == 0);
         astar_grid_set_cost(g, 20, 10, 1.0); /* and kept in step afterwards */
-        CHECK(astar_jumps_mismatches(g, 0) == 0);
+        CHECK(astar_jps_table_mismatches(g, 0) == 0);
         astar_search_free(s);
         astar_grid_free(g);
         CHECK(f.live == 0);
@@ -310,7 +310,7 @@ static void test_out_of_memory(void) {
     astar_query_init(&base);
     astar_result res[N], one;
     CHECK(astar_find_many(m, g, &base, ends, N, 2, res) == ASTAR_OK);
-    CHECK(astar_jumps_mismatches(g, 0) == 0); /* prepared before the threads */
+    CHECK(astar_jps_table_mismatches(g, 0) == 0); /* prepared before the threads */
     int wrong = 0;
     for (int i = 0; i < N; i++) {
         astar_query q = base;

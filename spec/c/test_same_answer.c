@@ -196,7 +196,7 @@ static void digest_grids(void) {
             radius = 2.0 + below(5);
             random_stamp(threat, w, h, radius, tenths(1, 20), ASTAR_FALLOFF_QUADRATIC);
         }
-        /* Influence as a game updates it: the layers' own arithmetic is under test too. */
+        /* The layers as a game updates them: their own arithmetic is under test too. */
         astar_layer_spread(danger, 0.3, 0.6, g);
         astar_layer_add_layer(threat, danger, 0.25);
         double danger_weight = tenths(1, 20);

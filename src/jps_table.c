@@ -21,7 +21,7 @@
  * Nothing else can change: a local update visits the entries that change plus
  * a few, never the table.
  *
- * Long lines: an entry holds 16 bits. Past ASTAR_JUMP_FAR steps without a stop it
+ * Long lines: an entry holds 16 bits. Past ASTAR_JPS_TABLE_FAR steps without a stop it
  * says "look again there" (grid sides are at most 32768 cells today, so only a
  * whole line gets there, where it is also the wall's distance); such an entry also counts as "finds something" for the
  * scans that branch off it, which puts a (harmless) jump point on a diagonal that
@@ -40,11 +40,11 @@ static inline unsigned sides_of(int d) {
     return (1u << ((d + 1) & 3)) | (1u << ((d + 3) & 3));
 }
 
-static inline bool finds(int16_t v) { return v > 0 || v == -ASTAR_JUMP_FAR; }
+static inline bool finds(int16_t v) { return v > 0 || v == -ASTAR_JPS_TABLE_FAR; }
 
 /* Whether cell a, reached moving d, is a jump point for direction d (the goal aside). */
 static bool stops_at(const astar_grid *g, const int16_t *dist, int kind, int32_t a, int d, int32_t off) {
-    const int16_t *e = dist + (size_t)a * (size_t)astar_jump_dirs(kind);
+    const int16_t *e = dist + (size_t)a * (size_t)astar_jps_table_dirs(kind);
     if (d >= 4) { /* a diagonal branches into its two sides everywhere */
         int i = d - 4;
         return finds(e[i]) || finds(e[(i + 1) & 3]);
@@ -59,18 +59,18 @@ static int16_t entry_of(const astar_grid *g, const int16_t *dist, int kind, int3
     if (!(moves >> d & 1u)) return 0;
     int32_t a = p + off;
     if (stops_at(g, dist, kind, a, d, off)) return 1;
-    int32_t v = dist[(size_t)a * (size_t)astar_jump_dirs(kind) + (size_t)d];
-    if (v > 0) return (int16_t)(v < ASTAR_JUMP_FAR ? v + 1 : -ASTAR_JUMP_FAR);
-    return (int16_t)(v > -ASTAR_JUMP_FAR ? v - 1 : -ASTAR_JUMP_FAR);
+    int32_t v = dist[(size_t)a * (size_t)astar_jps_table_dirs(kind) + (size_t)d];
+    if (v > 0) return (int16_t)(v < ASTAR_JPS_TABLE_FAR ? v + 1 : -ASTAR_JPS_TABLE_FAR);
+    return (int16_t)(v > -ASTAR_JPS_TABLE_FAR ? v - 1 : -ASTAR_JPS_TABLE_FAR);
 }
 
 /* The directions in the order a build fills them: what a direction reads comes first. */
-static const int ORDER[ASTAR_JUMP_KINDS][8] = {{0, 1, 2, 3, 4, 5, 6, 7}, {1, 3, 0, 2}};
+static const int ORDER[ASTAR_JPS_TABLE_KINDS][8] = {{0, 1, 2, 3, 4, 5, 6, 7}, {1, 3, 0, 2}};
 
 /* A pass per direction, a unit per cell (charged row by row); false when the progress
  * handler said stop (the table is then half built). */
 static bool build(const astar_grid *g, int kind, int16_t *dist, astar_progress *pr) {
-    const int n = astar_jump_dirs(kind);
+    const int n = astar_jps_table_dirs(kind);
     memset(dist, 0, g->cells * (size_t)n * sizeof *dist); /* the border: no jumps */
     for (int k = 0; k < n; k++) {
         int d = ORDER[kind][k];
@@ -113,7 +113,7 @@ static void pass_on(const astar_grid *g, int16_t *dist, int kind, int32_t p, int
  * it reads.
  */
 static void settle(const astar_grid *g, int16_t *dist, int kind, int32_t p, int d) {
-    const size_t n = (size_t)astar_jump_dirs(kind);
+    const size_t n = (size_t)astar_jps_table_dirs(kind);
     const int32_t off = offset_of(g, d);
     for (;; p -= off) {
         int16_t *e = &dist[(size_t)p * n + (size_t)d];
@@ -125,11 +125,11 @@ static void settle(const astar_grid *g, int16_t *dist, int kind, int32_t p, int 
     }
 }
 
-void astar_jumps_cell_changed(astar_grid *g, int32_t cell) {
-    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) {
-        astar_jumps *t = &g->jumps[kind];
+void astar_jps_table_cell_changed(astar_grid *g, int32_t cell) {
+    for (int kind = 0; kind < ASTAR_JPS_TABLE_KINDS; kind++) {
+        astar_jps_table *t = &g->jps_tables[kind];
         if (!t->dist || !t->fresh) continue;
-        for (int k = 0; k < astar_jump_dirs(kind); k++) {
+        for (int k = 0; k < astar_jps_table_dirs(kind); k++) {
             int d = ORDER[kind][k];
             bool down = offset_of(g, d) > 0; /* the far cells of the 3x3 first: fewer repeats */
             for (int r = 0; r < 9; r++) {
@@ -140,27 +140,27 @@ void astar_jumps_cell_changed(astar_grid *g, int32_t cell) {
     }
 }
 
-uint64_t astar_jumps_reset_units(const astar_grid *g) {
+uint64_t astar_jps_table_reset_units(const astar_grid *g) {
     uint64_t units = 0;
-    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++)
-        if (g->jumps[kind].dist)
-            units += (uint64_t)g->width * (uint64_t)g->height * (uint64_t)astar_jump_dirs(kind);
+    for (int kind = 0; kind < ASTAR_JPS_TABLE_KINDS; kind++)
+        if (g->jps_tables[kind].dist)
+            units += (uint64_t)g->width * (uint64_t)g->height * (uint64_t)astar_jps_table_dirs(kind);
     return units;
 }
 
-void astar_jumps_bulk_changed(astar_grid *g) {
-    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) {
-        astar_jumps *t = &g->jumps[kind];
+void astar_jps_table_bulk_changed(astar_grid *g) {
+    for (int kind = 0; kind < ASTAR_JPS_TABLE_KINDS; kind++) {
+        astar_jps_table *t = &g->jps_tables[kind];
         if (t->dist) t->fresh = build(g, kind, t->dist, astar_progress_none());
     }
 }
 
 static size_t table_bytes(const astar_grid *g, int kind) {
-    return astar_array_size(g->cells, (size_t)astar_jump_dirs(kind) * sizeof(int16_t));
+    return astar_array_size(g->cells, (size_t)astar_jps_table_dirs(kind) * sizeof(int16_t));
 }
 
-astar_status astar_jumps_get(astar_grid *g, int kind, astar_jumps **out) {
-    astar_jumps *t = &g->jumps[kind];
+astar_status astar_jps_table_get(astar_grid *g, int kind, astar_jps_table **out) {
+    astar_jps_table *t = &g->jps_tables[kind];
     *out = NULL;
     if (!t->dist) {
         size_t bytes = table_bytes(g, kind);
@@ -180,21 +180,21 @@ astar_status astar_grid_prepare_jumps(astar_grid *g, astar_diagonal mode) {
     if (!g) return ASTAR_EINVAL;
     if (mode == ASTAR_DIAG_DEFAULT) mode = g->diagonal;
     if (mode != ASTAR_DIAG_NO_CORNER_CUT && mode != ASTAR_DIAG_NEVER) return ASTAR_EINVAL;
-    astar_jumps *t;
-    return astar_jumps_get(g, astar_jump_kind(mode), &t);
+    astar_jps_table *t;
+    return astar_jps_table_get(g, astar_jps_table_kind(mode), &t);
 }
 
-size_t astar_grid_jump_bytes(const astar_grid *g) { return g ? astar_jumps_bytes(g) : 0; }
+size_t astar_grid_jump_bytes(const astar_grid *g) { return g ? astar_jps_table_bytes(g) : 0; }
 
-void astar_jumps_free(astar_grid *g) {
-    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++) {
-        if (g->jumps[kind].dist) astar_mem(&g->alloc, g->jumps[kind].dist, table_bytes(g, kind), 0);
-        g->jumps[kind].dist = NULL;
+void astar_jps_table_free(astar_grid *g) {
+    for (int kind = 0; kind < ASTAR_JPS_TABLE_KINDS; kind++) {
+        if (g->jps_tables[kind].dist) astar_mem(&g->alloc, g->jps_tables[kind].dist, table_bytes(g, kind), 0);
+        g->jps_tables[kind].dist = NULL;
     }
 }
 
-int64_t astar_jumps_mismatches(astar_grid *g, int kind) {
-    const astar_jumps *t = &g->jumps[kind];
+int64_t astar_jps_table_mismatches(astar_grid *g, int kind) {
+    const astar_jps_table *t = &g->jps_tables[kind];
     if (!t->dist || !t->fresh) return -1;
     size_t bytes = table_bytes(g, kind);
     int16_t *fresh = bytes ? astar_mem(&g->alloc, NULL, 0, bytes) : NULL;
@@ -206,9 +206,9 @@ int64_t astar_jumps_mismatches(astar_grid *g, int kind) {
     return differ;
 }
 
-size_t astar_jumps_bytes(const astar_grid *g) {
+size_t astar_jps_table_bytes(const astar_grid *g) {
     size_t sum = 0;
-    for (int kind = 0; kind < ASTAR_JUMP_KINDS; kind++)
-        if (g->jumps[kind].dist) sum += table_bytes(g, kind);
+    for (int kind = 0; kind < ASTAR_JPS_TABLE_KINDS; kind++)
+        if (g->jps_tables[kind].dist) sum += table_bytes(g, kind);
     return sum;
 }
