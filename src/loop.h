@@ -1,7 +1,8 @@
 /*
  * The search loop, one for every space: the grid's (grid_loop.c: plain, layered, in quanta,
- * general), the graph's (graph_search.c: plain, general) and the fields' Dijkstra toward their
- * sources (field.c). Its model is warthog's unidirectional_search<H, E, Q, L>: what a search
+ * general), the graph's (graph_search.c: plain, general), the fields' Dijkstra toward their
+ * sources (field.c) and a hierarchy cluster's Dijkstras (hierarchy.c). Its model is
+ * warthog's unidirectional_search<H, E, Q, L>: what a search
  * does whatever it searches (the budget and the slices, the answer on arrival, the sink and
  * the two copies of the nodes for interests, reopening, the best partial answer, the way
  * back) is here once; what it searches is a space, a static const astar_space of inline
