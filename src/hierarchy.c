@@ -37,8 +37,10 @@ static bool dijkstra_begin(astar_pool *p, const astar_alloc *a, int32_t at) {
 
 /* The cluster space: cluster k's cells, by local id (row by row, w wide). */
 typedef struct cluster_frame {
-    const astar_grid *g;
-    const uint8_t *legal;       /* the hierarchy's mode's moves */
+    const double *cost;         /* the grid's terrain, */
+    const uint8_t *open;        /* its kind of cell (for legal) */
+    const uint8_t *legal;       /* and the hierarchy's mode's moves */
+    int32_t stride;             /* the grid's row, in cells */
     int32_t x0, y0, w, hh;
     int32_t step[8], local_step[8]; /* a move's offset in the grid's cells and in the cluster's */
 } cluster_frame;
@@ -48,22 +50,22 @@ typedef struct cluster_frame {
  * cell's terrain. */
 static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, astar_node *nodes, uint16_t gen,
                                         int32_t at, double g_at, const bool backward) {
-    const astar_grid *g = f->g;
-    const uint8_t *legal = f->legal;
-    const int32_t w = f->w;
+    const double *cost = f->cost;
+    const uint8_t *open = f->open, *legal = f->legal;
+    const int32_t w = f->w, hh = f->hh;
     int32_t lx = at % w, ly = at / w;
-    int32_t cell = astar_cell(g->stride, f->x0 + lx, f->y0 + ly);
+    int32_t cell = astar_cell(f->stride, f->x0 + lx, f->y0 + ly);
     /* The eight in turn: taking the set bits one by one made fewer instructions but a 14%
      * slower build on Paris_0_1024 (the loop's end mispredicts). */
-    unsigned moves = backward ? 0xFFu : legal[g->open[cell]];
+    unsigned moves = backward ? 0xFFu : legal[open[cell]];
     for (int d = 0; d < 8; d++) {
         if (!(moves >> d & 1u)) continue;
         int32_t nx = lx + (backward ? -ASTAR_DX[d] : ASTAR_DX[d]);
         int32_t ny = ly + (backward ? -ASTAR_DY[d] : ASTAR_DY[d]);
-        if (nx < 0 || ny < 0 || nx >= w || ny >= f->hh) continue;
+        if (nx < 0 || ny < 0 || nx >= w || ny >= hh) continue;
         int32_t other = cell + f->step[d];
-        if (backward && (g->cost[other] == INFINITY || !(legal[g->open[other]] >> d & 1u))) continue;
-        double nd = g_at + astar_step_cost(g->cost[backward ? cell : other], d);
+        if (backward && (cost[other] == INFINITY || !(legal[open[other]] >> d & 1u))) continue;
+        double nd = g_at + astar_step_cost(cost[backward ? cell : other], d);
         int32_t n = at + f->local_step[d];
         astar_node *rec = astar_node_touch(nodes, gen, n);
         if (!(nd < rec->g)) continue;
@@ -92,7 +94,7 @@ static const astar_space BACKWARD = {false, false, NULL, NULL, NULL, NULL, NULL,
  * them. Returns false on OOM; *done when the open list ran dry. */
 static ALWAYS_INLINE bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, bool backward,
                          astar_pool *p, const astar_alloc *a, uint64_t most, uint64_t *settled, bool *done) {
-    cluster_frame f = {g, g->legal[(int)h->mode], 0, 0, 0, 0, {0}, {0}};
+    cluster_frame f = {g->cost, g->open, g->legal[(int)h->mode], g->stride, 0, 0, 0, 0, {0}, {0}};
     astar_hier_bounds(h, g, k, &f.x0, &f.y0, &f.w, &f.hh);
     for (int d = 0; d < 8; d++) {
         int sign = backward ? -1 : 1;
