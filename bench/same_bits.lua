@@ -22,6 +22,7 @@ local function pick(t) return t[int(1, #t)] end
 
 local out = io.stdout
 local counts = {}
+local cblog = {} -- every callback call, in order: the loops call them when and as often as before
 local ncalls = 0
 local function count(k) counts[k] = (counts[k] or 0) + 1 end
 
@@ -59,6 +60,7 @@ end
 local function try(tag, feature, f, ...)
   count(feature)
   local res = table.pack(pcall(f, ...))
+  if #cblog > 0 then out:write(tag, " calls ", table.concat(cblog, " "), "\n"); cblog = {} end
   ncalls = ncalls + 1 -- reseed: a difference inside one call never shifts the rest
   state = (seed * 7919 + ncalls * 104729) % 2147483648
   if res[1] then emit(tag, table.unpack(res, 2, res.n))
@@ -109,7 +111,10 @@ local function options(W, feature, extra)
     elseif (o.diagonal or W.diag) == "never" then o.heuristic = pick(HEUR)
     else o.heuristic = pick({ "octile", "euclidean", "chebyshev", "zero" }) end
   elseif feature == "custom_h" then
-    o.heuristic = function(x, y, gx, gy) return (math.abs(x - gx) + math.abs(y - gy)) * 0.5 end
+    o.heuristic = function(x, y, gx, gy)
+      cblog[#cblog + 1] = "h" .. x .. "," .. y
+      return (math.abs(x - gx) + math.abs(y - gy)) * 0.5
+    end
   elseif feature == "weight" then o.weight = pick({ 1, 1.5, 2, 3.7 })
   elseif feature == "max_cost" then o.max_cost = int(1, 30)
   elseif feature == "max_expansions" then o.max_expansions = int(1, 40)
@@ -118,9 +123,19 @@ local function options(W, feature, extra)
   elseif feature == "layers" then o.influence = { { layer(W), 0.5 }, { layer(W), 1.3 }, { layer(W), -0.4 } }
   elseif feature == "turn" then o.turn_penalty = int(1, 30) / 10
   elseif feature == "node_cost" then
-    o.node_cost = function(x, y) local v = (x * 7 + y * 3) % 5; if v == 0 then return false elseif v == 1 then return nil end return v * 0.3 end
+    o.node_cost = function(x, y)
+      cblog[#cblog + 1] = "n" .. x .. "," .. y
+      local v = (x * 7 + y * 3) % 5
+      if v == 0 then return false elseif v == 1 then return nil end
+      return v * 0.3
+    end
   elseif feature == "edge_cost" then
-    o.edge_cost = function(x, y, fx, fy) local v = (x * 5 + y + fx * 2 + fy) % 6; if v == 0 then return false end return v * 0.25 end
+    o.edge_cost = function(x, y, fx, fy)
+      cblog[#cblog + 1] = "e" .. x .. "," .. y .. "," .. fx .. "," .. fy
+      local v = (x * 5 + y + fx * 2 + fy) % 6
+      if v == 0 then return false end
+      return v * 0.25
+    end
   elseif feature == "known" then
     local m = astar.mask(W.w, W.h)
     for _ = 1, int(0, 4) do m:reveal(int(1, W.w), int(1, W.h), int(0, 3)) end
@@ -329,7 +344,7 @@ for gi = 1, math.floor(nworlds / 2) do
     local o = {}
     local f = pick({ "none", "zero", "custom_h", "layer", "layers", "claims", "node_cost", "edge_cost", "interests", "limits", "partial", "weight" })
     if f == "zero" then o.heuristic = "zero"
-    elseif f == "custom_h" then o.heuristic = function(i, gid) return math.abs(i - gid) * 0.1 end
+    elseif f == "custom_h" then o.heuristic = function(i, gid) cblog[#cblog + 1] = "h" .. i; return math.abs(i - gid) * 0.1 end
     elseif f == "layer" then local t = {}; for i = 1, n do t[i] = int(-10, 30) / 10 end; o.influence = t; o.influence_weight = 0.8
     elseif f == "layers" then
       local L = astar.influence(n, 1); for i = 1, n do L:set(i, 1, int(0, 30) / 10) end
@@ -341,8 +356,14 @@ for gi = 1, math.floor(nworlds / 2) do
       if p then c:claim("x", p) end
       o.claims = c; o.unit = "y"; o.claim_penalty = 2.5
       if rnd() < 0.5 then o.claim_radius = int(1, 10) end
-    elseif f == "node_cost" then o.node_cost = function(id) if id % 5 == 0 then return false end return (id % 3) * 0.5 end
-    elseif f == "edge_cost" then o.edge_cost = function(id, from) if (id + from) % 7 == 0 then return false end return ((id * from) % 4) * 0.3 end
+    elseif f == "node_cost" then
+      o.node_cost = function(id) cblog[#cblog + 1] = "n" .. id; if id % 5 == 0 then return false end return (id % 3) * 0.5 end
+    elseif f == "edge_cost" then
+      o.edge_cost = function(id, from)
+        cblog[#cblog + 1] = "e" .. id .. "," .. from
+        if (id + from) % 7 == 0 then return false end
+        return ((id * from) % 4) * 0.3
+      end
     elseif f == "interests" then o.interests = { { id = int(1, n), value = int(1, 50) / 10 }, { int(1, n), 2 } }
     elseif f == "limits" then o.max_expansions = int(1, 10); o.max_cost = int(1, 30)
     elseif f == "partial" then o.partial = true; o.max_expansions = int(1, 10)
