@@ -147,6 +147,14 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
 double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y);
 /* Sets every cell; the same rule for cost as astar_grid_set_cost. */
 astar_status astar_grid_fill(astar_grid *g, double cost);
+/* Sets a cell's terrain class (0..255, 0 everywhere until set), which a query's `classes`
+ * table maps to a cost factor or a wall; never stopped. The first class other than 0 makes a
+ * byte per cell (a grid never classed pays nothing).
+ * @return ASTAR_EINVAL (no change) for a cell outside or a class outside 0..255;
+ *         ASTAR_ENOMEM when the byte per cell could not be made. */
+astar_status astar_grid_set_class(astar_grid *g, int32_t x, int32_t y, int cls);
+/* A cell's class (0..255); -1 for a cell outside the grid. */
+int astar_grid_get_class(const astar_grid *g, int32_t x, int32_t y);
 /* Line-of-sight string pulling (astar.smooth): the waypoints of a path a unit walking straight
  * from one to the next needs (greedy farthest visible; docs/design/c_api.md).
  * @param[in]  cells   n node ids, any cells of g.
@@ -421,6 +429,9 @@ typedef struct astar_query {
     int32_t ninterests;
     int dead_ends;                    /* nonzero (the default): skip dead ends the query needs
                                          nothing from (the same cost) */
+    const double *classes;            /* NULL: none; else 256 factors by terrain class, each in
+                                         (0, ASTAR_MAX_VALUE] or INFINITY (the class blocks):
+                                         a cell's terrain cost is cost * classes[class] */
 } astar_query;
 
 void astar_query_init(astar_query *q);

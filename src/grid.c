@@ -104,6 +104,7 @@ void astar_grid_free(astar_grid *g) {
     astar_hierarchy_free(g);
     astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
     astar_mem(&a, g->open, g->cells, 0);
+    astar_mem(&a, g->cls, g->cls ? g->cells : 0, 0);
     astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
     astar_mem(&a, g->col_bits, line_bytes(g, false), 0);
     astar_mem(&a, g->log, ASTAR_CHANGE_LOG * sizeof *g->log, 0);
@@ -166,6 +167,28 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
 double astar_grid_get_cost(const astar_grid *g, int32_t x, int32_t y) {
     if (!inside(g, x, y)) return NAN;
     return g->cost[astar_cell(g->stride, x, y)];
+}
+
+/* A class is no terrain: what the grid builds on its costs (islands, dead ends, JPS+,
+ * landmarks, clusters) stays as it is, and a query with `classes` does not read what those
+ * would get wrong (search.c). Only jobs with classes follow class_version (they start over). */
+astar_status astar_grid_set_class(astar_grid *g, int32_t x, int32_t y, int cls) {
+    if (!inside(g, x, y) || cls < 0 || cls > 255) return ASTAR_EINVAL;
+    int32_t at = astar_cell(g->stride, x, y);
+    if ((g->cls ? g->cls[at] : 0) == cls) return ASTAR_OK;
+    if (!g->cls) {
+        g->cls = astar_mem(&g->alloc, NULL, 0, g->cells);
+        if (!g->cls) return ASTAR_ENOMEM;
+        memset(g->cls, 0, g->cells);
+    }
+    g->cls[at] = (uint8_t)cls;
+    g->class_version++;
+    return ASTAR_OK;
+}
+
+int astar_grid_get_class(const astar_grid *g, int32_t x, int32_t y) {
+    if (!inside(g, x, y)) return -1;
+    return g->cls ? g->cls[astar_cell(g->stride, x, y)] : 0;
 }
 
 /* A bulk write's units: a cell each, and the tables it builds again (those built before). */

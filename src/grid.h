@@ -95,6 +95,9 @@ struct astar_grid {
     struct astar_hierarchy *hierarchy; /* two-tier search's clusters; NULL: none built */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */
+    uint8_t *cls;               /* per cell: its terrain class (astar_grid_set_class); NULL
+                                   until a class other than 0 is set: all 0 */
+    uint32_t class_version;     /* bumped by every class write that changes a cell's class */
     uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point
                                    search scans 64 cells of a line at once */
     uint64_t *col_bits;         /* the same column by column (vertical lines) */

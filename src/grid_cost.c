@@ -48,9 +48,10 @@ double astar_node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     return p;
 }
 
-/* Bit d: the neighbour in direction d is walkable terrain as the query sees it. */
+/* Bit d: the neighbour in direction d is walkable terrain as the query sees it (a mask, or a
+ * class the query blocks, changes the grid's bits). */
 static unsigned terrain_bits(const query_ctx *c, int32_t a) {
-    if (!c->q->known) return c->open == c->g->open ? c->open[a] : astar_dead_end_view_at(&c->s->dead_ends, a);
+    if (!c->q->known && !c->class_factor) return c->open == c->g->open ? c->open[a] : astar_dead_end_view_at(&c->s->dead_ends, a);
     unsigned bits = 0;
     for (int d = 0; d < 8; d++)
         bits |= (unsigned)(astar_terrain_cost(c, a + c->offset[d]) != INFINITY) << d;

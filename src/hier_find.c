@@ -395,7 +395,8 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     if (mode != h->mode) return astar_finish(res, ASTAR_EINVAL);
     int32_t start = astar_cell(g->stride, q->sx, q->sy), goal = astar_cell(g->stride, q->gx, q->gy);
     astar_status st;
-    if (near(h, q) || start == goal || g->cost[goal] == INFINITY) {
+    /* Its clusters' costs are the terrain's: a query with classes takes A* (the same answer). */
+    if (near(h, q) || start == goal || g->cost[goal] == INFINITY || q->classes) {
         st = astar_find(s, g, q, res);
         return done(res, st, res->expansions, 0);
     }

@@ -131,6 +131,9 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
             return ASTAR_EINVAL;
     }
     if (q->target_costs && (q->ntargets == 0 || q->partial)) return ASTAR_EINVAL;
+    for (int i = 0; q->classes && i < 256; i++)
+        if (!(q->classes[i] == INFINITY || (q->classes[i] > 0 && q->classes[i] <= ASTAR_MAX_VALUE)))
+            return ASTAR_EINVAL;
     /* A partial answer ranks nodes by h alone, which cannot weigh a value against a detour. */
     if (q->ninterests < 0 || (q->ninterests > 0 && (!q->interests || !q->interest_values || q->partial)))
         return ASTAR_EINVAL;
@@ -235,16 +238,26 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     st = astar_grid_cost_range(g, &min_cost, &max_cost);
     if (st != ASTAR_OK) return st;
     c->h_scale = isfinite(min_cost) ? min_cost : 0.0;
-    if (q->known) c->h_scale = min_cost < 1.0 ? min_cost : 1.0; /* unknown cells cost 1 */
+    if (q->classes) {
+        /* The cheapest cell the query may see costs min_cost times its cheapest walkable factor
+         * (every class may be on the map), rounded as astar_terrain_cost rounds: admissible. */
+        double least = INFINITY;
+        for (int i = 0; i < 256; i++)
+            if (q->classes[i] < least) least = q->classes[i];
+        c->class_factor = q->classes;
+        c->cls = g->cls;
+        c->h_scale = isfinite(least) ? astar_rounded(c->h_scale * least) : 0.0;
+    }
+    if (q->known && !(c->h_scale < 1.0)) c->h_scale = 1.0; /* unknown cells cost 1 */
     /* A hex step has length 1: its cost on the cheapest terrain is h_card too. */
     c->h_card = astar_step_cost(c->h_scale, 0);
     c->h_diag = astar_step_cost(c->h_scale, 4) - c->h_card;
-    c->uniform_cost = min_cost == max_cost ? min_cost : 0.0;
+    c->uniform_cost = min_cost == max_cost && !q->classes ? min_cost : 0.0;
     /* Landmarks bound the terrain's distances under their moves. Fog of war may make a cell
-     * cheaper than its terrain, a mode with more moves a way shorter; a named heuristic is
+     * cheaper than its terrain, classes too, a mode with more moves a way shorter; a named heuristic is
      * used as given; many targets would need a bound per target. */
     const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
-    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && (q->ntargets == 0 || c->aim_goal))
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && !q->classes && (q->ntargets == 0 || c->aim_goal))
         astar_landmarks_aim(&c->lm, lm, c->goal, astar_cell(g->stride, q->sx, q->sy));
     c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {
@@ -255,13 +268,13 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
      * it keeps costs of the old ones: with turns or windows, closed stays closed (the answer is
      * approximate there anyway, and its cost stays that of its path). */
     c->reopen = c->heuristic == ASTAR_H_CUSTOM && !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
-    /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
+    /* Callbacks, fog of war, classes, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
     if (q->ninterests > 0 && !make_twin(s)) return ASTAR_ENOMEM;
     bool callbacks = general || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
                      q->ninterests > 0 ||
-                     q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
+                     q->known || q->classes || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;

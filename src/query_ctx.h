@@ -34,6 +34,8 @@ typedef struct query_ctx {
     astar_grid *g;
     const astar_query *q;
     const double *cost;
+    const double *class_factor; /* the query's classes (256 factors, INFINITY blocks); NULL: none */
+    const uint8_t *cls;      /* then the grid's classes, or NULL: every cell is class 0 */
     int32_t stride;
     int32_t offset[8];       /* cell index step of each direction */
     uint64_t row_magic;      /* cell / stride as a multiply and a shift (see astar_row_of) */

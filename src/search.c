@@ -20,7 +20,7 @@ static bool jps_applies(const astar_query *q, astar_diagonal mode, astar_heurist
     return q->jps != ASTAR_JPS_OFF && uniform && q->weight == 1.0 && !q->partial &&
            q->max_expansions == UINT64_MAX && q->max_cost == INFINITY && !q->node_cost &&
            !q->edge_cost && !q->known && q->ntargets == 0 && !(q->noise > 0) &&
-           !(q->turn_penalty > 0) && q->nlayers == 0 && !q->claims && q->ninterests == 0 &&
+           !(q->turn_penalty > 0) && q->nlayers == 0 && !q->claims && q->ninterests == 0 && !q->classes &&
            ((mode == ASTAR_DIAG_NO_CORNER_CUT && h == ASTAR_H_OCTILE) ||
             (mode == ASTAR_DIAG_NEVER && h == ASTAR_H_MANHATTAN));
 }
@@ -55,10 +55,12 @@ static bool mark_interests(query_ctx *c) {
 }
 
 /* Whether q may skip dead ends: not where a path's cost depends on more than its cells and
- * steps (claim_window, turn_penalty), where the query sees other walls than the terrain's
- * (a mask), or where every reached cell counts (partial). docs/design/dead_ends.md. */
+ * steps (claim_window, turn_penalty), where the query sees other walls or costs than the
+ * terrain's (a mask, classes), or where every reached cell counts (partial).
+ * docs/design/dead_ends.md. */
 static bool dead_ends_apply(const astar_query *q) {
-    return q->dead_ends && !q->partial && !q->known && q->claim_window < 0 && !(q->turn_penalty > 0);
+    return q->dead_ends && !q->partial && !q->known && !q->classes && q->claim_window < 0 &&
+           !(q->turn_penalty > 0);
 }
 
 /*
@@ -288,6 +290,7 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
     astar_status st = start_search(s, g, q, jps_ok, corridor, corridor_gen, res);
     s->job_live = st == ASTAR_RUNNING;
     s->job_version = g->version;
+    s->job_class_version = g->class_version;
     s->job_landmarks = astar_landmarks_serial(g);
     return settle(s, res, st);
 }
@@ -309,11 +312,16 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
      * (jobs.c), else start over. Its layers and claims grown past what it counts exactly in
      * quanta: on in doubles (without max_cost, whose cut records hold no g), else start over. */
-    bool moved = s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s);
+    /* A job with classes follows no change (its heuristic's scale and walls come from them):
+     * it starts over, as a fresh query on the new map would answer. */
+    bool reclassed = c->q->classes && (c->g->class_version != s->job_class_version ||
+                                       c->g->version != s->job_version);
+    bool moved = s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s) ||
+                 reclassed;
     bool outgrown = c->exact && c->layered && !(penalty_bound(c, c->claims_seen) < c->penalty_room);
     if (moved || outgrown) {
         uint32_t repairs = 0;
-        bool go_on = !s->job_restart_due && (!moved || astar_job_follow(s, &repairs));
+        bool go_on = !s->job_restart_due && !reclassed && (!moved || astar_job_follow(s, &repairs));
         if (go_on && outgrown && c->exact) {
             uint64_t work = 0;
             go_on = c->q->max_cost == INFINITY && astar_job_leave_exact(c, &work);
@@ -334,6 +342,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
             s->job_restart_due = false;
             s->job_restarts++;
             s->job_version = c->g->version;
+            s->job_class_version = c->g->class_version;
             s->job_landmarks = astar_landmarks_serial(c->g);
             if (st != ASTAR_RUNNING) return settle(s, res, st);
         }

@@ -199,10 +199,14 @@ static ALWAYS_INLINE double astar_layer_penalty(const penalty_view *v, const que
     return p;
 }
 
-/* The terrain as the query sees it: with a fog-of-war mask, unknown cells cost 1. */
+/* The terrain as the query sees it: with a fog-of-war mask, unknown cells cost 1; with
+ * classes, the cost times its class's factor, rounded (INFINITY: the class blocks). The loops
+ * take it from here, so the class is read once, in one place. */
 static inline double astar_terrain_cost(const query_ctx *c, int32_t cell) {
     const astar_mask *m = c->q->known;
-    return m && !m->known[cell] ? 1.0 : c->cost[cell];
+    if (m && !m->known[cell]) return 1.0;
+    if (!c->class_factor) return c->cost[cell];
+    return astar_rounded(c->cost[cell] * c->class_factor[c->cls ? c->cls[cell] : 0]);
 }
 
 /* Effective walkability of a cell: terrain as the query sees it, then what node_cost blocks. */

@@ -165,7 +165,7 @@ typedef enum option_id {
     O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_WALK_PARTIAL, O_KNOWN,
     O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, O_INTERESTS,
     O_WALK_INTERESTS, O_REJOIN_WITHIN, O_HIERARCHICAL, O_HIERARCHICAL_ELSEWHERE, O_DEAD_ENDS, O_FIELD_DEAD_ENDS,
-    O_SINCE, NOPTIONS
+    O_SINCE, O_CLASSES, O_CLASSES_ELSEWHERE, NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -184,6 +184,8 @@ typedef struct query_args {
     double *interest_values;       /* in a userdata pinned on the stack, with */
     int32_t *interest_ids;         /* room for their node ids, which the resolve fills */
     int interest_slot;             /* that userdata's stack slot (a job keeps it) */
+    double *class_factor;          /* classes: 256 factors (INFINITY blocks) in a userdata */
+    int class_slot;                /* pinned at this stack slot (a job keeps it); 0: none */
 } query_args;
 
 /* -------------------------------------------------------------- queries */

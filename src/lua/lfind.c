@@ -83,6 +83,7 @@ void resolve_grid_query(lua_State *L, find_ctx *c, const query_args *a) {
         q->interest_values = a->interest_values;
         q->ninterests = a->ninterests;
     }
+    q->classes = a->class_factor;
     resolve_grid_callbacks(&c->run, q, a);
     resolve_answer(&c->run, a);
     mark_read(&c->run, &g->base);

@@ -123,6 +123,23 @@ static int grid_get_cost(lua_State *L) {
     return 1;
 }
 
+/* grid:set_class(x, y, c): a class 0..255, which a query's `classes` table weighs or blocks. */
+static int grid_set_class(lua_State *L) {
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
+    int c = (int)check_integer(L, 4, "class", 0, 255);
+    check_writable(L, &g->base, "grid");
+    if (astar_grid_set_class(g->grid, x, y, c) != ASTAR_OK) return no_memory(L);
+    return 0;
+}
+
+static int grid_get_class(lua_State *L) {
+    int32_t x, y;
+    lgrid *g = check_cell(L, GRID_MT, &x, &y);
+    lua_pushinteger(L, astar_grid_get_class(g->grid, x, y));
+    return 1;
+}
+
 static int grid_set_blocked(lua_State *L) {
     int32_t x, y;
     lgrid *g = check_cell(L, GRID_MT, &x, &y);
@@ -402,6 +419,7 @@ int l_smooth(lua_State *L) {
 
 static const luaL_Reg GRID_METHODS[] = {
     {"size", grid_size}, {"version", grid_version}, {"set_cost", grid_set_cost}, {"get_cost", grid_get_cost},
+    {"set_class", grid_set_class}, {"get_class", grid_get_class},
     {"set_blocked", grid_set_blocked}, {"is_walkable", grid_is_walkable}, {"fill", grid_fill},
     {"load", grid_load}, {"component", grid_component}, {"reachable", grid_reachable},
     {"dead_end", grid_dead_end},

@@ -15,7 +15,7 @@ typedef enum job_kind { JOB_PATH, JOB_TIERED, JOB_FIELD } job_kind;
  * [4] the grid, [5...] the layers and mask of its options, .claims and
  * .unit (the unit's slot is looked up at every step: the unit may claim a path
  * after the search was made), .interests (the block its query's interests are
- * in), .cells (its targets or goals), .field (what a field job fills), .to_path and
+ * in), .classes (its factors), .cells (its targets or goals), .field (what a field job fills), .to_path and
  * .to_info (the options into and info); and, once it is finished, .path and .info
  * (its workspace is then given back).
  */
@@ -201,6 +201,7 @@ static int keep_alive(lua_State *L, int nargs, const query_args *a, int cells, i
     }
     pin(L, uv, "claims", a->slot[O_CLAIMS]);
     pin(L, uv, "interests", a->ninterests > 0 ? a->interest_slot : 0); /* what its query points into */
+    pin(L, uv, "classes", a->class_slot);
     pin(L, uv, "unit", a->slot[O_UNIT]);
     pin(L, uv, "cells", cells);
     pin(L, uv, "field", field);

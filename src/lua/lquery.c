@@ -94,6 +94,10 @@ static const option OPTIONS[NOPTIONS] = {
     [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE | IN_CHECK, 0, 0,
                            " (it covers every cell it reaches, or walks the path given)", BY_HAND},
     [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in lrepair.c */
+    [O_CLASSES] = {"classes", K_VALUE, IN_FIND | IN_NEAREST | IN_MANY, 0, 0, NULL, BY_HAND},
+    [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_WALK | IN_FIELD | IN_RANGE, 0, 0,
+                             " (terrain classes weigh grid:find, find_nearest, find_many and their jobs)",
+                             BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -221,6 +225,34 @@ static void read_interests(lua_State *L, query_args *a, int idx) {
 }
 
 /*
+ * Option 'classes' at idx: { [class] = factor or false, ... }, read raw (lua_next: no
+ * metamethod runs, so nothing can change under the read), into 256 factors in a userdata
+ * pinned on the stack: 1 for a class not listed, INFINITY for false.
+ */
+static void read_classes(lua_State *L, query_args *a, int idx) {
+    if (lua_type(L, idx) != LUA_TTABLE)
+        arg_error_fmt(L, a->arg, "option 'classes' must be a table { [class] = factor or false }, got %s",
+                      type_name(L, idx));
+    double *f = astar_newuserdata_plain(L, 256 * sizeof *f);
+    a->class_slot = lua_gettop(L);
+    a->class_factor = f;
+    for (int i = 0; i < 256; i++) f[i] = 1.0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_Number k, v = lua_tonumber(L, -1);
+        if (!test_integer(L, -2, 0, 255, &k))
+            arg_error_fmt(L, a->arg, "option 'classes' has key %s: a class is an integer in 0..255",
+                          value_str(L, -2));
+        if (lua_type(L, -1) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) v = HUGE_VAL;
+        else if (lua_type(L, -1) != LUA_TNUMBER || !(v > 0 && v <= ASTAR_MAX_VALUE))
+            arg_error_fmt(L, a->arg, "option 'classes'[%d] must be a number in (0, " MAX_VALUE_STR
+                          "] or false, got %s", (int)k, value_str(L, -1));
+        f[(int)k] = v;
+        lua_pop(L, 1);
+    }
+}
+
+/*
  * Reads the options table at arg (none or nil: no options) of a query of `in` (fn names it
  * in messages): its keys raw, then each option it may hold exactly once (an __index of the
  * table may run then, and nothing of ours is resolved yet), then their values. Scalars land
@@ -341,6 +373,7 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
             arg_error_fmt(L, arg, "option 'interests' cannot be used with 'partial' (a partial path "
                                   "is ranked by its distance to the goal, not by a value)");
     }
+    if (a->slot[O_CLASSES]) read_classes(L, a, a->slot[O_CLASSES]);
     if (a->slot[O_INFLUENCE]) read_influence(L, a, a->slot[O_INFLUENCE]);
     else if (a->slot[O_INFLUENCE_WEIGHT]) arg_error_fmt(L, arg, "option 'influence_weight' needs option 'influence'");
     if (a->slot[O_INFLUENCE_WEIGHT] && a->nlayers == 1)
