@@ -66,6 +66,7 @@
 ---@field noise number? adds noise x a deterministic value in [0, 1) per cell
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
+---@field classes table<integer, number|false>? terrain classes (grid:set_class): { [class] = factor or false }; a cell's terrain cost is multiplied by its class's factor (in (0, 1e100]; 1 for a class not listed), false blocks the class; read raw (no metamethods). find, find_nearest, find_many and their jobs only
 ---@field path "points"|"flat"? the path's form (find, find_nearest, their jobs search and search_nearest, repair): default "points"
 ---@field into table? find, find_nearest, search, search_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, search, search_nearest, repair, graph:find: the info is written into this table (raw), returned
@@ -236,6 +237,19 @@ function Grid:set_cost(x, y, cost) end
 ---@param y integer
 ---@return number|false cost false when blocked
 function Grid:get_cost(x, y) end
+
+---Sets a cell's terrain class, which a query's `classes` option weighs or blocks; the terrain
+---cost stays. The first class other than 0 makes a byte per cell. Not a terrain change: the
+---version stays, islands and tables stay; a job with `classes` starts over.
+---@param x integer
+---@param y integer
+---@param class integer 0..255 (every cell is 0 until set)
+function Grid:set_class(x, y, class) end
+
+---@param x integer
+---@param y integer
+---@return integer class 0..255
+function Grid:get_class(x, y) end
 
 ---@param x integer
 ---@param y integer

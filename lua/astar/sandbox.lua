@@ -24,7 +24,7 @@ local STRING_MT = getmetatable("")
 -- read it and answer in new tables or the caller's own). Writers, builds and closing are not
 -- there.
 local READERS = {
-  ["astar.Grid"] = { "size", "version", "get_cost", "is_walkable", "component", "reachable", "dead_end", "find",
+  ["astar.Grid"] = { "size", "version", "get_cost", "get_class", "is_walkable", "component", "reachable", "dead_end", "find",
     "find_nearest", "find_many", "check_path", "repair", "distance_field", "range", "search" },
   ["astar.Influence"] = { "size", "get", "max_abs" },
   ["astar.Mask"] = { "size", "is_known" },

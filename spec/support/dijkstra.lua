@@ -12,7 +12,10 @@
 --     topology = "hex",                             -- odd-r hexes: even rows (1-based) sit
 --                                                   -- half a cell right; 6 neighbours, L = 1
 --     turn_penalty = t,                             -- added to a step that changes heading
---     claim_window = w }                            -- claims count by time (see claim_count)
+--     claim_window = w,                             -- claims count by time (see claim_count)
+--     class = { [y] = { [x] = 0..255 } },           -- terrain classes (nil: every cell 0)
+--     classes = { [c] = factor or false } }         -- the query's: cost * factor (1 when not
+--                                                   -- listed); false: the cell is a wall
 local M = {}
 
 local SQRT2 = math.sqrt(2)
@@ -116,10 +119,17 @@ function M.noise(seed, x, y)
   return h / TWO32
 end
 
--- The terrain cost the query sees: unknown cells (fog of war) are open at cost 1.
+-- The terrain cost the query sees: unknown cells (fog of war) are open at cost 1; with the
+-- query's classes, the cost times its class's factor (a wall where the class is false).
 local function terrain(world, x, y)
   if world.known and not world.known[y][x] then return 1 end
-  return world.cost[y][x]
+  local t = world.cost[y][x]
+  if world.classes and t ~= false and t ~= math.huge then
+    local f = world.classes[world.class and world.class[y][x] or 0]
+    if f == false then return false end
+    if f ~= nil then t = t * f end
+  end
+  return t
 end
 
 -- Is (x, y) walkable for this query: inside, terrain, and node_cost not false.
@@ -362,7 +372,10 @@ function M.grid(astar, world)
   local g = world.topology == "hex" and astar.grid(world.w, world.h, { topology = "hex" })
     or astar.grid(world.w, world.h, { diagonal = world.diagonal or "no_corner_cut" })
   for y = 1, world.h do
-    for x = 1, world.w do g:set_cost(x, y, world.cost[y][x]) end
+    for x = 1, world.w do
+      g:set_cost(x, y, world.cost[y][x])
+      if world.class then g:set_class(x, y, world.class[y][x]) end
+    end
   end
   return g
 end
