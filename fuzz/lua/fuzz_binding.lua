@@ -36,7 +36,8 @@
 -- retarget from callbacks and between ticks, sched:run of search jobs and jobs of our own that
 -- answer nonsense, stats, schedulers with budget_us and a clock of our own) and jobs ("engines":
 -- grid:search with every option find takes, grid:search_nearest and grid:field_job, and jobs
--- against their calls).
+-- against their calls). Terrain classes ("classes": set_class, find with classes tables good and
+-- hostile) came after all of them: every seed disables it.
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -2486,6 +2487,40 @@ function A.interests(st)
   end)
 end
 
+-- Terrain classes ("classes"; every seed found before them disables it): set_class with good and
+-- weird values, then a find with a classes table, good (checked: no path ends on a cell its
+-- classes wall) or hostile (keys and factors out of range, NaN, metatables, weird values).
+local CLASS_FACTORS = { 1, 0.5, 3, 0.01, 1e100, false, 0, -1, NAN, HUGE, 1e101, true, "2" }
+function A.classes(st)
+  local e, sx, sy, gx, gy, opts, uses = st:grid_query()
+  if not e then return end
+  for _ = 1, st:int(0, 6) do
+    local c = st:chance(0.8) and st:int(0, 5) or st:weird()
+    st:call("grid:set_class", e.obj.set_class, e.obj, st:coord(e.w), st:coord(e.h), c)
+  end
+  local classes, good = {}, st:chance(0.6)
+  for _ = 1, st:int(0, 4) do
+    local k = good and st:int(0, 5) or st:choice({ 0, 3, 255, 256, -1, 1.5, "x", NAN })
+    local v = good and st:choice({ 1, 0.5, 3, 0.01, false }) or st:choice(CLASS_FACTORS)
+    if k == k then rawset(classes, k, v) end
+  end
+  if not good and st:chance(0.3) then setmetatable(classes, { __index = function() return false end }) end
+  local given = st:chance(0.9) and classes or st:weird()
+  if type(opts) == "table" then rawset(opts, "classes", given) else opts = { classes = given } end
+  st:with_ctx(uses, function()
+    local r = st:call("grid:find classes", e.obj.find, e.obj, sx, sy, gx, gy, opts)
+    local plain = type(opts) == "table" and getmetatable(opts) == nil and rawget(opts, "known") == nil and
+      rawget(opts, "partial") == nil
+    if r[1] and r[2] and good and plain and not e.closed and type(gx) == "number" and type(gy) == "number" then
+      local ok, c = pcall(e.obj.get_class, e.obj, gx, gy)
+      if ok and classes[c] == false and not (gx == sx and gy == sy) then
+        st:failure(string.format("find classes: a path ends on (%s,%s), whose class %d is a wall", tostring(gx),
+          tostring(gy), c))
+      end
+    end
+  end)
+end
+
 -- A find with interests (list: plain entries) held to the oracle when it can follow the query:
 -- the best score (oracle.interest_score), the path's steps summing to info.cost, the score that
 -- cost less the value collected. Exact below a cost of 2^20 (docs/contract.md, "Interests").
@@ -2637,7 +2672,7 @@ local ACTIONS = {
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
   { "prepare", 3, "living" }, { "living", 4, "living" }, { "sched_frame", 4, "frame" },
-  { "engines", 5, "engines" },
+  { "engines", 5, "engines" }, { "classes", 4, "classes" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }
