@@ -95,6 +95,8 @@ int many_run(const bench_map *m);
 void many_totals(void);
 int penalties_run(const bench_map *m); /* penalties.c */
 void penalties_totals(void);
+int classes_run(const bench_map *m); /* penalties.c */
+void classes_totals(void);
 int influence_run(const bench_map *m);
 int refastar_run(const bench_map *m); /* refastar.c */
 void refastar_totals(void);

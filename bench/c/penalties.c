@@ -4,6 +4,10 @@
  *   penalties  one layer (danger_layer: a fixed pattern over a quarter of the cells)
  *              and claims from 8 units (the A* paths of the first 8 problems). Checked: found,
  *              and no cost below the optimum.
+ *   classes    terrain classes: every cell of class (x / 8 + y / 8) % 4, and a classes table
+ *              {1: 1.5, 2: 2, 3: 1} (class 0 not listed: 1), per problem. Checked: found, no
+ *              cost below the optimum (no factor is below 1). Compare its instructions per
+ *              expansion with plain's (bench/callgrind.sh).
  *   influence  a 256x256 layer updated as a game would each frame: 64 units stamped
  *              (radius 6), one spread step over walkable cells (the first map's 256x256
  *              corner, or open ground) and a decay; 200 frames. Runs once, on the first map;
@@ -55,6 +59,39 @@ int penalties_run(const bench_map *m) {
 }
 
 void penalties_totals(void) { report_all("penalties", &penalties_all); }
+
+static stats classes_all;
+
+int classes_run(const bench_map *m) {
+    astar_grid *g = m->grid;
+    const astar_scen *sc = m->scen;
+    stats st = stats_new(sc);
+    int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+    for (int32_t y = 0; y < h; y++)
+        for (int32_t x = 0; x < w; x++) astar_grid_set_class(g, x, y, (x / 8 + y / 8) % 4);
+    double factors[256];
+    for (int i = 0; i < 256; i++) factors[i] = 1.0;
+    factors[1] = 1.5;
+    factors[2] = 2.0;
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        q.classes = factors;
+        astar_result res;
+        astar_status rc = timed_find(&st, m->search, g, &q, &res);
+        if (rc != ASTAR_OK || res.cost < p->optimal - fmax(1e-4 * p->optimal, p->precision)) st.mismatches++;
+    }
+    for (int32_t y = 0; y < h; y++) /* the other workloads see class 0 again (they do not read it) */
+        for (int32_t x = 0; x < w; x++) astar_grid_set_class(g, x, y, 0);
+    report("classes", m->name, &st);
+    stats_sum(&classes_all, &st);
+    stats_free(&st);
+    return st.mismatches;
+}
+
+void classes_totals(void) { report_all("classes", &classes_all); }
 
 int influence_run(const bench_map *m) {
     if (!m->first) return 0;
