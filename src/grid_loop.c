@@ -25,6 +25,9 @@ typedef struct grid_frame {
     uint64_t row_magic;
     int row_shift;
     int32_t offset[8];        /* stores to the node records cannot alias a local copy */
+    const double *factor;     /* the classed loop: the query's 256 factors, */
+    const uint8_t *cls;       /* the grid's classes, */
+    bool walls;               /* and whether some factor is INFINITY (a class it walls) */
     /* A step's length, or with uniform terrain its cost before the penalties, and that cost
      * rounded (core.h): one load where the table needs an address computed. */
     double step[8], rounded_step[8];
@@ -135,7 +138,7 @@ static ALWAYS_INLINE int offer(const grid_frame *f, astar_loop *L, astar_node *n
 static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
                                      int32_t a, int32_t ac, bool upper, double ga, int64_t ga_quanta,
                                      const bool general, const bool layered, const bool octile, const bool uniform,
-                                     const bool exact) {
+                                     const bool exact, const bool classed) {
     const grid_frame *f = ctx;
     query_ctx *c = f->c;
     astar_search *s = c->s;
@@ -144,7 +147,17 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
     int32_t row = (int32_t)(((uint64_t)(uint32_t)ac * f->row_magic) >> f->row_shift); /* row_of */
     int32_t ax = ac - row * f->stride - 1, ay = row - 1;
     if (!general && f->copied && !f->copied[a >> ASTAR_VIEW_PAGE_SHIFT]) astar_dead_end_view_copy(&s->dead_ends, a);
-    unsigned moves = general ? astar_query_moves(c, ac, ax, ay) : f->legal[f->open[a]];
+    unsigned moves;
+    if (classed && f->walls) { /* the neighbours whose class the query walls are walls too */
+        unsigned open = f->open[a];
+        for (unsigned m = open; m; m &= m - 1) {
+            int d = astar_lowest_bit(m);
+            if (f->factor[f->cls[a + f->offset[d]]] == INFINITY) open &= ~(1u << d);
+        }
+        moves = f->legal[open];
+    } else {
+        moves = general ? astar_query_moves(c, ac, ax, ay) : f->legal[f->open[a]];
+    }
     if (general && c->aborted) return ASTAR_OFFER_EABORT;
     /* The way back leads to a closed node (none at the start), unless the step in crossed
      * into the second copy: back is then a node of the second copy, maybe not reached. */
@@ -208,7 +221,10 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
         if (!general) {
             /* Without penalties here (most cells of a layer), the terrain's step
              * alone, rounded once per query on uniform terrain. */
-            double terrain = uniform ? f->rounded_step[d] : astar_step_of(f->step[d], cost[b], false, 0.0, false, 0.0);
+            /* With classes, the terrain as astar_terrain_cost makes it: cost times its factor. */
+            double terrain = uniform ? f->rounded_step[d]
+                             : astar_step_of(f->step[d], classed ? astar_rounded(cost[b] * f->factor[f->cls[b]]) : cost[b],
+                                             false, 0.0, false, 0.0);
             /* A reached neighbour the terrain's step alone does not improve needs no
              * penalties (they only raise the step; closed ones among them): the dearest
              * part of this loop. Asked this way rather than "is it closed", which is a
@@ -245,25 +261,26 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
 }
 
 /* One space per combination of grid_expand's flags (its comment says which run where). */
-#define GRID_SPACE(name, general, layered, octile, uniform, exact)                                           \
+#define GRID_SPACE(name, general, layered, octile, uniform, exact, classed)                                  \
     static int name##_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,      \
                              int32_t a, int32_t ac, bool upper, double ga, int64_t ga_quanta) {            \
         return grid_expand(ctx, L, nodes, gen, pruned, a, ac, upper, ga, ga_quanta, general, layered,      \
-                           octile, uniform, exact);                                                        \
+                           octile, uniform, exact, classed);                                               \
     }                                                                                                      \
     static const astar_space name = {general, exact, grid_prev, grid_crossed, grid_id_of,                 \
                                      general ? grid_arrived_general : grid_arrived, grid_sink_g, grid_rank, \
                                      name##_expand}
 
-GRID_SPACE(PLAIN_EXACT, false, false, true, true, true);
-GRID_SPACE(PLAIN_UNIFORM, false, false, true, true, false);
-GRID_SPACE(PLAIN_OCTILE, false, false, true, false, false);
-GRID_SPACE(PLAIN, false, false, false, false, false);
-GRID_SPACE(LAYERED_EXACT, false, true, true, true, true);
-GRID_SPACE(LAYERED_UNIFORM, false, true, true, true, false);
-GRID_SPACE(LAYERED_OCTILE, false, true, true, false, false);
-GRID_SPACE(LAYERED, false, true, false, false, false);
-GRID_SPACE(GENERAL, true, false, false, false, false);
+GRID_SPACE(PLAIN_EXACT, false, false, true, true, true, false);
+GRID_SPACE(PLAIN_UNIFORM, false, false, true, true, false, false);
+GRID_SPACE(PLAIN_OCTILE, false, false, true, false, false, false);
+GRID_SPACE(PLAIN, false, false, false, false, false, false);
+GRID_SPACE(PLAIN_CLASSED, false, false, true, false, false, true);
+GRID_SPACE(LAYERED_EXACT, false, true, true, true, true, false);
+GRID_SPACE(LAYERED_UNIFORM, false, true, true, true, false, false);
+GRID_SPACE(LAYERED_OCTILE, false, true, true, false, false, false);
+GRID_SPACE(LAYERED, false, true, false, false, false, false);
+GRID_SPACE(GENERAL, true, false, false, false, false, false);
 
 /* Runs c's search in space sp for up to `budget` expansions: the frame and the loop's state
  * set up from c, and where it stands kept in c for the next slice. */
@@ -285,6 +302,10 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     f.row_magic = c->row_magic;
     f.row_shift = c->row_shift;
     memcpy(f.offset, c->offset, sizeof f.offset);
+    f.factor = c->class_factor;
+    f.cls = c->cls;
+    f.walls = false;
+    for (int i = 0; f.factor && i < 256; i++) f.walls |= f.factor[i] == INFINITY;
     for (int d = 0; d < 8; d++) {
         f.step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
         if (uniform) f.step[d] = astar_rounded(f.step[d] * c->uniform_cost);
@@ -324,10 +345,21 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     return st;
 }
 
-/* Terrain and a built-in heuristic. With landmarks the loop that calls heuristic() (it combines
+/* Terrain and a built-in heuristic (with classes: octile, on a classed grid, in the classed
+ * loop, whose neighbours read a class byte and a factor each). With landmarks the loop that calls heuristic() (it combines
  * them with the built-in one): no instantiation of its own, which would crowd the others out
  * of inlining. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static astar_status run_classed(query_ctx *c, uint64_t budget, astar_result *res) {
+    return run(c, budget, res, &PLAIN_CLASSED, false, false);
+}
+
 astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
+    /* (A function of its own: inlined here, its loop cost the plain loops 15 instructions per
+     * expansion on lak303d, by crowding them out of inlining.) */
+    if (c->class_factor) return run_classed(c, budget, res); /* query.c: octile */
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
         return c->exact ? run(c, budget, res, &PLAIN_EXACT, true, true)
                         : run(c, budget, res, &PLAIN_UNIFORM, true, false);

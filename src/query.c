@@ -268,13 +268,16 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
      * it keeps costs of the old ones: with turns or windows, closed stays closed (the answer is
      * approximate there anyway, and its cost stays that of its path). */
     c->reopen = c->heuristic == ASTAR_H_CUSTOM && !(q->turn_penalty > 0) && !(q->claims && q->claim_window >= 0);
-    /* Callbacks, fog of war, classes, many targets, noise and hexes take the general loop; only it memoises
+    /* Callbacks, fog of war, many targets, noise and hexes take the general loop; only it memoises
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
     if (q->ninterests > 0 && !make_twin(s)) return ASTAR_ENOMEM;
     bool callbacks = general || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
                      q->ninterests > 0 ||
-                     q->known || q->classes || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
+                     q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
+                     /* classes: the plain loop reads them (the classed one) under octile on a
+                      * classed grid, without layers or claims; else the general loop */
+                     (q->classes && (!g->cls || c->heuristic != ASTAR_H_OCTILE || q->nlayers > 0 || q->claims)) ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
