@@ -27,7 +27,9 @@ typedef struct grid_frame {
     int32_t offset[8];        /* stores to the node records cannot alias a local copy */
     const double *factor;     /* the classed loop: the query's 256 factors, */
     const uint8_t *cls;       /* the grid's classes, */
-    bool walls;               /* and whether some factor is INFINITY (a class it walls) */
+    bool walls;               /* and whether some factor is INFINITY (a class it walls); */
+    const double (*class_step)[2]; /* on terrain of one cost, each class's rounded step
+                                      (straight, diagonal): one load per neighbour; else NULL */
     /* A step's length, or with uniform terrain its cost before the penalties, and that cost
      * rounded (core.h): one load where the table needs an address computed. */
     double step[8], rounded_step[8];
@@ -222,7 +224,8 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
             /* Without penalties here (most cells of a layer), the terrain's step
              * alone, rounded once per query on uniform terrain. */
             /* With classes, the terrain as astar_terrain_cost makes it: cost times its factor. */
-            double terrain = uniform ? f->rounded_step[d]
+            double terrain = uniform                      ? f->rounded_step[d]
+                             : classed && f->class_step ? f->class_step[f->cls[b]][d >> 2]
                              : astar_step_of(f->step[d], classed ? astar_rounded(cost[b] * f->factor[f->cls[b]]) : cost[b],
                                              false, 0.0, false, 0.0);
             /* A reached neighbour the terrain's step alone does not improve needs no
@@ -306,6 +309,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     f.cls = c->cls;
     f.walls = false;
     for (int i = 0; f.factor && i < 256; i++) f.walls |= f.factor[i] == INFINITY;
+    f.class_step = c->class_steps ? (const double (*)[2])s->class_step : NULL;
     for (int d = 0; d < 8; d++) {
         f.step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
         if (uniform) f.step[d] = astar_rounded(f.step[d] * c->uniform_cost);

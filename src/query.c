@@ -279,6 +279,15 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
                       * classed grid, without layers or claims; else the general loop */
                      (q->classes && (!g->cls || c->heuristic != ASTAR_H_OCTILE || q->nlayers > 0 || q->claims)) ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
+    if (q->classes && !callbacks && min_cost == max_cost && isfinite(min_cost)) {
+        /* Terrain of one cost: a class's step is the same everywhere, composed here once as the
+         * classed loop would compose it (the same bits), and read there with one load. */
+        for (int i = 0; i < 256; i++)
+            for (int k = 0; k < 2; k++)
+                s->class_step[i][k] = astar_step_of(k ? ASTAR_SQRT2 : 1.0, astar_rounded(min_cost * q->classes[i]), false,
+                                                    0.0, false, 0.0);
+        c->class_steps = true;
+    }
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
     c->penalties = callbacks && (layered || q->node_cost || q->noise > 0);
