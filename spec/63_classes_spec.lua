@@ -199,6 +199,52 @@ describe("terrain classes", function()
     end
   end)
 
+  it("classes that leave the costs uniform: the engine of uniform terrain, the same answer", function()
+    -- Every class on the map at factor 2 (a class no cell holds may differ): the query is the
+    -- plain one on terrain of cost 2, jump point search included; one cell of the cheap class
+    -- makes it A* on re-weighted terrain again, by the oracle.
+    local rng = oracle.rng(SEED + 5)
+    for n = 1, scale(10) do
+      local w, h = 20, 20
+      local world = { w = w, h = h, cost = {}, class = {}, diagonal = n % 2 == 0 and "never" or "no_corner_cut" }
+      local twin = astar.grid(w, h, { diagonal = world.diagonal })
+      for y = 1, h do
+        world.cost[y], world.class[y] = {}, {}
+        for x = 1, w do
+          world.cost[y][x] = rng.next() < 0.2 and false or 1
+          world.class[y][x] = rng.next() < 0.5 and 5 or 6
+          twin:set_cost(x, y, world.cost[y][x] and 2 or false)
+        end
+      end
+      local grid = oracle.grid(astar, world)
+      world.classes = { [5] = 2, [6] = 2, [7] = 0.25 }
+      for _ = 1, 5 do
+        local sx, sy, gx, gy = rng.int(1, w), rng.int(1, h), rng.int(1, w), rng.int(1, h)
+        local where = string.format("world %d %d,%d -> %d,%d", n, sx, sy, gx, gy)
+        local want = oracle.cost(world, sx, sy, gx, gy)
+        local path, info = grid:find(sx, sy, gx, gy, { classes = world.classes })
+        local tpath, tinfo = twin:find(sx, sy, gx, gy)
+        if want then
+          same_cost(info.cost, want, where)
+          if world.diagonal ~= "never" then -- (4-connected, classes take A*: another path of that cost)
+            assert.are.same(tpath, path, where)
+            assert.are.equal(tinfo.expansions, info.expansions, where) -- the same engine
+          end
+        else
+          assert.is_nil(path, where)
+        end
+      end
+      world.class[10][10] = 7
+      grid:set_class(10, 10, 7)
+      for _ = 1, 5 do
+        local sx, sy, gx, gy = rng.int(1, w), rng.int(1, h), rng.int(1, w), rng.int(1, h)
+        local want = oracle.cost(world, sx, sy, gx, gy)
+        local path, info = grid:find(sx, sy, gx, gy, { classes = world.classes })
+        if want then same_cost(info.cost, want, "world " .. n .. " reclassed") else assert.is_nil(path) end
+      end
+    end
+  end)
+
   it("a grid never classed is class 0 everywhere", function()
     local g = astar.grid(6, 1)
     local _, info = g:find(1, 1, 6, 1, { classes = { [0] = 2.5 } })

@@ -105,6 +105,7 @@ void astar_grid_free(astar_grid *g) {
     astar_mem(&a, g->cost, g->cells * sizeof(double), 0);
     astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g->cls, g->cls ? g->cells : 0, 0);
+    astar_mem(&a, g->class_cells, g->class_cells ? 256 * sizeof *g->class_cells : 0, 0);
     astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
     astar_mem(&a, g->col_bits, line_bytes(g, false), 0);
     astar_mem(&a, g->log, ASTAR_CHANGE_LOG * sizeof *g->log, 0);
@@ -177,10 +178,19 @@ astar_status astar_grid_set_class(astar_grid *g, int32_t x, int32_t y, int cls) 
     int32_t at = astar_cell(g->stride, x, y);
     if ((g->cls ? g->cls[at] : 0) == cls) return ASTAR_OK;
     if (!g->cls) {
-        g->cls = astar_mem(&g->alloc, NULL, 0, g->cells);
-        if (!g->cls) return ASTAR_ENOMEM;
+        int32_t *counts = astar_mem(&g->alloc, NULL, 0, 256 * sizeof *counts);
+        g->cls = counts ? astar_mem(&g->alloc, NULL, 0, g->cells) : NULL;
+        if (!g->cls) {
+            astar_mem(&g->alloc, counts, counts ? 256 * sizeof *counts : 0, 0);
+            return ASTAR_ENOMEM;
+        }
         memset(g->cls, 0, g->cells);
+        memset(counts, 0, 256 * sizeof *counts);
+        counts[0] = g->width * g->height;
+        g->class_cells = counts;
     }
+    g->class_cells[g->cls[at]]--;
+    g->class_cells[cls]++;
     g->cls[at] = (uint8_t)cls;
     g->class_version++;
     return ASTAR_OK;

@@ -98,6 +98,7 @@ struct astar_grid {
     uint8_t *cls;               /* per cell: its terrain class (astar_grid_set_class); NULL
                                    until a class other than 0 is set: all 0 */
     uint32_t class_version;     /* bumped by every class write that changes a cell's class */
+    int32_t *class_cells;       /* with cls: how many cells hold each class (256 counts) */
     uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point
                                    search scans 64 cells of a line at once */
     uint64_t *col_bits;         /* the same column by column (vertical lines) */

@@ -210,6 +210,17 @@ static bool make_twin(astar_search *s) {
     return true;
 }
 
+/* Whether every class some cell holds has the same walkable factor under q. */
+static bool uniform_classes(const astar_grid *g, const astar_query *q) {
+    double f = 0.0; /* none seen yet */
+    for (int i = 0; g->cls && i < 256; i++) {
+        if (g->class_cells[i] == 0) continue;
+        if (f == 0.0) f = q->classes[i];
+        else if (q->classes[i] != f) return false;
+    }
+    return f > 0.0 && f != INFINITY;
+}
+
 astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
                                bool general, bool *callbacks_out) {
     astar_status st = check_query(s, g, q);
@@ -240,10 +251,10 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     c->h_scale = isfinite(min_cost) ? min_cost : 0.0;
     if (q->classes) {
         /* The cheapest cell the query may see costs min_cost times its cheapest walkable factor
-         * (every class may be on the map), rounded as astar_terrain_cost rounds: admissible. */
+         * among the classes on the map, rounded as astar_terrain_cost rounds: admissible. */
         double least = INFINITY;
         for (int i = 0; i < 256; i++)
-            if (q->classes[i] < least) least = q->classes[i];
+            if (q->classes[i] < least && (g->cls ? g->class_cells[i] > 0 : i == 0)) least = q->classes[i];
         c->class_factor = q->classes;
         c->cls = g->cls;
         c->h_scale = isfinite(least) ? astar_rounded(c->h_scale * least) : 0.0;
@@ -279,7 +290,18 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
                       * classed grid, without layers or claims; else the general loop */
                      (q->classes && (!g->cls || c->heuristic != ASTAR_H_OCTILE || q->nlayers > 0 || q->claims)) ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
-    if (q->classes && !callbacks && min_cost == max_cost && isfinite(min_cost)) {
+    if (q->classes && !callbacks && !q->nlayers && !q->claims && uniform_classes(g, q) && min_cost == max_cost &&
+        isfinite(min_cost)) {
+        /* Every class on the map walkable at one factor, on terrain of one cost: the query is a
+         * plain one on terrain of that cost times the factor (h_scale is it), so it takes what
+         * uniform terrain takes (jump point search, the loop in quanta), the same bits. (Only
+         * where the plain loop would run: octile, as `callbacks` says; the loops of the other
+         * heuristics, and the general one, read cost[].) */
+        c->class_factor = NULL;
+        c->uniform_cost = c->h_scale;
+        c->h_card = astar_step_cost(c->h_scale, 0);
+        c->h_diag = astar_step_cost(c->h_scale, 4) - c->h_card;
+    } else if (q->classes && !callbacks && min_cost == max_cost && isfinite(min_cost)) {
         /* Terrain of one cost: a class's step is the same everywhere, composed here once as the
          * classed loop would compose it (the same bits), and read there with one load. */
         for (int i = 0; i < 256; i++)
