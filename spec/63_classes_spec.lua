@@ -283,6 +283,12 @@ describe("terrain classes", function()
       assert.is_false(ok)
       assert.truthy(tostring(err):find("classes", 1, true), tostring(err))
     end
+    -- a callback of a query with classes cannot write a class (its query reads them)
+    local ok, err = pcall(g.find, g, 1, 1, 5, 5, { classes = { [1] = false },
+      node_cost = function(x, y) g:set_class(x, y, 1) end })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("in use", 1, true), tostring(err))
+    assert.are.equal(0, g:get_class(2, 2))
     -- the grid still answers
     local _, info = g:find(1, 1, 5, 5, { classes = { [4] = 2 } })
     assert.are.equal("found", info.status)
