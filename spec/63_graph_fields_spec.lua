@@ -1,4 +1,5 @@
--- Graph distance fields and ranges (graph:distance_field, graph:range), checked against the
+-- Graph distance fields and ranges (graph:distance_field, graph:range) and the nearest of many
+-- targets (graph:find_nearest), checked against the
 -- plain Dijkstra of spec/support/graph_oracle.lua on random graphs with every per-query cost
 -- option; hostile input (closed graphs, callbacks that close or error, bad ids).
 local astar = require("astar")
@@ -233,5 +234,69 @@ describe("graph:distance_field and graph:range", function()
     assert.matches("GraphField", err_of(f.get, f, 1))
     assert.matches("GraphField", err_of(f.get, {}, 1))
     assert.matches("node id", err_of(f.next, f, "x"))
+  end)
+
+  it("find_nearest on random graphs with every cost option and target costs: the oracle's best", function()
+    local rng = rng_of(6303)
+    local found = 0
+    for round = 1, scale(250) do
+      local n = rng.int(1, 24)
+      local world, g = oracle.random_world(astar, rng, n)
+      local opts = random_options(rng, world, g, true)
+      local s = rng.int(1, n)
+      local targets, plain = {}, {}
+      local costs = rng.next() < 0.5
+      for k = 1, rng.int(1, 5) do
+        plain[k] = { id = rng.int(1, n), cost = costs and rng.next() * 8 or 0 }
+        targets[k] = costs and plain[k] or plain[k].id
+      end
+      local cap
+      if rng.next() < 0.3 then
+        cap = rng.next() * 25
+        opts.max_cost = cap
+      end
+      local from = oracle.distances(world, s)
+      local want
+      for _, t in ipairs(plain) do
+        if oracle.enterable(world, t.id) and from[t.id] < math.huge then
+          local v = from[t.id] + t.cost
+          if v <= (cap or math.huge) and (not want or v < want) then want = v end
+        end
+      end
+      local ids, info = g:find_nearest(s, targets, opts)
+      local where = string.format("round %d (%d nodes) from %d", round, n, s)
+      if not want then
+        assert(ids == nil, where .. ": found a path the oracle does not know")
+        assert(info.status == "unreachable" or (cap and info.status == "limit"), where .. ": " .. info.status)
+      else
+        found = found + 1
+        assert(ids, where .. ": nothing found, oracle " .. want)
+        local t = plain[info.target]
+        assert.are.equal(s, ids[1])
+        assert.are.equal(t.id, ids[#ids])
+        assert(near(info.cost + t.cost, want), where .. ": cost " .. info.cost .. " + " .. t.cost .. ", oracle " .. want)
+        assert(near(oracle.path_cost(world, ids, s), info.cost), where .. ": the path's own cost differs")
+      end
+    end
+    assert.is_true(found > scale(250) / 3, "found " .. found)
+  end)
+
+  it("find_nearest refuses a heuristic, partial, interests and bad targets", function()
+    local g = astar.graph()
+    for i = 1, 3 do g:add_node(i, 0) end
+    g:add_edge(1, 2)
+    for _, o in ipairs({ { heuristic = "zero" }, { partial = true }, { interests = { { id = 1, value = 1 } } } }) do
+      assert.matches("option '" .. next(o) .. "' does not apply to find_nearest", err_of(g.find_nearest, g, 1, { 2 }, o))
+    end
+    assert.matches("targets%[2%] must be a node id 1..3", err_of(g.find_nearest, g, 1, { 2, 4 }))
+    assert.matches("targets%[1%] must be a node id", err_of(g.find_nearest, g, 1, { { cost = 1 } }))
+    assert.matches("targets%[1%].cost must be a number", err_of(g.find_nearest, g, 1, { { id = 2, cost = -1 } }))
+    assert.matches("targets%[1%].cost must be a number", err_of(g.find_nearest, g, 1, { { id = 2, cost = 0 / 0 } }))
+    assert.matches("targets is empty", err_of(g.find_nearest, g, 1, {}))
+    local close_it = { node_cost = function() close(g) end }
+    assert.is_false(pcall(g.find_nearest, g, 1, { 2 }, close_it))
+    local ids, info = g:find_nearest(1, { 3, 2 }) -- still usable; 3 cannot be reached
+    assert.are.same({ 1, 2 }, ids)
+    assert.are.equal(2, info.target)
   end)
 end)

@@ -856,6 +856,12 @@ typedef struct astar_graph_query {
                                          ASTAR_MAX_INTEREST]); not with partial */
     const double *interest_values;
     int32_t ninterests;
+    const int32_t *targets;           /* ntargets > 0: the nearest of these node ids is the goal
+                                         (goal ignored but checked); the heuristic is 0 then
+                                         (not ASTAR_H_CUSTOM); not with interests or partial */
+    int32_t ntargets;
+    const double *target_costs;       /* NULL, or with targets one cost (0..ASTAR_MAX_VALUE) per
+                                         target, added when the path ends there (max_cost too) */
 } astar_graph_query;
 
 void astar_graph_query_init(astar_graph_query *q);

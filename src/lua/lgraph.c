@@ -579,6 +579,71 @@ static int graph_range(lua_State *L) {
     return 3;
 }
 
+/* ---------------------------------------------------------- graph:find_nearest */
+
+/* The targets at arg: node ids, or entries {id =, cost =} (cost >= 0, added when the path
+ * ends there), read raw into a userdata scratch pinned on the stack. */
+static void read_graph_targets(lua_State *L, graph_find_ctx *c, int arg) {
+    luaL_checktype(L, arg, LUA_TTABLE);
+    int32_t count = astar_graph_node_count(c->graph->graph);
+    size_t n = (size_t)list_length(L, arg);
+    if (n < 1) arg_error_fmt(L, arg, "targets is empty");
+    if (n > (size_t)INT32_MAX / 16) arg_error_fmt(L, arg, "targets is too long");
+    double *costs = astar_newuserdata(L, n * (sizeof(double) + sizeof(int32_t)));
+    int32_t *ids = (int32_t *)(void *)(costs + n);
+    bool any_cost = false;
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, arg, (int)i);
+        costs[i - 1] = 0.0;
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushliteral(L, "cost");
+            lua_rawget(L, -2);
+            if (!lua_isnil(L, -1)) {
+                double v = lua_tonumber(L, -1);
+                if (lua_type(L, -1) != LUA_TNUMBER || !(v >= 0 && v <= ASTAR_MAX_VALUE))
+                    arg_error_fmt(L, arg, "targets[%d].cost must be a number in 0.." MAX_VALUE_STR ", got %s",
+                                  (int)i, value_str(L, -1));
+                costs[i - 1] = v;
+                any_cost = true;
+            }
+            lua_pop(L, 1);
+            lua_pushliteral(L, "id");
+            lua_rawget(L, -2);
+            lua_remove(L, -2);
+        }
+        if ((ids[i - 1] = test_node(L, -1, count)) < 0)
+            arg_error_fmt(L, arg, "targets[%d] must be a node id 1..%d or {id =, cost =}, got %s", (int)i,
+                          (int)count, value_str(L, -1));
+        lua_pop(L, 1);
+    }
+    c->q.targets = ids;
+    c->q.ntargets = (int32_t)n;
+    c->q.target_costs = any_cost ? costs : NULL;
+    c->q.goal = ids[0]; /* ignored by the search, checked like a goal */
+}
+
+/* g:find_nearest(a, targets [, opts]) -> ids, info | nil, info: info.target is the index of
+ * the target reached. */
+static int graph_find_nearest(lua_State *L) {
+    graph_find_ctx ctx;
+    graph_find_ctx *c = &ctx;
+    lgraph *g = check_graph(L, 1);
+    memset(c, 0, sizeof *c);
+    c->graph = g;
+    astar_graph_query_init(&c->q);
+    c->q.start = check_node(L, 2, g);
+    lua_settop(L, 4);
+    read_graph_targets(L, c, 3);
+    query_args a;
+    read_options(L, 4, IN_GRAPH, "find_nearest", &a, &c->q);
+    static const struct { option_id id; const char *name; } refused[] = {
+        {O_HEURISTIC, "heuristic"}, {O_PARTIAL, "partial"}, {O_INTERESTS, "interests"}};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (a.slot[refused[i].id]) arg_error_fmt(L, 4, "option '%s' does not apply to find_nearest", refused[i].name);
+    resolve_graph_query(L, c, &a);
+    return run_query(L, &c->run, &g->pool, &g->base);
+}
+
 static const luaL_Reg GRAPH_METHODS[] = {
     {"size", graph_size},               {"version", graph_version}, {"add_node", graph_add_node},
     {"add_edge", graph_add_edge},       {"add_arc", graph_add_arc},
@@ -589,6 +654,7 @@ static const luaL_Reg GRAPH_METHODS[] = {
 static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run},
                                               {"distance_field", graph_distance_field, graph_field_run},
                                               {"range", graph_range, graph_field_run},
+                                              {"find_nearest", graph_find_nearest, graph_find_run},
                                               {NULL, NULL, NULL}};
 
 const lclass GRAPH_CLASS = {
