@@ -299,4 +299,28 @@ describe("graph:distance_field and graph:range", function()
     assert.are.same({ 1, 2 }, ids)
     assert.are.equal(2, info.target)
   end)
+
+  it("the work limit stops a field, a range and find_nearest; they change nothing", function()
+    local g = astar.graph()
+    for i = 1, 50 do g:add_node(i, 0) end
+    for i = 1, 49 do g:add_edge(i, i + 1, 1) end
+    local calls = {
+      function() return g:distance_field(1) end,
+      function() return g:range(1, 30) end,
+      function() return g:find_nearest(1, { 50 }) end,
+    }
+    for _, call in ipairs(calls) do
+      astar.set_work_limit(10)
+      local ok, err = pcall(call)
+      astar.set_work_limit(nil)
+      assert.is_false(ok)
+      assert.matches("work limit reached", tostring(err))
+    end
+    g:find(1, 2) -- the first query packs the graph (counted once, per node and arc)
+    astar.set_work_limit(6)
+    local _, _, info = g:range(1, 5) -- 6 nodes settled: a unit each, within the limit
+    astar.set_work_limit(nil)
+    assert.are.equal(6, info.expansions)
+    assert.are.equal(49, g:distance_field(1):get(50))
+  end)
 end)
