@@ -69,6 +69,24 @@ describe("examples", function()
     assert.is_true(c3 > c1)
   end)
 
+  it("graph_fields.lua: a range, the nearest healer with queues, the way out through the nearer gate", function()
+    local out = table.concat(run("examples/graph_fields.lua"), "\n")
+    -- the streets' lengths by hand: the Tower is 10 + 11.2 + 10 + 11.2 = 42.4 from the Square
+    local range = out:match("guard's range 30 from the Square: ([^\n]*)")
+    local places = {}
+    for place, cost in range:gmatch("(%a+) ([%d.]+)") do
+      places[#places + 1] = place
+      assert.is_true(tonumber(cost) <= 30)
+    end
+    assert.are.equal(7, #places)
+    assert.falsy(range:find("Tower", 1, true))
+    assert.truthy(out:find("nearest healer by walking: Church (walk 10.0)", 1, true))
+    -- the Church's queue of 12 makes it 22, the Barracks 21.2 away with none
+    assert.truthy(out:find("nearest healer with the queues: Barracks (walk 21.2): Market -> Square -> Barracks", 1, true))
+    assert.truthy(out:find("way out from the Market (21.2): Market -> Square -> WestGate", 1, true))
+    assert.truthy(out:find("way out from the Inn (21.2): Inn -> Tower -> EastGate", 1, true))
+  end)
+
   it("demo.lua runs", function()
     local lines = run("examples/demo.lua")
     assert.is_true(#lines > 10)

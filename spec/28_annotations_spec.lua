@@ -43,6 +43,11 @@ describe("LuaCATS annotations (lua/astar/meta.lua)", function()
       Build = grid:build_landmarks(1),
       Field = (grid:distance_field({ { x = 1, y = 1 } })),
       Graph = astar.graph(),
+      GraphField = (function()
+        local g = astar.graph()
+        g:add_node(0, 0)
+        return (g:distance_field(1))
+      end)(),
       Scheduler = astar.scheduler({ budget = 10 }),
       Debug = astar.debug,
       Tiled = astar.tiled,

@@ -867,6 +867,12 @@ typedef struct astar_graph_query {
                                          ASTAR_MAX_INTEREST]); not with partial */
     const double *interest_values;
     int32_t ninterests;
+    const int32_t *targets;           /* ntargets > 0: the nearest of these node ids is the goal
+                                         (goal ignored but checked); the heuristic is 0 then
+                                         (not ASTAR_H_CUSTOM); not with interests or partial */
+    int32_t ntargets;
+    const double *target_costs;       /* NULL, or with targets one cost (0..ASTAR_MAX_VALUE) per
+                                         target, added when the path ends there (max_cost too) */
 } astar_graph_query;
 
 void astar_graph_query_init(astar_graph_query *q);
@@ -887,6 +893,24 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
                               astar_result *res);
 /* @param[out] length  [opt] the path's size. */
 const int32_t *astar_graph_search_path(const astar_graph_search *s, int32_t *length);
+/*
+ * A distance field (and a range) on a graph: one Dijkstra from the sources along the arcs under
+ * q's costs (every cost option of astar_graph_find, max_cost and max_expansions), settling all it
+ * reaches; a source is where a unit stands, blocked or not. q's start, goal and heuristic are
+ * ignored (claim_radius counts from sources[0]); a custom heuristic, weight != 1, partial and
+ * interests are ASTAR_EINVAL. It touches what it reaches, nothing per node of the graph. The
+ * nodes it settled are at astar_graph_field_entry until the next query on s.
+ * @return ASTAR_OK, ASTAR_LIMIT (max_expansions stopped it: what settled is listed), ASTAR_EINVAL
+ *         (no sources, an id out of range, ...), ASTAR_ENOMEM, ASTAR_EABORT, ASTAR_ESTOPPED.
+ */
+astar_status astar_graph_field(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
+                               const int32_t *sources, int32_t nsources, astar_result *res);
+/* How many nodes the last field on s settled (0 after any other query on s). */
+int32_t astar_graph_field_reached(const astar_graph_search *s);
+/* Its i-th node, cheapest first (i in 0..reached-1):
+ * @param[out] id    the node; @param[out] dist  its cost from the nearest source;
+ * @param[out] prev  the node it was reached from, -1 at a source. */
+void astar_graph_field_entry(const astar_graph_search *s, int32_t i, int32_t *id, double *dist, int32_t *prev);
 
 #ifdef __cplusplus
 }

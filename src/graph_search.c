@@ -16,6 +16,10 @@ struct astar_graph_search {
     uint16_t *claim_gen;
     int32_t *interest_of;    /* interests: the one a node collects, where interest_gen == gen */
     uint16_t *interest_gen;
+    int32_t *target_of;      /* targets: the one a node is, where target_gen == gen */
+    uint16_t *target_gen;
+    int32_t *settled;        /* a field's nodes in the order it settled them; on first need */
+    int32_t nsettled;
     astar_path_buf path;
     astar_alloc alloc;
 };
@@ -38,7 +42,14 @@ static void free_node_arrays(astar_graph_search *s) {
     astar_pool_array_free(p, &s->alloc, s->claim_gen, sizeof *s->claim_gen);
     astar_pool_array_free(p, &s->alloc, s->interest_of, sizeof *s->interest_of);
     astar_pool_array_free(p, &s->alloc, s->interest_gen, sizeof *s->interest_gen);
+    astar_pool_array_free(p, &s->alloc, s->settled, sizeof *s->settled);
+    astar_pool_array_free(p, &s->alloc, s->target_of, sizeof *s->target_of);
+    astar_pool_array_free(p, &s->alloc, s->target_gen, sizeof *s->target_gen);
+    s->target_of = NULL;
+    s->target_gen = NULL;
     s->parent = NULL;
+    s->settled = NULL;
+    s->nsettled = 0;
     s->penalty = NULL;
     s->custom_h = NULL;
     s->step_in = NULL;
@@ -188,6 +199,7 @@ typedef struct graph_frame {
     double h_scale, gx, gy, gz;
     int32_t goal, twin;
     bool goal_open;
+    uint16_t gen;                /* targets (find_nearest): the query's stamp */
 } graph_frame;
 
 static ALWAYS_INLINE int32_t graph_prev(const void *ctx, const astar_node *nodes, int32_t id) {
@@ -299,6 +311,26 @@ static int graph_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uin
     return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
 }
 
+/* A field's expansion: the node is settled (no reopening, one copy: each is expanded once), so
+ * it goes on the list the field answers with, then on as a search. */
+static ALWAYS_INLINE int field_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                      int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta,
+                                      const bool general) {
+    astar_graph_search *s = ((graph_frame *)ctx)->c->s;
+    s->settled[s->nsettled++] = node;
+    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, general);
+}
+
+static int field_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
+                              int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return field_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
+}
+
+static int field_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return field_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
+}
+
 /* The plain loop reads arc costs, blocked flags and the built-in heuristic only; the general
  * one adds penalties, callbacks, a custom heuristic and interests. */
 static const astar_space GRAPH_PLAIN = {false, false, graph_prev, graph_crossed, graph_id_of, graph_arrived,
@@ -306,21 +338,49 @@ static const astar_space GRAPH_PLAIN = {false, false, graph_prev, graph_crossed,
 static const astar_space GRAPH_GENERAL = {true, false, graph_prev, graph_crossed, graph_id_of, graph_arrived,
                                           graph_sink_g, graph_rank, graph_expand_general};
 
+/* The nearest of many targets: each leads on to the sink at its cost (loop.h). */
+static ALWAYS_INLINE bool nearest_arrived(const void *ctx, int32_t node) {
+    const graph_frame *f = ctx;
+    return f->c->s->target_gen[node] == f->gen;
+}
+
+static ALWAYS_INLINE double nearest_sink_g(const void *ctx, int32_t node, bool upper, double ga) {
+    const graph_ctx *c = ((const graph_frame *)ctx)->c;
+    (void)upper;
+    return c->q->target_costs ? ga + c->q->target_costs[c->s->target_of[node]] : ga;
+}
+
+static const astar_space GRAPH_NEAREST = {true, false, graph_prev, graph_crossed, graph_id_of, nearest_arrived,
+                                          nearest_sink_g, graph_rank, graph_expand_general};
+
+/* A field: the graph's space settling all it reaches (no arrival, no rank, no path). */
+static const astar_space GRAPH_FIELD_PLAIN = {false, false, graph_prev, graph_crossed, graph_id_of, NULL,
+                                              NULL, NULL, field_expand_plain};
+static const astar_space GRAPH_FIELD_GENERAL = {true, false, graph_prev, graph_crossed, graph_id_of, NULL,
+                                                NULL, NULL, field_expand_general};
+
 static ALWAYS_INLINE astar_status run(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res,
-                                      const bool general) {
+                                      const bool general, const bool field) {
     const astar_graph *g = c->g;
     int32_t goal = c->goal;
     graph_frame f = {c, g->start, g->packed, g->blocked, g->pos, c->s->parent, c->h_scale,
-                     g->pos[3 * goal], g->pos[3 * goal + 1], g->pos[3 * goal + 2], goal, c->twin, goal_open};
+                     g->pos[3 * goal], g->pos[3 * goal + 1], g->pos[3 * goal + 2], goal, c->twin, goal_open,
+                     c->s->pool.gen};
+    if (c->q->ntargets > 0) return astar_loop_run(&GRAPH_NEAREST, &f, L, UINT64_MAX, res);
+    if (field) return astar_loop_run(general ? &GRAPH_FIELD_GENERAL : &GRAPH_FIELD_PLAIN, &f, L, UINT64_MAX, res);
     return astar_loop_run(general ? &GRAPH_GENERAL : &GRAPH_PLAIN, &f, L, UINT64_MAX, res);
 }
 
 static astar_status run_plain(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res) {
-    return run(c, L, goal_open, res, false);
+    return run(c, L, goal_open, res, false, false);
 }
 
 static astar_status run_general(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res) {
-    return run(c, L, goal_open, res, true);
+    return run(c, L, goal_open, res, true, false);
+}
+
+static astar_status run_field(graph_ctx *c, astar_loop *L, bool general, astar_result *res) {
+    return general ? run(c, L, false, res, true, true) : run(c, L, false, res, false, true);
 }
 
 /* claim_radius: whether another unit standing on node id is within it of the start. */
@@ -352,6 +412,28 @@ static bool mark_interests(graph_ctx *c, int32_t twin) {
     return true;
 }
 
+/*
+ * Marks the targets the query can enter (of duplicates the first, or with target costs the
+ * cheapest) and sets the sink after the graph's nodes. Whether any was marked.
+ */
+static bool mark_targets(graph_ctx *c) {
+    astar_graph_search *s = c->s;
+    const astar_graph_query *q = c->q;
+    bool any = false;
+    for (int32_t i = q->ntargets - 1; i >= 0; i--) {
+        int32_t id = q->targets[i];
+        if (c->g->blocked[id] || (q->node_cost && node_penalty(c, id) == INFINITY)) continue;
+        if (q->target_costs && s->target_gen[id] == s->pool.gen &&
+            q->target_costs[s->target_of[id]] < q->target_costs[i])
+            continue;
+        s->target_gen[id] = s->pool.gen;
+        s->target_of[id] = i;
+        any = true;
+    }
+    c->sink = c->g->nodes;
+    return any;
+}
+
 static astar_status check_query(const astar_graph *g, const astar_graph_query *q) {
     if (!astar_graph_valid_id(g, q->start) || !astar_graph_valid_id(g, q->goal)) return ASTAR_EINVAL;
     if (q->heuristic != ASTAR_H_DEFAULT && q->heuristic != ASTAR_H_EUCLIDEAN &&
@@ -369,6 +451,14 @@ static astar_status check_query(const astar_graph *g, const astar_graph_query *q
     if (q->ninterests < 0 || (q->ninterests > 0 && (!q->interests || !q->interest_values || q->partial)))
         return ASTAR_EINVAL;
     if (q->ninterests > 0 && g->nodes > (ASTAR_GRAPH_MAX_NODES - 1) / 2) return ASTAR_EINVAL;
+    if (q->ntargets < 0 || (q->ntargets > 0 && (!q->targets || q->ninterests > 0 || q->partial ||
+                                                 q->heuristic == ASTAR_H_CUSTOM)) ||
+        (q->target_costs && q->ntargets == 0) || (q->ntargets > 0 && g->nodes >= ASTAR_GRAPH_MAX_NODES))
+        return ASTAR_EINVAL;
+    for (int32_t i = 0; i < q->ntargets; i++)
+        if (!astar_graph_valid_id(g, q->targets[i]) ||
+            (q->target_costs && !(q->target_costs[i] >= 0 && q->target_costs[i] <= ASTAR_MAX_VALUE)))
+            return ASTAR_EINVAL;
     for (int32_t i = 0; i < q->ninterests; i++)
         if (!astar_graph_valid_id(g, q->interests[i]) ||
             !astar_interest_ok(q->interest_values[i]))
@@ -376,51 +466,69 @@ static astar_status check_query(const astar_graph *g, const astar_graph_query *q
     return ASTAR_OK;
 }
 
-astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
-                              astar_result *res) {
-    astar_result_init(res);
-    s->path.len = 0;
-    astar_status st = check_query(g, q);
-    if (st != ASTAR_OK) return astar_finish(res, st);
-    if ((st = astar_graph_prepare(g)) != ASTAR_OK) return astar_finish(res, st);
-    int32_t twin = q->ninterests > 0 ? g->nodes : 0;
-    if (!fit_workspace(s, twin ? 2 * twin + 1 : g->nodes)) return astar_finish(res, ASTAR_ENOMEM);
-
-    graph_ctx c = {0};
-    c.s = s;
-    c.g = g;
-    c.q = q;
-    c.goal = q->goal;
-    c.custom = q->heuristic == ASTAR_H_CUSTOM;
-    c.h_scale = q->heuristic == ASTAR_H_ZERO || c.custom ? 0.0 : g->h_scale;
-    bool general = q->node_cost || q->edge_cost || c.custom || q->nlayers > 0 || q->claims ||
-                   q->noise > 0 || twin;
-    c.penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
-    if ((c.penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
-        (c.custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
-        ((c.custom || twin) && !ASTAR_POOL_NEED(s, step_in, false)) ||
+/*
+ * What a find and a field set up alike on s for query q over n node records (twin: the second
+ * copy's offset, 0 without interests): the workspace and the arrays the query needs, a fresh
+ * stamp, the claims it sees, and c; *general: whether it needs the general loop.
+ */
+static astar_status begin(graph_ctx *c, astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
+                          int32_t n, int32_t twin, bool *general) {
+    astar_status st = astar_graph_prepare(g);
+    if (st != ASTAR_OK) return st;
+    if (!fit_workspace(s, n)) return ASTAR_ENOMEM;
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->g = g;
+    c->q = q;
+    c->goal = q->goal;
+    c->custom = q->heuristic == ASTAR_H_CUSTOM;
+    c->h_scale = q->heuristic == ASTAR_H_ZERO || c->custom || q->ntargets > 0 ? 0.0 : g->h_scale;
+    *general = q->node_cost || q->edge_cost || c->custom || q->nlayers > 0 || q->claims ||
+               q->noise > 0 || twin || q->ntargets > 0;
+    c->penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
+    if ((c->penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
+        (c->custom && !ASTAR_POOL_NEED(s, custom_h, false)) ||
+        ((c->custom || twin) && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
-        (twin && (!ASTAR_POOL_NEED(s, interest_of, false) || !ASTAR_POOL_NEED(s, interest_gen, true))))
-        return astar_finish(res, ASTAR_ENOMEM);
-    c.memo_penalty = c.penalties ? s->penalty : NULL;
-    c.memo_h = c.custom ? s->custom_h : NULL;
+        (twin && (!ASTAR_POOL_NEED(s, interest_of, false) || !ASTAR_POOL_NEED(s, interest_gen, true))) ||
+        (q->ntargets > 0 && (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))))
+        return ASTAR_ENOMEM;
+    c->memo_penalty = c->penalties ? s->penalty : NULL;
+    c->memo_h = c->custom ? s->custom_h : NULL;
 
     if (astar_pool_begin(&s->pool, &s->alloc)) { /* wrapped: stale stamps could look current */
         astar_pool_array_zero(&s->pool, &s->alloc, s->claim_gen, sizeof *s->claim_gen);
         astar_pool_array_zero(&s->pool, &s->alloc, s->interest_gen, sizeof *s->interest_gen);
+        astar_pool_array_zero(&s->pool, &s->alloc, s->target_gen, sizeof *s->target_gen);
     }
     if (q->claims) {
         /* Claims of height 1 hold node id at cell stride + 1 + id (graph.c). */
         const astar_claims *cl = q->claims;
-        c.claims = true;
-        c.claim_width = cl->width < g->nodes ? cl->width : g->nodes;
-        if (!astar_claim_view_init(&c.claim, cl, cl->stride + 1, c.claim_width, q->unit,
-                                   q->claim_radius < 0 ? NULL : near_start, &c, s->claimed, s->claim_gen,
+        c->claims = true;
+        c->claim_width = cl->width < g->nodes ? cl->width : g->nodes;
+        if (!astar_claim_view_init(&c->claim, cl, cl->stride + 1, c->claim_width, q->unit,
+                                   q->claim_radius < 0 ? NULL : near_start, c, s->claimed, s->claim_gen,
                                    s->pool.gen, q->claim_penalty, astar_progress_get()))
-            return astar_finish(res, ASTAR_ESTOPPED);
+            return ASTAR_ESTOPPED;
     }
+    return ASTAR_OK;
+}
 
-    bool goal_open = !g->blocked[q->goal] && (!q->node_cost || node_penalty(&c, q->goal) != INFINITY);
+astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
+                              astar_result *res) {
+    astar_result_init(res);
+    s->path.len = 0;
+    s->nsettled = 0;
+    astar_status st = check_query(g, q);
+    if (st != ASTAR_OK) return astar_finish(res, st);
+    int32_t twin = q->ninterests > 0 ? g->nodes : 0;
+    graph_ctx c;
+    bool general;
+    int32_t records = twin ? 2 * twin + 1 : q->ntargets > 0 ? g->nodes + 1 : g->nodes;
+    if ((st = begin(&c, s, g, q, records, twin, &general)) != ASTAR_OK) return astar_finish(res, st);
+
+    bool goal_open = q->ntargets > 0 ? mark_targets(&c)
+                                     : !g->blocked[q->goal] && (!q->node_cost || node_penalty(&c, q->goal) != INFINITY);
     if (c.aborted) return astar_finish(res, ASTAR_EABORT);
     if (!goal_open && !q->partial) return astar_finish(res, ASTAR_UNREACHABLE);
 
@@ -428,12 +536,14 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     res->scored = twin > 0;
 
     astar_meter meter = astar_meter_begin(astar_progress_get(), 0);
-    astar_loop L = {&s->pool, &s->alloc, &s->path, (c.custom || twin) ? s->step_in : NULL, NULL,
-                    s->interest_of, q->interest_values, twin, c.twin_shift, twin > 0, c.sink, q->partial != 0,
+    bool nearest = q->ntargets > 0;
+    astar_loop L = {&s->pool, &s->alloc, &s->path, (c.custom || twin) ? s->step_in : NULL,
+                    nearest ? s->target_of : NULL, s->interest_of, q->interest_values, twin, c.twin_shift,
+                    twin > 0 || nearest, c.sink, q->partial != 0,
                     c.custom, q->max_cost, q->weight, q->max_expansions, &meter,
                     0, false, q->start, 0, INFINITY, 0.0};
     /* The start in the first copy, and in the second when it collects an interest there. */
-    if (twin) touch(&c, c.sink);
+    if (twin || nearest) touch(&c, c.sink);
     touch(&c, q->start); /* before its heuristic, which it memoises */
     double h0 = heuristic(&c, q->start);
     if (c.aborted) return astar_finish(res, ASTAR_EABORT);
@@ -450,4 +560,54 @@ astar_status astar_graph_find(astar_graph_search *s, astar_graph *g, const astar
     st = general ? run_general(&c, &L, goal_open, res) : run_plain(&c, &L, goal_open, res);
     astar_meter_sync(&meter, res->expansions);
     return astar_finish(res, st);
+}
+
+astar_status astar_graph_field(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
+                               const int32_t *sources, int32_t nsources, astar_result *res) {
+    astar_result_init(res);
+    s->path.len = 0;
+    s->nsettled = 0;
+    if (nsources < 1 || !sources || q->heuristic == ASTAR_H_CUSTOM || q->weight != 1.0 || q->partial ||
+        q->ninterests != 0)
+        return astar_finish(res, ASTAR_EINVAL);
+    for (int32_t i = 0; i < nsources; i++)
+        if (!astar_graph_valid_id(g, sources[i])) return astar_finish(res, ASTAR_EINVAL);
+    /* The query as a search from the first source with no heuristic: its checks, its claims'
+     * radius from there. */
+    astar_graph_query fq = *q;
+    fq.start = fq.goal = sources[0];
+    fq.heuristic = ASTAR_H_ZERO;
+    astar_status st = check_query(g, &fq);
+    if (st != ASTAR_OK) return astar_finish(res, st);
+    graph_ctx c;
+    bool general;
+    if ((st = begin(&c, s, g, &fq, g->nodes, 0, &general)) != ASTAR_OK) return astar_finish(res, st);
+    if (!ASTAR_POOL_NEED(s, settled, false)) return astar_finish(res, ASTAR_ENOMEM);
+
+    astar_meter meter = astar_meter_begin(astar_progress_get(), 0);
+    astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false,
+                    false, q->max_cost, 1.0, q->max_expansions, &meter, 0, false, sources[0], 0, INFINITY, 0.0};
+    /* Every source at 0, blocked or not (where a unit stands), once. */
+    for (int32_t i = 0; i < nsources; i++) {
+        astar_node *n = touch(&c, sources[i]);
+        if (n->g == 0.0) continue;
+        s->parent[sources[i]] = -1;
+        if (!astar_loop_start(&L, n, sources[i], 0.0, 0.0)) return astar_finish(res, ASTAR_ENOMEM);
+    }
+    st = run_field(&c, &L, general, res);
+    astar_meter_sync(&meter, res->expansions);
+    /* Done when nothing is left open (max_cost only leaves dearer nodes out); ASTAR_LIMIT when
+     * max_expansions stopped it. */
+    if (st == ASTAR_UNREACHABLE || (st == ASTAR_LIMIT && s->pool.heap.len == 0)) st = ASTAR_OK;
+    if (st != ASTAR_OK && st != ASTAR_LIMIT) s->nsettled = 0; /* an error keeps no field */
+    return astar_finish(res, st);
+}
+
+int32_t astar_graph_field_reached(const astar_graph_search *s) { return s->nsettled; }
+
+void astar_graph_field_entry(const astar_graph_search *s, int32_t i, int32_t *id, double *dist, int32_t *prev) {
+    int32_t node = s->settled[i];
+    *id = node;
+    *dist = s->pool.nodes[node].g;
+    *prev = s->parent[node];
 }

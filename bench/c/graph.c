@@ -5,6 +5,9 @@
  *              The plain problems, one workspace. Checked like plain. Also prints the time to
  *              build the graph and to pack it (the first query). Its queries run in
  *              astar_graph_find (sh bench/callgrind.sh counts that function for this workload).
+ *              Then fields (astar_graph_field): a range of cost 10 from each problem's start
+ *              (the time per range and the nodes it reached: it costs what it reaches, not the
+ *              graph) and one whole field from the first start.
  */
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +58,38 @@ int graph_run(const bench_map *m) {
         astar_status rc = astar_graph_find(s, g, &q, &res);
         stats_add(&st, now() - t0, res.expansions);
         if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st.mismatches++;
+    }
+    /* Ranges of cost 10, then one whole field. */
+    double range_t = 0.0, field_t = 0.0;
+    int64_t range_nodes = 0;
+    int32_t ranges = 0, field_nodes = 0;
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(grid, p)) continue;
+        astar_graph_query q;
+        astar_graph_query_init(&q);
+        q.max_cost = 10.0;
+        int32_t src = id[p->sy * w + p->sx];
+        astar_result res;
+        t0 = now();
+        if (astar_graph_field(s, g, &q, &src, 1, &res) != ASTAR_OK) st.mismatches++;
+        range_t += now() - t0;
+        range_nodes += astar_graph_field_reached(s);
+        ranges++;
+        if (ranges == 1) {
+            q.max_cost = INFINITY;
+            t0 = now();
+            if (astar_graph_field(s, g, &q, &src, 1, &res) != ASTAR_OK) st.mismatches++;
+            field_t = now() - t0;
+            field_nodes = astar_graph_field_reached(s);
+        }
+    }
+    if (ranges > 0) {
+        printf("graph      %s: range(10) %.1f us for %.0f nodes (mean of %d), whole field %.2f ms for %d nodes\n",
+               m->name, range_t / ranges * 1e6, (double)range_nodes / ranges, (int)ranges, field_t * 1e3,
+               (int)field_nodes);
+        printf("figure c graph %s range10_us %.3f\n", m->name, range_t / ranges * 1e6);
+        printf("figure c graph %s field_ms %.3f\n", m->name, field_t * 1e3);
     }
     printf("graph      %s: %d nodes, %d arcs, built in %.1f ms, packed in %.1f ms\n", m->name,
            (int)astar_graph_node_count(g), (int)astar_graph_arc_count(g), built * 1e3, packed * 1e3);

@@ -37,7 +37,9 @@
 -- answer nonsense, stats, schedulers with budget_us and a clock of our own) and jobs ("engines":
 -- grid:search with every option find takes, grid:search_nearest and grid:field_job, and jobs
 -- against their calls). Terrain classes ("classes": set_class, find with classes tables good and
--- hostile) came after all of them: every seed disables it.
+-- hostile) and graph fields ("gfields": graph:distance_field, graph:range and graph:find_nearest
+-- with the query options and bad sources, targets and budgets, and the field's methods) came
+-- after all of them: every seed of seeds.txt disables both.
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -2084,6 +2086,53 @@ function A.graph_find(st)
   end)
 end
 
+-- Graph fields, ranges and the nearest (gfields): any answer's field answers its methods, and a
+-- find_nearest path starts at a and ends at one of the targets.
+function A.graph_fields(st)
+  local e = st:pick("graph")
+  if not e then return end
+  local g = e.obj
+  local r0 = st:call("graph:size", g.size, g)
+  local n = r0[1] and r0[2] or 1
+  local function id() return st:chance(0.93) and st:int(1, math.max(1, n)) or st:weird() end
+  local opts, uses = st:options(e)
+  st:with_ctx(uses, function()
+    local k = st:int(1, 3)
+    local r
+    if k == 1 then
+      local sources = st:chance(0.3) and id() or { id(), st:chance(0.5) and id() or nil }
+      r = st:call("graph:distance_field", g.distance_field, g, sources, opts)
+    elseif k == 2 then
+      r = st:call("graph:range", g.range, g, id(), st:chance(0.9) and st:int(0, 12) or st:weird(), opts)
+      if r[1] then r = { true, r[3], r[4] } end
+    else
+      local a = id()
+      local targets = { id(), st:chance(0.5) and { id = id(), cost = st:chance(0.8) and st:int(0, 5) or st:weird() } or nil }
+      r = st:call("graph:find_nearest", g.find_nearest, g, a, targets, opts)
+      if r[1] and r[2] ~= nil and not e.closed then
+        local ids, info = r[2], r[3]
+        if type(ids) ~= "table" or ids[1] ~= a then return st:failure("graph find_nearest: the path does not start at a") end
+        if type(info) ~= "table" or type(info.target) ~= "number" then return st:failure("graph find_nearest: no target") end
+      end
+      return
+    end
+    if r[1] and type(r[2]) == "table" then
+      local f = r[2]
+      local list = st:call("field:nodes", f.nodes, f)
+      if not list[1] or type(list[2]) ~= "table" then return st:failure("graph field: nodes() failed") end
+      for i = 1, math.min(#list[2], 8) do
+        local node = list[2][i]
+        local way = st:call("field:path", f.path, f, node.id)
+        if not way[1] or type(way[2]) ~= "table" or way[2][#way[2]] ~= node.id then
+          return st:failure("graph field: path() does not end at its node")
+        end
+        if f:get(node.id) ~= node.cost then return st:failure("graph field: get() differs from nodes()") end
+      end
+      st:call("field:get", f.get, f, st:weird())
+    end
+  end)
+end
+
 function A.sched_request(st)
   local e = st:pick("sched")
   local ge = st:pick("grid")
@@ -2672,7 +2721,7 @@ local ACTIONS = {
   { "png", 1 }, { "interests", 5, "walks" }, { "walk", 5, "walks" }, { "work_limit", 4, "limits" },
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
   { "prepare", 3, "living" }, { "living", 4, "living" }, { "sched_frame", 4, "frame" },
-  { "engines", 5, "engines" }, { "classes", 4, "classes" },
+  { "engines", 5, "engines" }, { "classes", 4, "classes" }, { "graph_fields", 5, "gfields" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

@@ -732,6 +732,63 @@ function Graph:neighbours(id) end
 ---@return astar.Info info
 function Graph:find(a, b, opts) end
 
+---The cheapest way to the nearest of several targets (info.target says which): node ids, or
+---{id =, cost =} whose cost (>= 0) is added where the path ends there (info.cost leaves it out,
+---max_cost counts it). Dijkstra (no heuristic); not partial, interests.
+---@param a integer
+---@param targets (integer|{ id: integer, cost: number? })[]
+---@param opts astar.FindOptions?
+---@return integer[]? ids
+---@return astar.Info info
+function Graph:find_nearest(a, targets, opts) end
+
+---Every node's cost from the nearest source along the arcs (one Dijkstra under the query's
+---costs; max_cost and max_expansions bound it, and it costs what it reaches). Not heuristic,
+---weight, partial, interests, claim_radius, into, info.
+---@param sources integer|integer[]
+---@param opts astar.FindOptions?
+---@return astar.GraphField field
+---@return astar.Info info status ("done" or "limit"), reached, expansions
+function Graph:distance_field(sources, opts) end
+
+---Every node reachable from id for at most budget, cheapest first (a field from id capped at
+---budget: it costs what it reaches). Not max_cost (the budget is it), nor a path search's options.
+---@param id integer
+---@param budget number
+---@param opts astar.FindOptions?
+---@return astar.GraphNode[] nodes
+---@return astar.GraphField field its path(id) is the way there
+---@return astar.Info info
+function Graph:range(id, budget, opts) end
+
+---@class astar.GraphNode
+---@field id integer
+---@field cost number
+
+---A graph's distance field: the nodes its Dijkstra settled (a table of its own).
+---@class astar.GraphField
+local GraphField = {}
+
+---The cost from the nearest source, nil when not reached.
+---@param id integer
+---@return number?
+function GraphField:get(id) end
+
+---The node id is reached from (one step back toward the nearest source); nil at a source or
+---when not reached.
+---@param id integer
+---@return integer?
+function GraphField:next(id) end
+
+---The way from the nearest source to id, as find's ids; nil when not reached.
+---@param id integer
+---@return integer[]?
+function GraphField:path(id) end
+
+---Every reached node with its cost, cheapest first (a new list).
+---@return astar.GraphNode[]
+function GraphField:nodes() end
+
 ---@class astar.Scheduler
 local Scheduler = {}
 

@@ -694,12 +694,16 @@ static double gworld_step(const gworld *w, int a, int b) {
     return w->arc[a][b] + (p > 0 ? p : 0.0);
 }
 
-/* Bellman-Ford from the step rule: the optimal cost, INFINITY when there is no path. */
-static double gworld_cost(const gworld *w, int start, int goal) {
-    if (w->blocked[goal] || (w->use_node_cost && w->node_extra[goal] == INFINITY)) return INFINITY;
-    double dist[GMAX];
+/* Whether a path may end at node b (entering it is not blocked). */
+static bool gworld_open(const gworld *w, int b) {
+    return !w->blocked[b] && !(w->use_node_cost && w->node_extra[b] == INFINITY);
+}
+
+/* Bellman-Ford from the step rule: dist[i] is the optimal cost from the nearest of the sources
+ * (0 at a source, blocked or not), INFINITY when no path reaches i. */
+static void gworld_dists(const gworld *w, const int32_t *sources, int nsources, double *dist) {
     for (int i = 0; i < w->n; i++) dist[i] = INFINITY;
-    dist[start] = 0.0;
+    for (int i = 0; i < nsources; i++) dist[sources[i]] = 0.0;
     for (int changed = 1; changed;) {
         changed = 0;
         for (int a = 0; a < w->n; a++)
@@ -708,6 +712,14 @@ static double gworld_cost(const gworld *w, int start, int goal) {
                 if (s != INFINITY && dist[a] + s < dist[b] - 1e-12) dist[b] = dist[a] + s, changed = 1;
             }
     }
+}
+
+/* The optimal cost from start to goal, INFINITY when there is no path. */
+static double gworld_cost(const gworld *w, int start, int goal) {
+    if (!gworld_open(w, goal)) return INFINITY;
+    double dist[GMAX];
+    int32_t from = start;
+    gworld_dists(w, &from, 1, dist);
     return dist[goal];
 }
 
@@ -786,66 +798,75 @@ static void test_graph_basics(void) {
     astar_graph_free(g);
 }
 
+/* A random graph of 2..GMAX nodes (edges, arcs, free arcs, blocked nodes) in w and in the graph
+ * returned, and random cost options (a layer, claims, node and edge callbacks) in both w and q. */
+static astar_graph *gworld_random(gworld *w, astar_graph_query *q, astar_graph_layer *layer, astar_claims **claims) {
+    memset(w, 0, sizeof *w);
+    w->n = 2 + (int)(rnd() % (GMAX - 2));
+    astar_graph *g = astar_graph_new(NULL);
+    for (int i = 0; i < w->n; i++) {
+        w->x[i] = rnd01() * 20, w->y[i] = rnd01() * 20, w->z[i] = rnd() % 3 ? 0 : rnd01() * 5;
+        astar_graph_add_node(g, w->x[i], w->y[i], w->z[i], NULL);
+        for (int j = 0; j < w->n; j++) w->arc[i][j] = INFINITY;
+    }
+    int arcs = (int)(rnd() % (unsigned)(3 * w->n));
+    for (int k = 0; k < arcs; k++) {
+        int a = (int)(rnd() % (unsigned)w->n), b = (int)(rnd() % (unsigned)w->n);
+        if (a == b) continue;
+        double len = sqrt((w->x[a] - w->x[b]) * (w->x[a] - w->x[b]) + (w->y[a] - w->y[b]) * (w->y[a] - w->y[b]) +
+                          (w->z[a] - w->z[b]) * (w->z[a] - w->z[b]));
+        unsigned kind = rnd() % 4;
+        double cost = kind == 0 ? ASTAR_GRAPH_LENGTH : kind == 1 ? rnd01() * 10 : kind == 2 ? len * (0.3 + rnd01()) : 0.0;
+        if (kind == 3 && rnd() % 4) cost = len; /* few free arcs */
+        double real = cost == ASTAR_GRAPH_LENGTH ? len : cost;
+        if (rnd() % 2) {
+            CHECK(astar_graph_add_edge(g, a, b, cost) == ASTAR_OK);
+            w->arc[a][b] = w->arc[b][a] = real;
+        } else {
+            CHECK(astar_graph_add_arc(g, a, b, cost) == ASTAR_OK);
+            w->arc[a][b] = real;
+        }
+    }
+    for (int i = 0; i < w->n; i++)
+        if (rnd() % 8 == 0) w->blocked[i] = 1, astar_graph_set_blocked(g, i, 1);
+    astar_graph_query_init(q);
+    *layer = (astar_graph_layer){w->layer, NULL, NULL, 0.0};
+    *claims = NULL;
+    if (rnd() % 3 == 0) {
+        w->use_layer = 1;
+        w->layer_weight = layer->weight = 0.5 + rnd01() * 2;
+        for (int i = 0; i < w->n; i++) w->layer[i] = rnd01() * 6 - 2;
+        q->layers = layer, q->nlayers = 1;
+    }
+    if (rnd() % 3 == 0) {
+        *claims = astar_graph_claims_new(g, NULL);
+        int32_t me = astar_claims_unit_new(*claims), other = astar_claims_unit_new(*claims);
+        int32_t mine[3] = {(int32_t)(rnd() % (unsigned)w->n), (int32_t)(rnd() % (unsigned)w->n), 0};
+        int32_t theirs[2] = {(int32_t)(rnd() % (unsigned)w->n), (int32_t)(rnd() % (unsigned)w->n)};
+        astar_claims_set(*claims, me, mine, 3);
+        astar_claims_set(*claims, other, theirs, 2);
+        w->claimed[theirs[0]] = 1, w->claimed[theirs[1]] = 1;
+        w->claim_penalty = q->claim_penalty = rnd01() * 4;
+        q->claims = *claims, q->unit = me;
+    }
+    if (rnd() % 3 == 0) {
+        w->use_node_cost = 1;
+        for (int i = 0; i < w->n; i++) w->node_extra[i] = rnd() % 10 == 0 ? INFINITY : rnd01() * 3;
+        q->node_cost = g_node_cost, q->node_cost_ud = w;
+    }
+    if (rnd() % 4 == 0) w->use_edge_cost = 1, q->edge_cost = g_edge_cost;
+    return g;
+}
+
 static void test_graph_random(void) {
     static gworld w;
     int found = 0;
     astar_graph_search *s = astar_graph_search_new(NULL);
     for (int round = 0; round < 400; round++) {
-        memset(&w, 0, sizeof w);
-        w.n = 2 + (int)(rnd() % (GMAX - 2));
-        astar_graph *g = astar_graph_new(NULL);
-        for (int i = 0; i < w.n; i++) {
-            w.x[i] = rnd01() * 20, w.y[i] = rnd01() * 20, w.z[i] = rnd() % 3 ? 0 : rnd01() * 5;
-            astar_graph_add_node(g, w.x[i], w.y[i], w.z[i], NULL);
-            for (int j = 0; j < w.n; j++) w.arc[i][j] = INFINITY;
-        }
-        int arcs = (int)(rnd() % (unsigned)(3 * w.n));
-        for (int k = 0; k < arcs; k++) {
-            int a = (int)(rnd() % (unsigned)w.n), b = (int)(rnd() % (unsigned)w.n);
-            if (a == b) continue;
-            double len = sqrt((w.x[a] - w.x[b]) * (w.x[a] - w.x[b]) + (w.y[a] - w.y[b]) * (w.y[a] - w.y[b]) +
-                              (w.z[a] - w.z[b]) * (w.z[a] - w.z[b]));
-            unsigned kind = rnd() % 4;
-            double cost = kind == 0 ? ASTAR_GRAPH_LENGTH : kind == 1 ? rnd01() * 10 : kind == 2 ? len * (0.3 + rnd01()) : 0.0;
-            if (kind == 3 && rnd() % 4) cost = len; /* few free arcs */
-            double real = cost == ASTAR_GRAPH_LENGTH ? len : cost;
-            if (rnd() % 2) {
-                CHECK(astar_graph_add_edge(g, a, b, cost) == ASTAR_OK);
-                w.arc[a][b] = w.arc[b][a] = real;
-            } else {
-                CHECK(astar_graph_add_arc(g, a, b, cost) == ASTAR_OK);
-                w.arc[a][b] = real;
-            }
-        }
-        for (int i = 0; i < w.n; i++)
-            if (rnd() % 8 == 0) w.blocked[i] = 1, astar_graph_set_blocked(g, i, 1);
         astar_graph_query q;
-        astar_graph_query_init(&q);
-        astar_graph_layer layer = {w.layer, NULL, NULL, 0.0};
-        astar_claims *claims = NULL;
-        if (rnd() % 3 == 0) {
-            w.use_layer = 1;
-            w.layer_weight = layer.weight = 0.5 + rnd01() * 2;
-            for (int i = 0; i < w.n; i++) w.layer[i] = rnd01() * 6 - 2;
-            q.layers = &layer, q.nlayers = 1;
-        }
-        if (rnd() % 3 == 0) {
-            claims = astar_graph_claims_new(g, NULL);
-            int32_t me = astar_claims_unit_new(claims), other = astar_claims_unit_new(claims);
-            int32_t mine[3] = {(int32_t)(rnd() % (unsigned)w.n), (int32_t)(rnd() % (unsigned)w.n), 0};
-            int32_t theirs[2] = {(int32_t)(rnd() % (unsigned)w.n), (int32_t)(rnd() % (unsigned)w.n)};
-            astar_claims_set(claims, me, mine, 3);
-            astar_claims_set(claims, other, theirs, 2);
-            w.claimed[theirs[0]] = 1, w.claimed[theirs[1]] = 1;
-            w.claim_penalty = q.claim_penalty = rnd01() * 4;
-            q.claims = claims, q.unit = me;
-        }
-        if (rnd() % 3 == 0) {
-            w.use_node_cost = 1;
-            for (int i = 0; i < w.n; i++) w.node_extra[i] = rnd() % 10 == 0 ? INFINITY : rnd01() * 3;
-            q.node_cost = g_node_cost, q.node_cost_ud = &w;
-        }
-        if (rnd() % 4 == 0) w.use_edge_cost = 1, q.edge_cost = g_edge_cost;
+        astar_graph_layer layer;
+        astar_claims *claims;
+        astar_graph *g = gworld_random(&w, &q, &layer, &claims);
         if (rnd() % 4 == 0) q.heuristic = ASTAR_H_ZERO;
         if (rnd() % 4 == 0) q.weight = 1.0 + rnd01() * 2;
         q.start = (int32_t)(rnd() % (unsigned)w.n), q.goal = (int32_t)(rnd() % (unsigned)w.n);
@@ -870,6 +891,162 @@ static void test_graph_random(void) {
         astar_graph_free(g);
     }
     CHECK(found > 150);
+    astar_graph_search_free(s);
+}
+
+/* The field's list against dist[] from the oracle: every node it reaches within max_cost once,
+ * cheapest first, each at the oracle's cost, one step (at the step rule's cost) from its prev or
+ * a source. The nodes it listed. */
+static int32_t check_field(const astar_graph_search *s, const gworld *w, const int32_t *sources, int nsources,
+                           const double *dist, double max_cost) {
+    int seen[GMAX] = {0};
+    int32_t reached = astar_graph_field_reached(s);
+    double last = 0.0;
+    for (int32_t i = 0; i < reached; i++) {
+        int32_t id, prev;
+        double d;
+        astar_graph_field_entry(s, i, &id, &d, &prev);
+        CHECK(id >= 0 && id < w->n && !seen[id]);
+        if (id < 0 || id >= w->n || seen[id]) continue;
+        seen[id] = 1;
+        CHECK_NEAR(d, dist[id]);
+        CHECK(d >= last - 1e-9 && d <= max_cost);
+        last = d;
+        int source = 0;
+        for (int k = 0; k < nsources; k++) source |= sources[k] == id;
+        if (source) {
+            CHECK(prev == -1 && d == 0.0);
+        } else {
+            CHECK(prev >= 0 && prev < w->n && seen[prev]); /* settled before it */
+            if (prev >= 0 && prev < w->n) CHECK_NEAR(d, dist[prev] + gworld_step(w, prev, id));
+        }
+    }
+    /* nothing the oracle reaches within max_cost is missing (a hair's width left to rounding) */
+    for (int i = 0; i < w->n; i++)
+        if (dist[i] < max_cost - 1e-9 * (1 + max_cost)) CHECK(seen[i]);
+    return reached;
+}
+
+/*
+ * astar_graph_field and find_nearest (targets, target_costs) through the C API: a graph checked
+ * by hand, then random graphs with every cost option against Bellman-Ford (gworld_dists).
+ */
+static void test_graph_fields(void) {
+    /*  0 --3-- 1          0-1 and 0-2 edges, 1 -> 2 an arc, 2-3 an edge, 4 alone
+     *   \      |
+     *   10     4 (one way, down)
+     *     \    v
+     *       -- 2 --3-- 3      4 */
+    astar_graph *g = astar_graph_new(NULL);
+    static const double at[5][2] = {{0, 0}, {3, 0}, {3, 4}, {6, 4}, {20, 20}};
+    for (int i = 0; i < 5; i++) CHECK(astar_graph_add_node(g, at[i][0], at[i][1], 0, NULL) == ASTAR_OK);
+    CHECK(astar_graph_add_edge(g, 0, 1, ASTAR_GRAPH_LENGTH) == ASTAR_OK);
+    CHECK(astar_graph_add_edge(g, 0, 2, 10) == ASTAR_OK);
+    CHECK(astar_graph_add_arc(g, 1, 2, ASTAR_GRAPH_LENGTH) == ASTAR_OK);
+    CHECK(astar_graph_add_edge(g, 2, 3, ASTAR_GRAPH_LENGTH) == ASTAR_OK);
+    astar_graph_search *s = astar_graph_search_new(NULL);
+    astar_graph_query q;
+    astar_graph_query_init(&q);
+    astar_result res;
+    int32_t id, prev;
+    double d;
+    static const struct { int32_t id; double dist; int32_t prev; } from0[] = {{0, 0, -1}, {1, 3, 0}, {2, 7, 1}, {3, 10, 2}};
+    int32_t src[2] = {0, 3};
+    CHECK(astar_graph_field(s, g, &q, src, 1, &res) == ASTAR_OK && astar_graph_field_reached(s) == 4);
+    for (int32_t i = 0; i < 4; i++) {
+        astar_graph_field_entry(s, i, &id, &d, &prev);
+        CHECK(id == from0[i].id && d == from0[i].dist && prev == from0[i].prev);
+    }
+    /* from 3 the arc 1 -> 2 cannot be taken back: 1 is reached through 0 */
+    CHECK(astar_graph_field(s, g, &q, &src[1], 1, &res) == ASTAR_OK && astar_graph_field_reached(s) == 4);
+    astar_graph_field_entry(s, 3, &id, &d, &prev);
+    CHECK(id == 1 && d == 16 && prev == 0);
+    /* two sources: each node from the nearer */
+    CHECK(astar_graph_field(s, g, &q, src, 2, &res) == ASTAR_OK && astar_graph_field_reached(s) == 4);
+    astar_graph_field_entry(s, 3, &id, &d, &prev);
+    CHECK(d == 3 && ((id == 1 && prev == 0) || (id == 2 && prev == 3)));
+    /* a range: max_cost 7 keeps the node at exactly 7 */
+    q.max_cost = 7;
+    CHECK(astar_graph_field(s, g, &q, src, 1, &res) == ASTAR_OK && astar_graph_field_reached(s) == 3);
+    q.max_cost = INFINITY;
+    /* a blocked node is not entered; a blocked source still spreads */
+    CHECK(astar_graph_set_blocked(g, 2, 1) == ASTAR_OK);
+    CHECK(astar_graph_field(s, g, &q, src, 1, &res) == ASTAR_OK && astar_graph_field_reached(s) == 2);
+    int32_t blocked_src = 2;
+    CHECK(astar_graph_field(s, g, &q, &blocked_src, 1, &res) == ASTAR_OK && astar_graph_field_reached(s) == 4);
+    CHECK(astar_graph_set_blocked(g, 2, 0) == ASTAR_OK);
+    /* refused */
+    CHECK(astar_graph_field(s, g, &q, src, 0, &res) == ASTAR_EINVAL);
+    int32_t outside = 5;
+    CHECK(astar_graph_field(s, g, &q, &outside, 1, &res) == ASTAR_EINVAL);
+    q.weight = 2;
+    CHECK(astar_graph_field(s, g, &q, src, 1, &res) == ASTAR_EINVAL);
+    q.weight = 1;
+    /* the nearest of 3 and 1 from 0: 1 at 3 + 5 beats 3 at 10; with 1's cost 8 (11), 3 wins */
+    int32_t targets[2] = {3, 1};
+    double tcost[2] = {0, 5};
+    q.start = q.goal = 0, q.targets = targets, q.ntargets = 2, q.target_costs = tcost;
+    int32_t len;
+    const int32_t *path;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_OK && res.target == 1 && res.cost == 3);
+    path = astar_graph_search_path(s, &len);
+    CHECK(len == 2 && path[0] == 0 && path[1] == 1);
+    CHECK(astar_graph_field_reached(s) == 0); /* the field is gone after another query */
+    tcost[1] = 8;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_OK && res.target == 0 && res.cost == 10);
+    path = astar_graph_search_path(s, &len);
+    CHECK(len == 4 && path[0] == 0 && path[1] == 1 && path[2] == 2 && path[3] == 3);
+    targets[0] = 4, targets[1] = 4; /* alone */
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_UNREACHABLE);
+    tcost[1] = -1;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_EINVAL);
+    astar_graph_free(g);
+
+    /* Random graphs against the oracle. */
+    static gworld w;
+    int nonempty = 0, found = 0;
+    for (int round = 0; round < 300; round++) {
+        astar_graph_layer layer;
+        astar_claims *claims;
+        g = gworld_random(&w, &q, &layer, &claims);
+        double dist[GMAX];
+        int32_t sources[3];
+        int nsources = 1 + (int)(rnd() % 3);
+        for (int i = 0; i < nsources; i++) sources[i] = (int32_t)(rnd() % (unsigned)w.n);
+        if (rnd() % 3 == 0) q.max_cost = rnd01() * 15;
+        gworld_dists(&w, sources, nsources, dist);
+        CHECK(astar_graph_field(s, g, &q, sources, nsources, &res) == ASTAR_OK);
+        nonempty += check_field(s, &w, sources, nsources, dist, q.max_cost) > nsources;
+        /* the nearest of 1..4 targets from sources[0], sometimes with costs */
+        q.max_cost = INFINITY;
+        int32_t ts[4];
+        double tc[4];
+        int nt = 1 + (int)(rnd() % 4);
+        for (int i = 0; i < nt; i++) ts[i] = (int32_t)(rnd() % (unsigned)w.n), tc[i] = rnd() % 2 ? rnd01() * 5 : 0.0;
+        q.start = q.goal = sources[0], q.targets = ts, q.ntargets = nt, q.target_costs = rnd() % 2 ? tc : NULL;
+        gworld_dists(&w, sources, 1, dist);
+        double best = INFINITY;
+        for (int i = 0; i < nt; i++)
+            if (gworld_open(&w, ts[i])) best = fmin(best, dist[ts[i]] + (q.target_costs ? tc[i] : 0.0));
+        astar_status st = astar_graph_find(s, g, &q, &res);
+        if (best == INFINITY) {
+            CHECK(st == ASTAR_UNREACHABLE);
+        } else {
+            found++;
+            CHECK(st == ASTAR_OK && res.target >= 0 && res.target < nt);
+            if (st == ASTAR_OK && res.target >= 0 && res.target < nt) {
+                path = astar_graph_search_path(s, &len);
+                double total = 0.0;
+                for (int32_t i = 1; i < len; i++) total += gworld_step(&w, path[i - 1], path[i]);
+                CHECK(path[0] == sources[0] && path[len - 1] == ts[res.target]);
+                CHECK_NEAR(total, res.cost);
+                CHECK_NEAR(res.cost + (q.target_costs ? tc[res.target] : 0.0), best);
+            }
+        }
+        astar_claims_free(claims);
+        astar_graph_free(g);
+    }
+    CHECK(nonempty > 100 && found > 100);
     astar_graph_search_free(s);
 }
 
@@ -1376,6 +1553,7 @@ int main(void) {
     test_jps();
     test_graph_basics();
     test_graph_random();
+    test_graph_fields();
     test_graph_allocations();
     test_landmarks();
     test_repair();

@@ -94,6 +94,18 @@ function M.distances(world, start, query_start)
   return dist
 end
 
+-- A distance field: each node's cost from the nearest of sources (a list of ids; claim_radius
+-- counts from sources[1]), only those at most max_cost (default: all reached): { [id] = cost }.
+function M.field(world, sources, max_cost)
+  local out = {}
+  for _, s in ipairs(sources) do
+    for id, d in pairs(M.distances(world, s, sources[1])) do
+      if d < math.huge and d <= (max_cost or math.huge) and (out[id] == nil or d < out[id]) then out[id] = d end
+    end
+  end
+  return out
+end
+
 -- The optimal cost from start to goal, or nil when there is no path.
 function M.cost(world, start, goal)
   if not M.enterable(world, goal) then return nil end

@@ -213,6 +213,8 @@ typedef struct graph_find_ctx {
     astar_graph_query q;
     astar_graph_layer layers[ASTAR_MAX_LAYERS];
     lua_values values[ASTAR_MAX_LAYERS];
+    const int32_t *sources;  /* distance_field and range: 0-based, in a userdata on the stack */
+    int32_t nsources;
 } graph_find_ctx;
 
 static double lua_values_trampoline(void *ud, int32_t node) {
@@ -339,6 +341,309 @@ static int graph_find(lua_State *L) {
     return run_query(L, &c->run, &g->pool, &g->base);
 }
 
+/* ------------------------------------------- graph:distance_field and graph:range */
+
+#define GRAPH_FIELD_MT "astar.GraphField"
+
+/* A graph field is a plain table {cost = {[id] = cost}, prev = {[id] = id}, list = {{id=, cost=},
+ * ...} cheapest first} with this class's methods: what it answers is read raw from its own
+ * tables, checked, so a script that changes them gets errors or nils, never a hang. */
+static void check_graph_field(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_getmetatable(L, 1)) luaL_error(L, "bad self: astar.GraphField expected");
+    luaL_getmetatable(L, GRAPH_FIELD_MT);
+    if (!lua_rawequal(L, -1, -2)) luaL_error(L, "bad self: astar.GraphField expected");
+    lua_pop(L, 2);
+}
+
+/* field:get(id) -> the cost from the nearest source, nil when not reached */
+static int graph_field_get(lua_State *L) {
+    check_graph_field(L);
+    if (lua_type(L, 2) != LUA_TNUMBER) type_error(L, 2, "node id");
+    lua_settop(L, 2);
+    lua_pushliteral(L, "cost");
+    lua_rawget(L, 1);
+    if (lua_type(L, -1) != LUA_TTABLE) return luaL_error(L, "not an astar.GraphField (its 'cost' is gone)");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) != LUA_TNUMBER) lua_pushnil(L);
+    return 1;
+}
+
+/* field:next(id) -> the node it is reached from (toward the nearest source), nil at a source or
+ * when not reached */
+static int graph_field_next(lua_State *L) {
+    check_graph_field(L);
+    if (lua_type(L, 2) != LUA_TNUMBER) type_error(L, 2, "node id");
+    lua_settop(L, 2);
+    lua_pushliteral(L, "prev");
+    lua_rawget(L, 1);
+    if (lua_type(L, -1) != LUA_TTABLE) return luaL_error(L, "not an astar.GraphField (its 'prev' is gone)");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, -2);
+    if (lua_type(L, -1) != LUA_TNUMBER) lua_pushnil(L);
+    return 1;
+}
+
+/* field:path(id) -> {source, ..., id}, the way from the nearest source, as find's path; nil
+ * when not reached. At most as many steps as the field has nodes. */
+static int graph_field_path(lua_State *L) {
+    check_graph_field(L);
+    if (lua_type(L, 2) != LUA_TNUMBER) type_error(L, 2, "node id");
+    lua_settop(L, 2);
+    lua_pushliteral(L, "cost");
+    lua_rawget(L, 1); /* 3 */
+    lua_pushliteral(L, "prev");
+    lua_rawget(L, 1); /* 4 */
+    lua_pushliteral(L, "list");
+    lua_rawget(L, 1); /* 5 */
+    if (lua_type(L, 3) != LUA_TTABLE || lua_type(L, 4) != LUA_TTABLE || lua_type(L, 5) != LUA_TTABLE)
+        return luaL_error(L, "not an astar.GraphField (its tables are gone)");
+    lua_pushvalue(L, 2);
+    lua_rawget(L, 3);
+    if (lua_type(L, -1) != LUA_TNUMBER) return lua_pushnil(L), 1;
+    lua_pop(L, 1);
+    size_t bound = astar_rawlen(L, 5);
+    lua_newtable(L); /* 6: walked back, then reversed */
+    lua_pushvalue(L, 2);
+    size_t n = 0;
+    while (lua_type(L, -1) == LUA_TNUMBER) {
+        if (n++ > bound) return luaL_error(L, "not an astar.GraphField (its 'prev' loops)");
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, 6, (int)n);
+        lua_rawget(L, 4);
+    }
+    lua_pop(L, 1);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, 6, (int)(n + 1 - i));
+        lua_rawseti(L, -2, (int)i);
+    }
+    return 1;
+}
+
+/* field:nodes() -> {{id=, cost=}, ...} cheapest first: a new list each call. */
+static int graph_field_nodes(lua_State *L) {
+    check_graph_field(L);
+    lua_settop(L, 1);
+    lua_pushliteral(L, "list");
+    lua_rawget(L, 1);
+    if (lua_type(L, 2) != LUA_TTABLE) return luaL_error(L, "not an astar.GraphField (its 'list' is gone)");
+    size_t n = astar_rawlen(L, 2);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, (int)i);
+        lua_rawseti(L, 3, (int)i);
+    }
+    return 1;
+}
+
+/* The class of graph fields, made on first use. */
+static void push_graph_field_mt(lua_State *L) {
+    static const luaL_Reg methods[] = {{"get", graph_field_get}, {"next", graph_field_next},
+                                       {"path", graph_field_path}, {"nodes", graph_field_nodes},
+                                       {NULL, NULL}};
+    if (luaL_newmetatable(L, GRAPH_FIELD_MT)) {
+        lua_createtable(L, 0, 4);
+        astar_setfuncs(L, methods);
+        lua_setfield(L, -2, "__index");
+        lua_pushliteral(L, GRAPH_FIELD_MT);
+        lua_setfield(L, -2, "__name");
+    }
+}
+
+/* Runs inside lua_pcall: the field's Dijkstra, then the field and its info. */
+static int graph_field_run(lua_State *L) {
+    graph_find_ctx *c = lua_touserdata(L, RUN_CTX);
+    c->run.L = L;
+    astar_result res;
+    astar_graph_search *s = c->run.ws->search;
+    astar_status st = astar_graph_field(s, c->graph->graph, &c->q, c->sources, c->nsources, &res);
+    check_answer(L, st, "distance_field");
+    int32_t n = astar_graph_field_reached(s);
+    check_stack(L, 8);
+    lua_createtable(L, 0, 3);          /* the field */
+    lua_createtable(L, 0, n);          /* cost */
+    lua_createtable(L, 0, n);          /* prev */
+    lua_createtable(L, n, 0);          /* list */
+    int field = lua_gettop(L) - 3, cost = field + 1, prev = field + 2, list = field + 3;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t id, from;
+        double d;
+        astar_graph_field_entry(s, i, &id, &d, &from);
+        lua_pushnumber(L, d);
+        lua_rawseti(L, cost, id + 1);
+        if (from >= 0) {
+            lua_pushinteger(L, (lua_Integer)from + 1);
+            lua_rawseti(L, prev, id + 1);
+        }
+        lua_createtable(L, 0, 2);
+        lua_pushinteger(L, (lua_Integer)id + 1);
+        lua_setfield(L, -2, "id");
+        lua_pushnumber(L, d);
+        lua_setfield(L, -2, "cost");
+        lua_rawseti(L, list, i + 1);
+    }
+    lua_setfield(L, field, "list");
+    lua_setfield(L, field, "prev");
+    lua_setfield(L, field, "cost");
+    push_graph_field_mt(L);
+    lua_setmetatable(L, field);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, st == ASTAR_OK ? "done" : "limit");
+    lua_setfield(L, -2, "status");
+    lua_pushinteger(L, (lua_Integer)res.expansions);
+    lua_setfield(L, -2, "expansions");
+    lua_pushinteger(L, (lua_Integer)n);
+    lua_setfield(L, -2, "reached");
+    return 2;
+}
+
+/* The options a field or range refuses: those of a path search, and the caller's. */
+static void refuse_path_options(lua_State *L, const query_args *a, const char *fn, bool range) {
+    static const struct { option_id id; const char *name, *why; } refused[] = {
+        {O_HEURISTIC, "heuristic", ""}, {O_WEIGHT, "weight", ""}, {O_PARTIAL, "partial", ""},
+        {O_INTERESTS, "interests", ""}, {O_INTO, "into", ""}, {O_INFO, "info", ""}};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (a->slot[refused[i].id]) arg_error_fmt(L, a->arg, "option '%s' does not apply to %s", refused[i].name, fn);
+    if (!range && a->slot[O_GRAPH_CLAIM_RADIUS])
+        arg_error_fmt(L, a->arg, "option 'claim_radius' does not apply to %s (it has no start)", fn);
+    if (range && a->slot[O_MAX_COST])
+        arg_error_fmt(L, a->arg, "option 'max_cost' does not apply to %s: the budget is it", fn);
+}
+
+/* The sources at arg: a node id or a list of them, read raw into a userdata scratch pinned on
+ * the stack (collected with the call). */
+static void read_sources(lua_State *L, graph_find_ctx *c, int arg) {
+    int32_t count = astar_graph_node_count(c->graph->graph);
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+        int32_t *ids = astar_newuserdata(L, sizeof *ids);
+        ids[0] = check_node(L, arg, c->graph);
+        c->sources = ids;
+        c->nsources = 1;
+        return;
+    }
+    if (lua_type(L, arg) != LUA_TTABLE) type_error(L, arg, "node id or list of node ids");
+    size_t n = (size_t)list_length(L, arg);
+    if (n < 1) arg_error_fmt(L, arg, "sources is empty");
+    if (n > (size_t)INT32_MAX / 4) arg_error_fmt(L, arg, "sources is too long");
+    int32_t *ids = astar_newuserdata(L, n * sizeof *ids);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, arg, (int)i);
+        if ((ids[i - 1] = test_node(L, -1, count)) < 0)
+            arg_error_fmt(L, arg, "sources[%d] must be a node id 1..%d, got %s", (int)i, (int)count,
+                          value_str(L, -1));
+        lua_pop(L, 1);
+    }
+    c->sources = ids;
+    c->nsources = (int32_t)n;
+}
+
+/* distance_field (sources at 2, options at 3) or range (node at 2, budget at 3, options at 4). */
+static int graph_field_query(lua_State *L, bool range) {
+    graph_find_ctx ctx;
+    graph_find_ctx *c = &ctx;
+    lgraph *g = check_graph(L, 1);
+    memset(c, 0, sizeof *c);
+    c->graph = g;
+    astar_graph_query_init(&c->q);
+    int opts = range ? 4 : 3;
+    lua_settop(L, opts);
+    if (range) c->q.start = check_node(L, 2, g);
+    double budget = 0.0;
+    if (range) {
+        if (lua_type(L, 3) != LUA_TNUMBER) type_error(L, 3, "number");
+        budget = lua_tonumber(L, 3);
+        if (!(budget >= 0)) arg_error_fmt(L, 3, "budget must be a number >= 0, got %s", value_str(L, 3));
+    }
+    read_sources(L, c, 2); /* pinned above the options */
+    query_args a;
+    const char *fn = range ? "range" : "distance_field";
+    read_options(L, opts, IN_GRAPH, fn, &a, &c->q);
+    refuse_path_options(L, &a, fn, range);
+    if (range) c->q.max_cost = budget;
+    resolve_graph_query(L, c, &a);
+    return run_query(L, &c->run, &g->pool, &g->base);
+}
+
+/* g:distance_field(sources [, opts]) -> field, info */
+static int graph_distance_field(lua_State *L) { return graph_field_query(L, false); }
+
+/* g:range(id, budget [, opts]) -> nodes, field, info: nodes = field:nodes() */
+static int graph_range(lua_State *L) {
+    graph_field_query(L, true);
+    lua_pushcfunction(L, graph_field_nodes);
+    lua_pushvalue(L, -3);
+    lua_call(L, 1, 1);
+    lua_insert(L, -3);
+    return 3;
+}
+
+/* ---------------------------------------------------------- graph:find_nearest */
+
+/* The targets at arg: node ids, or entries {id =, cost =} (cost >= 0, added when the path
+ * ends there), read raw into a userdata scratch pinned on the stack. */
+static void read_graph_targets(lua_State *L, graph_find_ctx *c, int arg) {
+    luaL_checktype(L, arg, LUA_TTABLE);
+    int32_t count = astar_graph_node_count(c->graph->graph);
+    size_t n = (size_t)list_length(L, arg);
+    if (n < 1) arg_error_fmt(L, arg, "targets is empty");
+    if (n > (size_t)INT32_MAX / 16) arg_error_fmt(L, arg, "targets is too long");
+    double *costs = astar_newuserdata(L, n * (sizeof(double) + sizeof(int32_t)));
+    int32_t *ids = (int32_t *)(void *)(costs + n);
+    bool any_cost = false;
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, arg, (int)i);
+        costs[i - 1] = 0.0;
+        if (lua_type(L, -1) == LUA_TTABLE) {
+            lua_pushliteral(L, "cost");
+            lua_rawget(L, -2);
+            if (!lua_isnil(L, -1)) {
+                double v = lua_tonumber(L, -1);
+                if (lua_type(L, -1) != LUA_TNUMBER || !(v >= 0 && v <= ASTAR_MAX_VALUE))
+                    arg_error_fmt(L, arg, "targets[%d].cost must be a number in 0.." MAX_VALUE_STR ", got %s",
+                                  (int)i, value_str(L, -1));
+                costs[i - 1] = v;
+                any_cost = true;
+            }
+            lua_pop(L, 1);
+            lua_pushliteral(L, "id");
+            lua_rawget(L, -2);
+            lua_remove(L, -2);
+        }
+        if ((ids[i - 1] = test_node(L, -1, count)) < 0)
+            arg_error_fmt(L, arg, "targets[%d] must be a node id 1..%d or {id =, cost =}, got %s", (int)i,
+                          (int)count, value_str(L, -1));
+        lua_pop(L, 1);
+    }
+    c->q.targets = ids;
+    c->q.ntargets = (int32_t)n;
+    c->q.target_costs = any_cost ? costs : NULL;
+    c->q.goal = ids[0]; /* ignored by the search, checked like a goal */
+}
+
+/* g:find_nearest(a, targets [, opts]) -> ids, info | nil, info: info.target is the index of
+ * the target reached. */
+static int graph_find_nearest(lua_State *L) {
+    graph_find_ctx ctx;
+    graph_find_ctx *c = &ctx;
+    lgraph *g = check_graph(L, 1);
+    memset(c, 0, sizeof *c);
+    c->graph = g;
+    astar_graph_query_init(&c->q);
+    c->q.start = check_node(L, 2, g);
+    lua_settop(L, 4);
+    read_graph_targets(L, c, 3);
+    query_args a;
+    read_options(L, 4, IN_GRAPH, "find_nearest", &a, &c->q);
+    static const struct { option_id id; const char *name; } refused[] = {
+        {O_HEURISTIC, "heuristic"}, {O_PARTIAL, "partial"}, {O_INTERESTS, "interests"}};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        if (a.slot[refused[i].id]) arg_error_fmt(L, 4, "option '%s' does not apply to find_nearest", refused[i].name);
+    resolve_graph_query(L, c, &a);
+    return run_query(L, &c->run, &g->pool, &g->base);
+}
+
 static const luaL_Reg GRAPH_METHODS[] = {
     {"size", graph_size},               {"version", graph_version}, {"add_node", graph_add_node},
     {"add_edge", graph_add_edge},       {"add_arc", graph_add_arc},
@@ -346,7 +651,11 @@ static const luaL_Reg GRAPH_METHODS[] = {
     {"arc_cost", graph_arc_cost},       {"set_blocked", graph_set_blocked},
     {"is_blocked", graph_is_blocked},   {"node", graph_node},
     {"neighbours", graph_neighbours},   {NULL, NULL}};
-static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run}, {NULL, NULL, NULL}};
+static const lquery_method GRAPH_QUERIES[] = {{"find", graph_find, graph_find_run},
+                                              {"distance_field", graph_distance_field, graph_field_run},
+                                              {"range", graph_range, graph_field_run},
+                                              {"find_nearest", graph_find_nearest, graph_find_run},
+                                              {NULL, NULL, NULL}};
 
 const lclass GRAPH_CLASS = {
     .name = GRAPH_MT, .what = "graph", .methods = GRAPH_METHODS, .queries = GRAPH_QUERIES,
