@@ -350,9 +350,9 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
 }
 
 /* Terrain and a built-in heuristic (with classes: octile, on a classed grid, in the classed
- * loop, whose neighbours read a class byte and a factor each). With landmarks the loop that calls heuristic() (it combines
- * them with the built-in one): no instantiation of its own, which would crowd the others out
- * of inlining. */
+ * loop, whose neighbours read a class byte and a factor each). With landmarks the loop that
+ * calls heuristic() (it combines them with the built-in one): no instantiation of its own,
+ * which would crowd the others out of inlining. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
