@@ -48,25 +48,7 @@ local function random_options(rng, world, g, range)
       world.claim_radius = opts.claim_radius
     end
   end
-  if rng.next() < 0.3 then
-    local t = {}
-    for i = 1, n do t[i] = rng.next() < 0.1 and false or (rng.next() < 0.3 and nil or rng.next() * 3) end
-    world.node_cost = function(id) return t[id] end
-    opts.node_cost = world.node_cost
-  end
-  if rng.next() < 0.25 then
-    local e = {}
-    world.edge_cost = function(id, from)
-      local k = from * 1000 + id
-      if e[k] == nil then e[k] = rng.next() < 0.1 and math.huge or rng.next() * 2 end
-      return e[k]
-    end
-    opts.edge_cost = world.edge_cost
-  end
-  if rng.next() < 0.15 then
-    world.noise, world.seed = rng.next() * 3, rng.int(0, 1000)
-    opts.noise, opts.seed = world.noise, world.seed
-  end
+  oracle.random_callbacks(rng, world, opts)
   return opts
 end
 

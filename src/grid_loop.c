@@ -307,8 +307,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     memcpy(f.offset, c->offset, sizeof f.offset);
     f.factor = c->class_factor;
     f.cls = c->cls;
-    f.walls = false;
-    for (int i = 0; f.factor && i < 256; i++) f.walls |= f.factor[i] == INFINITY;
+    f.walls = c->class_walls;
     f.class_step = c->class_steps ? (const double (*)[2])s->class_step : NULL;
     for (int d = 0; d < 8; d++) {
         f.step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];

@@ -253,8 +253,10 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
         /* The cheapest cell the query may see costs min_cost times its cheapest walkable factor
          * among the classes on the map, rounded as astar_terrain_cost rounds: admissible. */
         double least = INFINITY;
-        for (int i = 0; i < 256; i++)
+        for (int i = 0; i < 256; i++) {
             if (q->classes[i] < least && (g->cls ? g->class_cells[i] > 0 : i == 0)) least = q->classes[i];
+            c->class_walls |= q->classes[i] == INFINITY;
+        }
         c->class_factor = q->classes;
         c->cls = g->cls;
         c->h_scale = isfinite(least) ? astar_rounded(c->h_scale * least) : 0.0;
@@ -298,6 +300,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
          * where the plain loop would run: octile, as `callbacks` says; the loops of the other
          * heuristics, and the general one, read cost[].) */
         c->class_factor = NULL;
+        c->class_walls = false;
         c->uniform_cost = c->h_scale;
         c->h_card = astar_step_cost(c->h_scale, 0);
         c->h_diag = astar_step_cost(c->h_scale, 4) - c->h_card;

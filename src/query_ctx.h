@@ -36,6 +36,7 @@ typedef struct query_ctx {
     const double *cost;
     const double *class_factor; /* the query's classes (256 factors, INFINITY blocks); NULL: none */
     const uint8_t *cls;      /* then the grid's classes, or NULL: every cell is class 0 */
+    bool class_walls;        /* and some factor is INFINITY: a class the query walls */
     bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c) */
     int32_t stride;
     int32_t offset[8];       /* cell index step of each direction */

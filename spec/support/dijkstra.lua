@@ -175,49 +175,17 @@ function M.step(world, ax, ay, bx, by, sx, sy, depth, turn)
   return M.round_up(s)
 end
 
--- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).
--- (qx, qy), default (sx, sy): the start of the query whose costs these are (claim_radius
--- is counted from it), for the legs of a path that starts elsewhere.
-function M.distances(world, sx, sy, qx, qy)
-  qx, qy = qx or sx, qy or sy
-  -- costs that depend on the way in need the state-space search (exact_cost)
-  assert(not world.turn_penalty and not world.claim_window, "use exact_cost with turns or windows")
+-- A brute-force Dijkstra over the cells: dist[y][x] from (sx, sy) (none: every cell at
+-- math.huge), settling the cheapest unsettled cell in turn; step(bx, by, nx, ny) is the cost
+-- to relax neighbour (nx, ny) of the settled (bx, by) by, or nil.
+local function settle(world, sx, sy, step)
   local dist, done = {}, {}
   for y = 1, world.h do
     dist[y], done[y] = {}, {}
     for x = 1, world.w do dist[y][x] = math.huge end
   end
+  if not sx then return dist end
   dist[sy][sx] = 0
-  while true do
-    local best, bx, by = math.huge, nil, nil
-    for y = 1, world.h do
-      for x = 1, world.w do
-        if not done[y][x] and dist[y][x] < best then best, bx, by = dist[y][x], x, y end
-      end
-    end
-    if not bx then break end
-    done[by][bx] = true
-    for dy = -1, 1 do
-      for dx = -1, 1 do
-        local nx, ny = bx + dx, by + dy
-        local s = M.step(world, bx, by, nx, ny, qx, qy)
-        if s and best + s < dist[ny][nx] then dist[ny][nx] = best + s end
-      end
-    end
-  end
-  return dist
-end
-
--- The optimal cost from start to goal, or nil when there is no path.
--- Cost of walking from every cell to the goal (the oracle's step, taken backward).
-function M.distances_to(world, gx, gy)
-  local dist, done = {}, {}
-  for y = 1, world.h do
-    dist[y], done[y] = {}, {}
-    for x = 1, world.w do dist[y][x] = math.huge end
-  end
-  if not walkable(world, gx, gy) then return dist end
-  dist[gy][gx] = 0
   while true do
     local best, bx, by = math.huge, nil, nil
     for y = 1, world.h do
@@ -229,16 +197,33 @@ function M.distances_to(world, gx, gy)
     done[by][bx] = true
     for dy = -1, 1 do
       for dx = -1, 1 do
-        local px, py = bx + dx, by + dy
-        if px >= 1 and py >= 1 and px <= world.w and py <= world.h then
-          local s = M.step(world, px, py, bx, by, px, py)
-          if s and best + s < dist[py][px] then dist[py][px] = best + s end
-        end
+        local nx, ny = bx + dx, by + dy
+        local c = step(bx, by, nx, ny)
+        if c and best + c < dist[ny][nx] then dist[ny][nx] = best + c end
       end
     end
   end
 end
 
+-- Optimal costs from (sx, sy) to every cell: dist[y][x] (math.huge when unreachable).
+-- (qx, qy), default (sx, sy): the start of the query whose costs these are (claim_radius
+-- is counted from it), for the legs of a path that starts elsewhere.
+function M.distances(world, sx, sy, qx, qy)
+  qx, qy = qx or sx, qy or sy
+  -- costs that depend on the way in need the state-space search (exact_cost)
+  assert(not world.turn_penalty and not world.claim_window, "use exact_cost with turns or windows")
+  return settle(world, sx, sy, function(bx, by, nx, ny) return M.step(world, bx, by, nx, ny, qx, qy) end)
+end
+
+-- Cost of walking from every cell to the goal (the oracle's step, taken backward).
+function M.distances_to(world, gx, gy)
+  if not walkable(world, gx, gy) then return settle(world) end
+  return settle(world, gx, gy, function(bx, by, px, py)
+    if px >= 1 and py >= 1 and px <= world.w and py <= world.h then return M.step(world, px, py, bx, by, px, py) end
+  end)
+end
+
+-- The optimal cost from start to goal, or nil when there is no path.
 function M.cost(world, sx, sy, gx, gy)
   if not walkable(world, gx, gy) then return nil end
   local d = M.distances(world, sx, sy)[gy][gx]

@@ -192,4 +192,30 @@ function M.random_world(astar, rng, n, scale)
   return world, g
 end
 
+-- Draws a random world's callbacks and noise into opts (and the same into world, for the
+-- oracle): a node_cost (some nodes blocked, some nil), an edge_cost memoised per arc (some
+-- arcs blocked), noise with a seed, each or none.
+function M.random_callbacks(rng, world, opts)
+  local n = world.n
+  if rng.next() < 0.3 then
+    local t = {}
+    for i = 1, n do t[i] = rng.next() < 0.1 and false or (rng.next() < 0.3 and nil or rng.next() * 3) end
+    world.node_cost = function(id) return t[id] end
+    opts.node_cost = world.node_cost
+  end
+  if rng.next() < 0.25 then
+    local e = {}
+    world.edge_cost = function(id, from)
+      local k = from * (n + 1) + id
+      if e[k] == nil then e[k] = rng.next() < 0.1 and math.huge or rng.next() * 2 end
+      return e[k]
+    end
+    opts.edge_cost = world.edge_cost
+  end
+  if rng.next() < 0.15 then
+    world.noise, world.seed = rng.next() * 3, rng.int(0, 1000)
+    opts.noise, opts.seed = world.noise, world.seed
+  end
+end
+
 return M

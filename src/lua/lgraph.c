@@ -356,34 +356,26 @@ static void check_graph_field(lua_State *L) {
     lua_pop(L, 2);
 }
 
-/* field:get(id) -> the cost from the nearest source, nil when not reached */
-static int graph_field_get(lua_State *L) {
+/* The number field[table][id] (field:get, field:next), nil when there is none. */
+static int graph_field_lookup(lua_State *L, const char *table) {
     check_graph_field(L);
     if (lua_type(L, 2) != LUA_TNUMBER) type_error(L, 2, "node id");
     lua_settop(L, 2);
-    lua_pushliteral(L, "cost");
+    lua_pushstring(L, table);
     lua_rawget(L, 1);
-    if (lua_type(L, -1) != LUA_TTABLE) return luaL_error(L, "not an astar.GraphField (its 'cost' is gone)");
+    if (lua_type(L, -1) != LUA_TTABLE) return luaL_error(L, "not an astar.GraphField (its '%s' is gone)", table);
     lua_pushvalue(L, 2);
     lua_rawget(L, -2);
     if (lua_type(L, -1) != LUA_TNUMBER) lua_pushnil(L);
     return 1;
 }
 
+/* field:get(id) -> the cost from the nearest source, nil when not reached */
+static int graph_field_get(lua_State *L) { return graph_field_lookup(L, "cost"); }
+
 /* field:next(id) -> the node it is reached from (toward the nearest source), nil at a source or
  * when not reached */
-static int graph_field_next(lua_State *L) {
-    check_graph_field(L);
-    if (lua_type(L, 2) != LUA_TNUMBER) type_error(L, 2, "node id");
-    lua_settop(L, 2);
-    lua_pushliteral(L, "prev");
-    lua_rawget(L, 1);
-    if (lua_type(L, -1) != LUA_TTABLE) return luaL_error(L, "not an astar.GraphField (its 'prev' is gone)");
-    lua_pushvalue(L, 2);
-    lua_rawget(L, -2);
-    if (lua_type(L, -1) != LUA_TNUMBER) lua_pushnil(L);
-    return 1;
-}
+static int graph_field_next(lua_State *L) { return graph_field_lookup(L, "prev"); }
 
 /* field:path(id) -> {source, ..., id}, the way from the nearest source, as find's path; nil
  * when not reached. At most as many steps as the field has nodes. */
