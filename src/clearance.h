@@ -8,9 +8,8 @@
 
 #include "core.h"
 
-/* The largest unit size a query may ask for, and the cap of the table's values: a write
- * recomputes the ASTAR_MAX_SIZE x ASTAR_MAX_SIZE anchors up-left of it. */
-#define ASTAR_MAX_SIZE 8
+/* ASTAR_MAX_SIZE (astar.h) caps the table's values: a write recomputes the
+ * ASTAR_MAX_SIZE x ASTAR_MAX_SIZE anchors up-left of it. */
 
 /* The table into *out (a byte per bordered cell, 0 on blocked cells and the border), made on
  * its first use in one pass over the map (charged a unit per cell to the progress handler):
