@@ -100,6 +100,8 @@ describe("units bigger than one cell (size)", function()
     end
     assert.has_error(function() g:range(1, 1, 3, { size = 2 }) end)
     assert.has_error(function() g:find_nearest(1, 1, { { x = 2, y = 2 } }, { size = 2 }) end)
+    assert.has_error(function() g:search(1, 1, 2, 2, { size = 2 }) end)
+    assert.has_error(function() g:find(1, 1, 2, 2, { size = 2, hierarchical = true }) end)
     local hex = astar.grid(4, 4, { topology = "hex" })
     assert.has_error(function() hex:find(1, 1, 2, 2, { size = 2 }) end)
     assert.is_not_nil(g:find(1, 1, 3, 3, { size = 2 }))
