@@ -26,6 +26,7 @@ build = {
             "src/cost.c",
             "src/islands.c",
             "src/dead_ends.c",
+            "src/clearance.c",
             "src/jps_table.c",
             "src/landmarks.c",
             "src/hierarchy.c",

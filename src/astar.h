@@ -383,6 +383,9 @@ astar_status astar_grid_prepare_jumps(astar_grid *g, astar_diagonal mode);
 /* The bytes the grid's JPS+ tables take (0 before the first). */
 size_t astar_grid_jump_bytes(const astar_grid *g);
 
+/* The largest unit `size` a query may ask for (astar_query.size). */
+#define ASTAR_MAX_SIZE 8
+
 /* One query. Fill it with astar_query_init, then set what you need. The step cost from a to
  * an adjacent b is
  *     L * cost(b) + max(0, P(b) + X(a, b))
@@ -432,6 +435,11 @@ typedef struct astar_query {
     const double *classes;            /* NULL: none; else 256 factors by terrain class, each in
                                          (0, ASTAR_MAX_VALUE] or INFINITY (the class blocks):
                                          a cell's terrain cost is cost * classes[class] */
+    int32_t size;                     /* 1 (the default; 0 means 1) .. ASTAR_MAX_SIZE: the unit covers the
+                                         size x size cells whose top-left is the path's cell; a
+                                         step costs the dearest cell it newly covers (contract).
+                                         Above 1: astar_find and astar_find_many only, not on
+                                         hexes, nor with known or classes (EINVAL) */
 } astar_query;
 
 void astar_query_init(astar_query *q);

@@ -179,6 +179,7 @@ static astar_status field_run(query_ctx *c, astar_field_kind kind, uint64_t budg
 
 astar_status astar_field_begin(astar_search *s, astar_grid *g, const astar_query *q, int32_t id,
                                astar_field_kind kind) {
+    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     if (q->heuristic != ASTAR_H_ZERO || q->gx != q->sx || q->gy != q->sy) return ASTAR_EINVAL;
     return field_setup(&s->job, s, g, q, &id, 1, kind);
 }
@@ -377,6 +378,7 @@ static astar_query field_query(const astar_query *q) {
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
+    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this build's now, even for a bad request */
@@ -416,6 +418,7 @@ static astar_status field_job_setup(astar_search *s, astar_grid *g) {
 
 astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res) {
+    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this field's now, even for a bad request */

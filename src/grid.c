@@ -99,6 +99,7 @@ void astar_grid_free(astar_grid *g) {
     astar_alloc a = g->alloc;
     astar_islands_free(g);
     astar_dead_ends_free(g);
+    astar_clearance_free(g);
     astar_jps_table_free(g);
     astar_landmarks_free(g);
     astar_hierarchy_free(g);
@@ -155,6 +156,7 @@ astar_status astar_grid_set_cost(astar_grid *g, int32_t x, int32_t y, double cos
         astar_grid_line_bits(g, at, walkable);
         astar_islands_cell_changed(g, at, walkable);
         astar_dead_ends_cell_changed(g, at, walkable);
+        astar_clearance_cell_changed(g, at);
         astar_jps_table_cell_changed(g, at);
     }
     /* Dearer terrain leaves the landmarks' bound as it is; a cheaper (or opened) cell may make
@@ -204,7 +206,8 @@ int astar_grid_get_class(const astar_grid *g, int32_t x, int32_t y) {
 /* A bulk write's units: a cell each, and the tables it builds again (those built before). */
 static uint64_t cells_of(const astar_grid *g) {
     return (uint64_t)g->width * (uint64_t)g->height + astar_islands_reset_units(g) +
-           astar_dead_ends_reset_units(g) + astar_jps_table_reset_units(g);
+           astar_dead_ends_reset_units(g) + astar_jps_table_reset_units(g) +
+           astar_clearance_reset_units(g);
 }
 
 astar_status astar_grid_fill(astar_grid *g, double cost) {
@@ -262,6 +265,7 @@ void astar_grid_terrain_reset(astar_grid *g) {
     /* The tables built before, built again here at the write's own cost: never in a query. */
     astar_islands_terrain_reset(g);
     astar_dead_ends_bulk_changed(g);
+    astar_clearance_bulk_changed(g);
     astar_jps_table_bulk_changed(g);
     astar_landmarks_invalidate(g); /* bulk writes: no telling which way (set aside until built) */
     if (g->hierarchy) astar_hierarchy_all_dirty(g); /* a hierarchical query or prepare rebuilds */

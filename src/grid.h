@@ -2,6 +2,7 @@
 #ifndef ASTAR_GRID_H
 #define ASTAR_GRID_H
 
+#include "clearance.h"
 #include "core.h"
 #include "dead_ends.h"
 #include "islands.h"
@@ -93,6 +94,8 @@ struct astar_grid {
     struct astar_landmarks *landmarks; /* NULL: none built */
     uint64_t landmark_serial;   /* bumped whenever what queries read of landmarks changes */
     struct astar_hierarchy *hierarchy; /* two-tier search's clusters; NULL: none built */
+    uint8_t *clearance;         /* per cell: the largest free square anchored there, capped at
+                                   ASTAR_MAX_SIZE (clearance.c); NULL until a query needs it */
     uint8_t legal[6][256];      /* the moves allowed from a cell whose walkable neighbours are
                                    bits: per square mode, then hex even and odd rows */
     uint8_t *cls;               /* per cell: its terrain class (astar_grid_set_class); NULL

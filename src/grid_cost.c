@@ -51,6 +51,12 @@ double astar_node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
 /* Bit d: the neighbour in direction d is walkable terrain as the query sees it (a mask, or a
  * class the query blocks, changes the grid's bits). */
 static unsigned terrain_bits(const query_ctx *c, int32_t a) {
+    if (c->size > 1) { /* a neighbour the unit fits on; the diagonal rule then reads the side
+                          anchors as it reads the side cells (docs/design/clearance.md) */
+        unsigned bits = 0;
+        for (int d = 0; d < 8; d++) bits |= (unsigned)(c->clearance[a + c->offset[d]] >= c->size) << d;
+        return bits;
+    }
     if (!c->q->known && !c->class_factor) return c->open == c->g->open ? c->open[a] : astar_dead_end_view_at(&c->s->dead_ends, a);
     unsigned bits = 0;
     for (int d = 0; d < 8; d++)

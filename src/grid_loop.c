@@ -246,7 +246,7 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
             if (extra == INFINITY) continue;
             /* astar_grid_step, with the step's length and the turn penalty in locals */
             bool turns = f->turning && astar_turns(c, nodes[a].from, ay, d);
-            step_cost = astar_step_of(f->step[d], astar_terrain_cost(c, bc), true, extra, turns, f->turn_penalty);
+            step_cost = astar_step_of(f->step[d], astar_entered_cost(c, bc, d), true, extra, turns, f->turn_penalty);
             ng = ga + step_cost;
         }
         int32_t bc = general ? ac + f->offset[d] : b;

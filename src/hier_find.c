@@ -385,6 +385,7 @@ static astar_status done(astar_result *res, astar_status st, uint64_t expansions
 
 astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar_query *q,
                                      astar_result *res) {
+    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     struct astar_hierarchy *h = g->hierarchy;
     if (!h || q->ntargets || q->ninterests || s->width != g->width || s->height != g->height ||

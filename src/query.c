@@ -85,6 +85,7 @@ void astar_query_init(astar_query *q) {
     q->max_cost = INFINITY;
     q->max_expansions = UINT64_MAX;
     q->dead_ends = 1;
+    q->size = 1;
 }
 
 /*
@@ -121,6 +122,12 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
     if (!(q->turn_penalty >= 0 && q->turn_penalty <= ASTAR_MAX_VALUE) || q->claim_window < -1)
         return ASTAR_EINVAL;
     if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF && q->jps != ASTAR_JPS_ONLINE)
+        return ASTAR_EINVAL;
+    /* Not yet (docs/design/clearance.md): hexes have no square footprint; fog and classes
+     * would need the table over what the query sees. */
+    if (q->size < 0 || q->size > ASTAR_MAX_SIZE || /* 0: a query made without astar_query_init, one cell */
+        (q->size > 1 && (q->diagonal == ASTAR_DIAG_HEX || (q->diagonal == ASTAR_DIAG_DEFAULT && g->diagonal == ASTAR_DIAG_HEX) ||
+                         q->known || q->classes)))
         return ASTAR_EINVAL;
     if (q->ntargets < 0 ||
         (q->ntargets > 0 && (!q->targets || (q->heuristic == ASTAR_H_CUSTOM && !s->job_aim))))
@@ -270,7 +277,9 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
      * cheaper than its terrain, classes too, a mode with more moves a way shorter; a named heuristic is
      * used as given; many targets would need a bound per target. */
     const astar_landmarks *lm = astar_landmarks_for(g, c->diagonal);
-    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && !q->classes && (q->ntargets == 0 || c->aim_goal))
+    /* (Nor for a unit bigger than a cell: its steps cost the cells its footprint enters.) */
+    if (lm && q->heuristic == ASTAR_H_DEFAULT && !q->known && !q->classes && q->size <= 1 &&
+        (q->ntargets == 0 || c->aim_goal))
         astar_landmarks_aim(&c->lm, lm, c->goal, astar_cell(g->stride, q->sx, q->sy));
     c->weight = q->weight;
     for (int i = 0; i < q->nlayers; i++) {
@@ -285,7 +294,11 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
      * per-node penalties (a Lua node_cost is dear, a noise hash not free), which keeps the
      * layered loop lean. */
     if (q->ninterests > 0 && !make_twin(s)) return ASTAR_ENOMEM;
-    bool callbacks = general || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
+    c->size = q->size;
+    if (q->size > 1 && (st = astar_clearance_get(g, &c->clearance)) != ASTAR_OK) return st;
+    /* A unit bigger than a cell takes the general loop: its moves come from the clearance
+     * table (astar_query_moves), its steps from the cells it enters (astar_entered_cost). */
+    bool callbacks = general || q->size > 1 || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
                      q->ninterests > 0 ||
                      q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
                      /* classes: the plain loop reads them (the classed one) under octile on a

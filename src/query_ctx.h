@@ -37,6 +37,8 @@ typedef struct query_ctx {
     const double *class_factor; /* the query's classes (256 factors, INFINITY blocks); NULL: none */
     const uint8_t *cls;      /* then the grid's classes, or NULL: every cell is class 0 */
     bool class_walls;        /* and some factor is INFINITY: a class the query walls */
+    int32_t size;            /* the unit's side (astar_query.size) */
+    const uint8_t *clearance; /* with size > 1: the grid's clearance table (clearance.c) */
     bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c) */
     int32_t stride;
     int32_t offset[8];       /* cell index step of each direction */

@@ -60,7 +60,7 @@ static bool mark_interests(query_ctx *c) {
  * terrain's (a mask, classes), or where every reached cell counts (partial).
  * docs/design/dead_ends.md. */
 static bool dead_ends_apply(const astar_query *q) {
-    return q->dead_ends && !q->partial && !q->known && !q->classes && q->claim_window < 0 &&
+    return q->dead_ends && q->size <= 1 && !q->partial && !q->known && !q->classes && q->claim_window < 0 &&
            !(q->turn_penalty > 0);
 }
 
@@ -298,6 +298,7 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
 
 astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
                                  astar_result *res) {
+    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     return begin_search(s, g, q, true, NULL, 0, res); /* the engine astar_find takes */
 }
 
@@ -386,6 +387,8 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     astar_heuristic h = q->heuristic != ASTAR_H_DEFAULT ? q->heuristic
                         : mode == ASTAR_DIAG_NEVER    ? ASTAR_H_MANHATTAN
                                                       : ASTAR_H_OCTILE; /* as astar_query_begin */
+    const uint8_t *clearance; /* a bigger unit's table, made here, not by the threads */
+    if (q->size > 1 && (st = astar_clearance_get(g, &clearance)) != ASTAR_OK) return st;
     astar_jps_table *table;
     if (q->jps == ASTAR_JPS_AUTO && jps_applies(q, mode, h, lo == hi && isfinite(lo)))
         return astar_jps_table_get(g, astar_jps_table_kind(mode), &table);

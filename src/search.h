@@ -209,9 +209,30 @@ static inline double astar_terrain_cost(const query_ctx *c, int32_t cell) {
     return astar_rounded(c->cost[cell] * c->class_factor[c->cls ? c->cls[cell] : 0]);
 }
 
+/*
+ * The terrain a step in direction d onto anchor b costs: the cell's own for a unit of one cell;
+ * for a bigger one the dearest of the cells its footprint newly covers, the column on the side
+ * it moves to and the row on the side it moves to (both on a diagonal: 2 size - 1 cells).
+ * docs/design/clearance.md says why the dearest of those.
+ */
+static inline double astar_entered_cost(const query_ctx *c, int32_t b, int d) {
+    if (c->size <= 1) return astar_terrain_cost(c, b);
+    int32_t n = c->size, dx = ASTAR_DX[d], dy = ASTAR_DY[d];
+    int32_t col = b + (dx > 0 ? n - 1 : 0), row = b + (dy > 0 ? (n - 1) * c->stride : 0);
+    double dearest = 0.0;
+    for (int32_t i = 0; i < n; i++) {
+        double t = dx ? astar_terrain_cost(c, col + i * c->stride) : 0.0;
+        double u = dy ? astar_terrain_cost(c, row + i) : 0.0;
+        if (t > dearest) dearest = t;
+        if (u > dearest) dearest = u;
+    }
+    return dearest;
+}
+
 /* Effective walkability of a cell: terrain as the query sees it, then what node_cost blocks. */
 static inline bool astar_walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (astar_terrain_cost(c, cell) == INFINITY) return false;
+    if (c->size > 1 && c->clearance[cell] < c->size) return false; /* the unit does not fit */
     if (!c->q->node_cost) return true;
     return astar_node_penalty(c, cell, x, y) != INFINITY;
 }
@@ -241,7 +262,7 @@ static inline bool astar_turns(const query_ctx *c, int prev, int32_t y, int d) {
  * lengths and the penalty kept in locals (grid_loop.c). */
 static ALWAYS_INLINE double astar_grid_step(const query_ctx *c, int32_t b, int d, double extra, bool turns) {
     double length = c->diagonal == ASTAR_DIAG_HEX || d < 4 ? 1.0 : ASTAR_SQRT2;
-    return astar_step_of(length, astar_terrain_cost(c, b), true, extra, turns, c->q->turn_penalty);
+    return astar_step_of(length, astar_entered_cost(c, b, d), true, extra, turns, c->q->turn_penalty);
 }
 
 #endif

@@ -14,8 +14,14 @@
 --     turn_penalty = t,                             -- added to a step that changes heading
 --     claim_window = w,                             -- claims count by time (see claim_count)
 --     class = { [y] = { [x] = 0..255 } },           -- terrain classes (nil: every cell 0)
---     classes = { [c] = factor or false } }         -- the query's: cost * factor (1 when not
+--     classes = { [c] = factor or false },          -- the query's: cost * factor (1 when not
 --                                                   -- listed); false: the cell is a wall
+--     size = n }                                    -- a unit of n x n cells, the path's cell
+--                                                   -- its top-left: every cell it covers must
+--                                                   -- be walkable (checked one by one), a
+--                                                   -- step costs the dearest cell it newly
+--                                                   -- covers, a diagonal needs both (or one)
+--                                                   -- side positions free as for one cell
 local M = {}
 
 local SQRT2 = math.sqrt(2)
@@ -142,17 +148,42 @@ local function walkable(world, x, y)
 end
 M.walkable = walkable
 
+-- Can the unit stand with its top-left on (x, y): every cell of its footprint walkable.
+local function stands(world, x, y)
+  local n = world.size or 1
+  for j = 0, n - 1 do
+    for i = 0, n - 1 do
+      if not walkable(world, x + i, y + j) then return false end
+    end
+  end
+  return true
+end
+M.stands = stands
+
+-- The terrain a step (ax, ay) -> (bx, by) pays: the dearest cell of b's footprint that a's
+-- does not cover (for one cell, b's own).
+local function entered(world, ax, ay, bx, by)
+  local n, dearest = world.size or 1, 0
+  for y = by, by + n - 1 do
+    for x = bx, bx + n - 1 do
+      local old = x >= ax and x < ax + n and y >= ay and y < ay + n
+      if not old then dearest = math.max(dearest, terrain(world, x, y)) end
+    end
+  end
+  return dearest
+end
+
 -- Cost of the step (ax, ay) -> (bx, by), or nil when the step is illegal.
 -- `depth`: the step of the path that enters b (only claim_window reads it); `turn`: the
 -- step changes heading (turn_penalty adds to it before the rounding).
 function M.step(world, ax, ay, bx, by, sx, sy, depth, turn)
   local dx, dy = bx - ax, by - ay
   if not neighbour_move(world, ay, dx, dy) then return nil end
-  if not walkable(world, bx, by) then return nil end
+  if not stands(world, bx, by) then return nil end
   local len = 1
   if dx ~= 0 and dy ~= 0 and world.topology ~= "hex" then
     local mode = world.diagonal or "no_corner_cut"
-    local side1, side2 = walkable(world, ax + dx, ay), walkable(world, ax, ay + dy)
+    local side1, side2 = stands(world, ax + dx, ay), stands(world, ax, ay + dy)
     if mode == "never" then return nil end
     if mode == "no_corner_cut" and not (side1 and side2) then return nil end
     if mode == "one_walkable" and not (side1 or side2) then return nil end
@@ -170,7 +201,7 @@ function M.step(world, ax, ay, bx, by, sx, sy, depth, turn)
     if e == nil then return nil end
     p = p + e
   end
-  local s = len * terrain(world, bx, by) + math.max(0, p)
+  local s = len * entered(world, ax, ay, bx, by) + math.max(0, p)
   if turn and world.turn_penalty then s = s + world.turn_penalty end
   return M.round_up(s)
 end
@@ -217,7 +248,7 @@ end
 
 -- Cost of walking from every cell to the goal (the oracle's step, taken backward).
 function M.distances_to(world, gx, gy)
-  if not walkable(world, gx, gy) then return settle(world) end
+  if not stands(world, gx, gy) then return settle(world) end
   return settle(world, gx, gy, function(bx, by, px, py)
     if px >= 1 and py >= 1 and px <= world.w and py <= world.h then return M.step(world, px, py, bx, by, px, py) end
   end)
@@ -225,7 +256,7 @@ end
 
 -- The optimal cost from start to goal, or nil when there is no path.
 function M.cost(world, sx, sy, gx, gy)
-  if not walkable(world, gx, gy) then return nil end
+  if not stands(world, gx, gy) then return nil end
   local d = M.distances(world, sx, sy)[gy][gx]
   if d == math.huge then return nil end
   return d

@@ -15,6 +15,7 @@
 typedef enum opt_kind {
     K_NUMBER,    /* a number in lo..hi, to a double */
     K_INTEGER,   /* an integer >= lo, to an int32_t, saturated at hi */
+    K_BOUNDED,   /* an integer in lo..hi, to an int32_t */
     K_COUNT,     /* an integer >= 0, to a uint64_t, saturated */
     K_BOOLEAN,   /* to an int */
     K_SEED,      /* an integer, to a uint32_t modulo 2^32 */
@@ -98,6 +99,9 @@ static const option OPTIONS[NOPTIONS] = {
     [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_WALK | IN_FIELD | IN_RANGE, 0, 0,
                              " (terrain classes weigh grid:find, find_nearest, find_many and their jobs)",
                              BY_HAND},
+    [O_SIZE] = {"size", K_BOUNDED, IN_FIND, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
+    [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0, " (units bigger than a cell: grid:find only, for now)",
+                          BY_HAND},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -301,6 +305,11 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
         case K_INTEGER:
             read_count(L, a, o, v, o->lo);
             if (at >= 0) *(int32_t *)(void *)(land + at) = n > o->hi ? (int32_t)o->hi : (int32_t)n;
+            break;
+        case K_BOUNDED:
+            read_count(L, a, o, v, o->lo);
+            if (n > o->hi) option_error(L, a, o, v);
+            *(int32_t *)(void *)(land + at) = (int32_t)n;
             break;
         case K_COUNT:
             read_count(L, a, o, v, 0);
