@@ -150,6 +150,22 @@ describe("astar.flee", function()
     assert.has_error(function() astar.flee(astar.grid(3, 3), 1, 1, { { x = 1, y = 1 } }, {}) end,
       "bad argument #5 to 'flee' (option 'distance' must be a finite number > 0, got nil)")
   end)
+
+  it("leaves the grid usable when the query's node_cost raises or closes it", function()
+    local grid = astar.grid(12, 12)
+    local threats = { { x = 1, y = 1 } }
+    assert.has_error(function()
+      astar.flee(grid, 2, 2, threats, { distance = 5.3, node_cost = function() error("boom") end })
+    end)
+    local path, info = astar.flee(grid, 2, 2, threats, { distance = 5.3 })
+    assert.is_true(info.safe and #path > 1)
+    local ok, err = pcall(astar.flee, grid, 2, 2, threats, { distance = 5.3, node_cost = function()
+      getmetatable(grid).__gc(grid)
+    end })
+    assert.is_false(ok)
+    assert.matches("grid is in use by a running query", err)
+    assert.are.same(path, (astar.flee(grid, 2, 2, threats, { distance = 5.3 })))
+  end)
 end)
 
 describe("astar.wander", function()
@@ -200,5 +216,23 @@ describe("astar.wander", function()
     end
     assert(in_band >= scale(20) and out >= scale(2) and differ >= scale(5),
       ("in band %d, out %d, differ %d"):format(in_band, out, differ))
+  end)
+
+  it("reads its own options once, passes the rest raw, and refuses a bad cost or seed", function()
+    local grid = astar.grid(10, 10)
+    local reads = {}
+    local opts = setmetatable({ seed = 3 }, { __index = function(_, k)
+      reads[k] = (reads[k] or 0) + 1
+      if k == "tolerance" then return 0.5 end
+    end })
+    local _, info = astar.wander(grid, 5, 5, 3.3, opts)
+    assert.are.same({ tolerance = 1 }, reads)
+    assert.is_true(info.in_band and info.cost >= 3.3 * 0.5 and info.cost <= 3.3 * 1.5)
+    assert.has_error(function() astar.wander(grid, 5, 5, -1) end,
+      "bad argument #4 to 'wander' (cost must be a finite number >= 0, got -1)")
+    assert.has_error(function() astar.wander(grid, 5, 5, 2, { seed = 1.5 }) end,
+      "bad argument #5 to 'wander' (option 'seed' must be an integer, got 1.5)")
+    assert.has_error(function() astar.wander(grid, 5, 5, 2, { tolerance = 2 }) end,
+      "bad argument #5 to 'wander' (option 'tolerance' must be a number in [0, 1], got 2)")
   end)
 end)
