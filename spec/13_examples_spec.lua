@@ -130,6 +130,25 @@ describe("examples", function()
     assert.truthy(lines[1]:match("path of %d+ cells"))
   end)
 
+  it("flee.lua: the scout ends safe, never nearer an archer than it stood; wander repeats per seed", function()
+    local lines = run("examples/flee.lua")
+    local from, away, safe = lines[1]:match("^Scout at %(%d+,%d+%), ([%d.]+) from .- cost [%d.]+, ([%d.]+) away %((%a+)%)")
+    local nearest = tonumber(lines[2]:match("on the way: ([%d.]+)"))
+    assert.are.equal("safe", safe)
+    assert.is_true(tonumber(away) >= 8 and tonumber(from) < 8)
+    assert.is_true(math.abs(nearest - tonumber(from)) < 1e-9)
+    local seen = 0
+    for _, line in ipairs(lines) do
+      local x, y, cost, ax, ay = line:match("^Wander seed %d: to %((%d+),(%d+)%), cost ([%d.]+), .- again: %((%d+),(%d+)%)")
+      if x then
+        seen = seen + 1
+        assert.are.same({ x, y }, { ax, ay })
+        assert.is_true(tonumber(cost) >= 7.5 and tonumber(cost) <= 12.5)
+      end
+    end
+    assert.are.equal(3, seen)
+  end)
+
   it("pickups.lua: the pack is grabbed only when the detour costs less than it is worth", function()
     local lines = run("examples/pickups.lua")
     local plain = tonumber(lines[1]:match("cost ([%d.]+)"))

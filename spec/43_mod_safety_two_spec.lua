@@ -152,6 +152,15 @@ local ATTACKS = {
   { "astar.smooth's options", { "grid" }, function(w, v)
     return astar.smooth(w.grid, { { x = 1, y = 1 }, { x = 2, y = 2 } }, trap(v))
   end },
+  { "astar.flee's options", { "grid", "layer" }, function(w, v)
+    return astar.flee(w.grid, 1, 1, { { x = 2, y = 2 } }, trap(v, { distance = 3.3, influence = w.layer }))
+  end },
+  { "astar.flee's threats", { "grid" }, function(w, v)
+    return astar.flee(w.grid, 1, 1, { trap_point(v, { x = 2, y = 2 }) }, { distance = 3.3 })
+  end },
+  { "astar.wander's options", { "grid", "claims" }, function(w, v)
+    return astar.wander(w.grid, 1, 1, 3.3, trap(v, { claims = w.claims }))
+  end },
   { "astar.debug.ascii's options", { "grid", "layer", "claims" }, function(w, v)
     return astar.debug.ascii(w.grid, trap(v, { influence = w.layer, claims = w.claims }))
   end },

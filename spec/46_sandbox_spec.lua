@@ -177,6 +177,17 @@ describe("a view of a shared object", function()
       { world = { grid = g } })
     assert.is_true(ok, n)
     assert.equals(2, n)
+    -- flee and wander too, with a view given back as the influence they walk under: the same
+    -- answers as the host's own calls with the objects
+    local ok2, fc, wc = run("local a = require('astar'); local _, i = a.flee(world.grid, 1, 1, { { x = 2, y = 1 } }, "
+      .. "{ distance = 3.3, influence = world.danger }); local _, j = a.wander(world.grid, 1, 1, 6.3, "
+      .. "{ seed = 5, influence = world.danger }); return i.x * 100 + i.y, j.x * 100 + j.y",
+      { world = { grid = g, danger = d } })
+    assert.is_true(ok2, fc)
+    local _, fi = astar.flee(grid, 1, 1, { { x = 2, y = 1 } }, { distance = 3.3, influence = danger })
+    local _, wi = astar.wander(grid, 1, 1, 6.3, { seed = 5, influence = danger })
+    assert.are.same({ fi.x * 100 + fi.y, wi.x * 100 + wi.y }, { fc, wc })
+    assert.is_true(fc ~= 101 and wc ~= 101)
   end)
 
   it("can neither change nor close its object", function()

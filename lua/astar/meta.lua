@@ -176,6 +176,26 @@ function astar.scheduler(opts) end
 ---@return astar.Path
 function astar.smooth(grid, path, opts) end
 
+---A path away from the threats (points) to the cheapest cell at least `distance` from every one (threat distances on the terrain, with the query's diagonal), never entering a cell nearer a threat than the unit stands; within `radius` (default 2 * distance) of the unit. None safe: the reachable cell farthest from the threats. Already safe: the unit's own cell. Every option of `range` applies to the unit's walk. Rule: docs/design/flee.md.
+---@param grid astar.Grid
+---@param x integer
+---@param y integer
+---@param threats astar.Point[]
+---@param opts table options of `range`, and `distance: number` (> 0, required), `radius: number?`
+---@return astar.Path path
+---@return { status: "found", cost: number, x: integer, y: integer, safe: boolean, threat_distance: number?, reached: integer, expansions: integer } info
+function astar.flee(grid, x, y, threats, opts) end
+
+---A path to a random reachable cell whose cost is within `cost * (1 +- tolerance)` (default 0.25), picked by `seed` (default 0; also noise's): the same cell for the same seed, map and options on every Lua (lockstep). None in the band: one of the farthest reached. Rule: docs/design/flee.md.
+---@param grid astar.Grid
+---@param x integer
+---@param y integer
+---@param cost number
+---@param opts table? options of `range`, and `tolerance: number?`, `seed: integer?`
+---@return astar.Path path
+---@return { status: "found", cost: number, x: integer, y: integer, in_band: boolean, candidates: integer, reached: integer, expansions: integer } info
+function astar.wander(grid, x, y, cost, opts) end
+
 ---Loads a Moving AI .map file.
 ---@param path string
 ---@return astar.Grid grid

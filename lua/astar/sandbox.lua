@@ -167,7 +167,7 @@ function M.library()
   local astar = require("astar")
   local lib = { _VERSION = astar._VERSION, version = astar.version }
   for _, name in ipairs({ "grid", "influence", "claims", "mask", "graph", "load_movingai_string",
-    "load_scen_string", "smooth" }) do
+    "load_scen_string", "smooth", "flee", "wander" }) do
     lib[name] = through(astar[name], name)
   end
   -- Schedulers are Lua tables whose metatable (and __index) is one class table, the game's

@@ -1,0 +1,238 @@
+-- astar.flee and astar.wander against the oracle: the rule of docs/design/flee.md checked by
+-- brute force (every cell's threat distance and cost to reach, then the qualifying cells).
+local astar = require("astar")
+local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale") -- fewer worlds under valgrind
+
+-- Costs are multiples of 0.5 (and of sqrt 2 diagonally) and every bound below is k + 0.3 or a
+-- multiple of it by 0.75 or 1.25, 1 or 2: no cost lands on a bound, where rounding would decide.
+local function random_world(rng)
+  local w, h = rng.int(2, 8), rng.int(2, 8)
+  local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
+  if rng.next() < 0.2 then world.topology, world.diagonal = "hex", nil end
+  for y = 1, h do
+    world.cost[y] = {}
+    for x = 1, w do
+      local r = rng.next()
+      world.cost[y][x] = r < 0.2 and false or (r < 0.5 and 0.5 + rng.int(0, 6) / 2 or 1)
+    end
+  end
+  return world
+end
+
+local function walkable_cells(world)
+  local cells = {}
+  for y = 1, world.h do
+    for x = 1, world.w do
+      if oracle.walkable(world, x, y) then cells[#cells + 1] = { x = x, y = y } end
+    end
+  end
+  return cells
+end
+
+-- A node_cost callback half the time (the query's own option, composed with flee's filter).
+local function maybe_node_cost(rng, world, opts)
+  if rng.next() < 0.5 then return end
+  local salt = rng.int(1, 50)
+  world.node_cost = function(x, y)
+    local k = (x * 5 + y * 11 + salt) % 7
+    if k == 0 then return false end
+    return k * 0.5
+  end
+  opts.node_cost = world.node_cost
+end
+
+local function copy_world(world, node_cost)
+  local c = {}
+  for k, v in pairs(world) do c[k] = v end
+  c.node_cost = node_cost
+  return c
+end
+
+describe("astar.flee", function()
+  it("reaches the cheapest cell at least `distance` from every threat, never nearer to one than it stood", function()
+    local rng = oracle.rng(65)
+    local safe, unsafe, already = 0, 0, 0
+    for n = 1, scale(60) do
+      local world = random_world(rng)
+      local opts = {}
+      maybe_node_cost(rng, world, opts)
+      local cells = walkable_cells(world)
+      if #cells >= 2 then
+        local start = rng.pick(cells)
+        local threats = {}
+        for i = 1, rng.int(1, 2) do threats[i] = rng.pick(cells) end
+        local d = rng.int(1, 4) + 0.3
+        opts.distance = d
+        opts.diagonal = world.diagonal
+        local grid = oracle.grid(astar, world)
+        local path, info = astar.flee(grid, start.x, start.y, threats, opts)
+        local where = ("world %d"):format(n)
+        -- Threat distances on the terrain alone (the threats' own walk), from the oracle.
+        local terrain = copy_world(world, nil)
+        local T = {}
+        for y = 1, world.h do
+          T[y] = {}
+          for x = 1, world.w do T[y][x] = math.huge end
+        end
+        for _, t in ipairs(threats) do
+          local to = oracle.distances_to(terrain, t.x, t.y)
+          for y = 1, world.h do
+            for x = 1, world.w do T[y][x] = math.min(T[y][x], to[y][x]) end
+          end
+        end
+        local t0 = T[start.y][start.x]
+        local last = path[#path]
+        assert.are.same({ x = start.x, y = start.y }, path[1])
+        assert.are.same({ last.x, last.y }, { info.x, info.y })
+        if t0 >= d then
+          assert(#path == 1 and info.safe and info.cost == 0, where .. ": already safe, yet moved")
+          already = already + 1
+        else
+          -- The unit's walk, with every cell nearer a threat than t0 a wall.
+          local own = world.node_cost
+          local walk = copy_world(world, function(x, y)
+            if T[y][x] < t0 then return false end
+            if own then return own(x, y) end
+          end)
+          local D = oracle.distances(walk, start.x, start.y)
+          assert(oracle.near(oracle.path_cost(walk, path), info.cost), where .. ": the path's cost")
+          assert(oracle.near(D[last.y][last.x], info.cost), where .. ": not a cheapest way there")
+          local r = 2 * d
+          local best_safe, best_far = math.huge, -1
+          for y = 1, world.h do
+            for x = 1, world.w do
+              if D[y][x] <= r then
+                if T[y][x] >= d then best_safe = math.min(best_safe, D[y][x]) end
+                best_far = math.max(best_far, T[y][x])
+              end
+            end
+          end
+          if best_safe < math.huge then
+            assert(info.safe and T[last.y][last.x] >= d, where .. ": a safe cell was reachable")
+            assert(oracle.near(info.cost, best_safe), where .. ": " .. info.cost .. " vs " .. best_safe)
+            safe = safe + 1
+          else
+            assert(info.safe == false, where .. ": no safe cell, yet safe")
+            assert(T[last.y][last.x] == best_far, where .. ": not the farthest from the threats")
+            local cheapest = math.huge
+            for y = 1, world.h do
+              for x = 1, world.w do
+                if D[y][x] <= r and T[y][x] == best_far then cheapest = math.min(cheapest, D[y][x]) end
+              end
+            end
+            assert(oracle.near(info.cost, cheapest), where .. ": not the cheapest of the farthest")
+            unsafe = unsafe + 1
+          end
+        end
+      end
+    end
+    assert(safe >= scale(10) and unsafe >= scale(3) and already >= scale(3),
+      ("safe %d, unsafe %d, already %d"):format(safe, unsafe, already))
+  end)
+
+  it("reads its options once and checks the grid after", function()
+    local grid = astar.grid(10, 10)
+    local reads = {}
+    local opts = setmetatable({}, { __index = function(_, k)
+      reads[k] = (reads[k] or 0) + 1
+      if k == "distance" then return 4.3 end
+    end })
+    local path, info = astar.flee(grid, 2, 2, { { x = 1, y = 1 } }, opts)
+    assert.is_true(info.safe)
+    assert.are.same({ distance = 1, radius = 1 }, reads)
+    assert.is_true(#path > 1)
+    local closing = setmetatable({}, { __index = function(_, k)
+      if k == "distance" then getmetatable(grid).__gc(grid) return 3 end
+    end })
+    assert.has_error(function() astar.flee(grid, 2, 2, { { x = 1, y = 1 } }, closing) end,
+      "bad argument #1 to 'flee' (attempt to use a freed astar.Grid)")
+    assert.has_error(function() astar.flee(astar.grid(3, 3), 1, 1, { { x = 1, y = 1 } }, {}) end,
+      "bad argument #5 to 'flee' (option 'distance' must be a finite number > 0, got nil)")
+  end)
+
+  it("leaves the grid usable when the query's node_cost raises or closes it", function()
+    local grid = astar.grid(12, 12)
+    local threats = { { x = 1, y = 1 } }
+    assert.has_error(function()
+      astar.flee(grid, 2, 2, threats, { distance = 5.3, node_cost = function() error("boom") end })
+    end)
+    local path, info = astar.flee(grid, 2, 2, threats, { distance = 5.3 })
+    assert.is_true(info.safe and #path > 1)
+    local ok, err = pcall(astar.flee, grid, 2, 2, threats, { distance = 5.3, node_cost = function()
+      getmetatable(grid).__gc(grid)
+    end })
+    assert.is_false(ok)
+    assert.matches("grid is in use by a running query", err)
+    assert.are.same(path, (astar.flee(grid, 2, 2, threats, { distance = 5.3 })))
+  end)
+end)
+
+describe("astar.wander", function()
+  it("goes to a reachable cell whose cost is in the band, the same one for the same seed", function()
+    local rng = oracle.rng(6565)
+    local in_band, out, differ = 0, 0, 0
+    for n = 1, scale(60) do
+      local world = random_world(rng)
+      local opts = {}
+      maybe_node_cost(rng, world, opts)
+      local cells = walkable_cells(world)
+      if #cells >= 1 then
+        local start = rng.pick(cells)
+        local cost = rng.int(0, 4) + 0.3
+        opts.diagonal, opts.seed = world.diagonal, rng.int(0, 1000)
+        local grid = oracle.grid(astar, world)
+        local path, info = astar.wander(grid, start.x, start.y, cost, opts)
+        local where = ("world %d"):format(n)
+        local D = oracle.distances(world, start.x, start.y)
+        local lo, hi = cost * 0.75, cost * 1.25
+        local band, far = 0, -1
+        for y = 1, world.h do
+          for x = 1, world.w do
+            if D[y][x] <= hi then
+              if D[y][x] >= lo then band = band + 1 end
+              far = math.max(far, D[y][x])
+            end
+          end
+        end
+        local last = path[#path]
+        assert.are.same({ x = start.x, y = start.y }, path[1])
+        assert(oracle.near(oracle.path_cost(world, path), info.cost), where .. ": the path's cost")
+        assert(oracle.near(D[last.y][last.x], info.cost), where .. ": not a cheapest way there")
+        if band > 0 then
+          assert(info.in_band and info.cost >= lo and info.cost <= hi, where .. ": off the band")
+          assert.are.equal(band, info.candidates)
+          in_band = in_band + 1
+        else
+          assert(not info.in_band and oracle.near(info.cost, far), where .. ": not the farthest reached")
+          out = out + 1
+        end
+        local again = astar.wander(grid, start.x, start.y, cost, opts)
+        assert.are.same(path, again)
+        opts.seed = opts.seed + 1
+        local other = astar.wander(grid, start.x, start.y, cost, opts)
+        if other[#other].x ~= last.x or other[#other].y ~= last.y then differ = differ + 1 end
+      end
+    end
+    assert(in_band >= scale(20) and out >= scale(2) and differ >= scale(5),
+      ("in band %d, out %d, differ %d"):format(in_band, out, differ))
+  end)
+
+  it("reads its own options once, passes the rest raw, and refuses a bad cost or seed", function()
+    local grid = astar.grid(10, 10)
+    local reads = {}
+    local opts = setmetatable({ seed = 3 }, { __index = function(_, k)
+      reads[k] = (reads[k] or 0) + 1
+      if k == "tolerance" then return 0.5 end
+    end })
+    local _, info = astar.wander(grid, 5, 5, 3.3, opts)
+    assert.are.same({ tolerance = 1 }, reads)
+    assert.is_true(info.in_band and info.cost >= 3.3 * 0.5 and info.cost <= 3.3 * 1.5)
+    assert.has_error(function() astar.wander(grid, 5, 5, -1) end,
+      "bad argument #4 to 'wander' (cost must be a finite number >= 0, got -1)")
+    assert.has_error(function() astar.wander(grid, 5, 5, 2, { seed = 1.5 }) end,
+      "bad argument #5 to 'wander' (option 'seed' must be an integer, got 1.5)")
+    assert.has_error(function() astar.wander(grid, 5, 5, 2, { tolerance = 2 }) end,
+      "bad argument #5 to 'wander' (option 'tolerance' must be a number in [0, 1], got 2)")
+  end)
+end)
