@@ -117,6 +117,23 @@ describe("the docs", function()
     end
   end)
 
+  -- A merge's conflict left in a text is a silent lie in the contract; a fresh clone has no
+  -- build directories, and the sources beside the docs are checked too.
+  it("no file of the repository holds a merge conflict's markers", function()
+    local files = markdown_files()
+    for _, pattern in ipairs({ "src/*.[ch] src/lua/*.[ch] lua/astar/*.lua spec/*.lua spec/support/*.lua",
+                               "spec/c/*.c fuzz/lua/*.lua fuzz/lua/seeds.txt examples/*.lua bench/*.lua",
+                               "CMakeLists.txt .ci/setup.sh" }) do
+      for _, name in ipairs(ls(pattern)) do files[#files + 1] = name end
+    end
+    for _, file in ipairs(files) do
+      for n, line in ipairs(lines_of(read(file))) do
+        assert(not (line:match("^<<<<<<< ") or line:match("^>>>>>>> ") or line == "======="),
+               file .. ":" .. n .. ": a merge conflict's marker")
+      end
+    end
+  end)
+
   it("the README's tour runs", function()
     local code = read("README.md"):match("\n## A tour\n```lua\n(.-)\n```\n")
     assert(code, "no tour in README.md")
