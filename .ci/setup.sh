@@ -41,11 +41,13 @@ cmake --build build -j "$jobs"
 
 passed=0
 failed=0
+started=$(date +%s)
+elapsed() { echo "$(($(date +%s) - started)) s"; } # since the build: where the 15 minutes go
 tally() { # name, command...: one check that passes or fails as a whole
   name=$1
   shift
-  if "$@"; then passed=$((passed + 1)); echo "ok - $name"
-  else failed=$((failed + 1)); echo "not ok - $name"; fi
+  if "$@"; then passed=$((passed + 1)); echo "ok - $name ($(elapsed))"
+  else failed=$((failed + 1)); echo "not ok - $name ($(elapsed))"; fi
 }
 
 # C tests (ctest): each test counts once.
@@ -58,6 +60,7 @@ run_ctest() { # build-dir label [test-name regex]
   if [ "$c_pass" -eq 0 ] && [ "$c_fail" -eq 0 ]; then c_fail=1; echo "not ok - [$2] ctest ran no test"; fi
   passed=$((passed + c_pass))
   failed=$((failed + c_fail))
+  echo "# [$2] ctest: $c_pass passed, $c_fail failed ($(elapsed))"
 }
 
 # busted specs, in TAP so that every test is counted here. A non-zero exit
@@ -73,6 +76,7 @@ run_busted() { # build-dir label [LD_PRELOAD [interpreter]]
   if [ "$rc" -ne 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$2] busted exited with $rc"; fi
   passed=$((passed + b_pass))
   failed=$((failed + b_fail))
+  echo "# [$2] busted: $b_pass passed, $b_fail failed ($(elapsed))"
 }
 
 # valgrind memcheck (see below). The busted suite under it is the longest stage by far (some 15
@@ -87,6 +91,7 @@ memcheck_to() { # log-stem command...: exit status in log-stem.rc
   rc=0
   valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$@" >"$stem.log" 2>&1 || rc=$?
   echo "$rc" >"$stem.rc"
+  echo "# $stem ended ($(elapsed))"
   return "$rc"
 }
 memcheck_result() { # log-stem
