@@ -212,6 +212,22 @@ describe("repair", function()
     assert.is_nil(grid:check_path(path))
   end)
 
+  -- A rest dearer than a target cost may be (1e100) on terrain that dear: those cells do not
+  -- rejoin, the nearer ones do; the answer is the oracle's best (it failed "invalid argument").
+  it("terrain so dear that the old path's rest costs more than 1e100", function()
+    local grid = astar.grid(30, 3, { diagonal = "never" })
+    local world = { w = 30, h = 3, cost = { {}, {}, {} }, diagonal = "never" }
+    local function set(x, y, c) grid:set_cost(x, y, c); world.cost[y][x] = c ~= math.huge and c end
+    for x = 1, 30 do set(x, 1, math.huge); set(x, 2, 1e100); set(x, 3, math.huge) end
+    for x = 14, 16 do set(x, 1, 1) end
+    local path = grid:find(1, 2, 30, 2)
+    set(15, 2, math.huge)
+    local new, info = grid:repair(path, 1)
+    assert.are.equal("found", info.status)
+    assert(near(info.cost, oracle.path_cost(world, new)))
+    assert(near(info.cost, oracle.cost(world, 1, 2, 30, 2)))
+  end)
+
   it("fills into and info in place, with the path form asked for", function()
     local grid = astar.grid(8, 3)
     local path = grid:find(1, 2, 8, 2)

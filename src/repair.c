@@ -226,12 +226,14 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
     astar_status st = astar_path_costs(s, g, q, ids, n, from, cost);
     if (st != ASTAR_OK) return astar_finish(res, st);
 
-    /* The rejoin cells: from the end back while the rest stays legal, beyond ids[from]. Each
-     * takes what the rest costs from it, written over the step costs from the end down. */
+    /* The rejoin cells: from the end back while the rest stays legal, beyond ids[from], and
+     * while it stays a target cost a query may carry (at most ASTAR_MAX_VALUE: on terrain that
+     * dear a path sums past it, and the cells nearer the end still rejoin). Each takes what the
+     * rest costs from it, written over the step costs from the end down. */
     int32_t first = n - 1;
     double step = cost[n - 1]; /* the step into ids[first] */
     cost[n - 1] = 0.0;
-    while (first - 1 > from && step != INFINITY) {
+    while (first - 1 > from && step != INFINITY && cost[first] + step <= ASTAR_MAX_VALUE) {
         double before = cost[first - 1];
         cost[first - 1] = cost[first] + step;
         step = before;
