@@ -138,17 +138,21 @@ describe("astar.flee", function()
       reads[k] = (reads[k] or 0) + 1
       if k == "distance" then return 4.3 end
     end })
-    local path, info = astar.flee(grid, 2, 2, { { x = 1, y = 1 } }, opts)
+    local path, info = grid:flee(2, 2, { { x = 1, y = 1 } }, opts)
     assert.is_true(info.safe)
-    assert.are.same({ distance = 1, radius = 1 }, reads)
+    for k, n in pairs(reads) do assert.are.equal(1, n, k) end
+    assert.are.equal(1, reads.distance)
+    assert.are.equal(1, reads.radius)
     assert.is_true(#path > 1)
     local closing = setmetatable({}, { __index = function(_, k)
       if k == "distance" then getmetatable(grid).__gc(grid) return 3 end
     end })
-    assert.has_error(function() astar.flee(grid, 2, 2, { { x = 1, y = 1 } }, closing) end,
-      "bad argument #1 to 'flee' (attempt to use a freed astar.Grid)")
+    assert.has_error(function() grid:flee(2, 2, { { x = 1, y = 1 } }, closing) end,
+      "attempt to use a freed astar.Grid")
     assert.has_error(function() astar.flee(astar.grid(3, 3), 1, 1, { { x = 1, y = 1 } }, {}) end,
-      "bad argument #5 to 'flee' (option 'distance' must be a finite number > 0, got nil)")
+      "bad argument #5 to 'flee' (option 'distance' must be a number in (0, 1e100], got nil)")
+    assert.has_error(function() astar.grid(3, 3):flee(1, 1, { { x = 1, y = 1 } }, { distance = 2, max_cost = 3 }) end,
+      "bad argument #4 to 'flee' (option 'max_cost' does not apply to flee: its budget is option 'radius' (flee) or the cost (wander))")
   end)
 
   it("leaves the grid usable when the query's node_cost raises or closes it", function()
@@ -226,13 +230,14 @@ describe("astar.wander", function()
       if k == "tolerance" then return 0.5 end
     end })
     local _, info = astar.wander(grid, 5, 5, 3.3, opts)
-    assert.are.same({ tolerance = 1 }, reads)
+    for k, n in pairs(reads) do assert.are.equal(1, n, k) end
+    assert.are.equal(1, reads.tolerance)
     assert.is_true(info.in_band and info.cost >= 3.3 * 0.5 and info.cost <= 3.3 * 1.5)
     assert.has_error(function() astar.wander(grid, 5, 5, -1) end,
-      "bad argument #4 to 'wander' (cost must be a finite number >= 0, got -1)")
+      "bad argument #4 to 'wander' (cost must be a number in 0..1e100, got -1)")
     assert.has_error(function() astar.wander(grid, 5, 5, 2, { seed = 1.5 }) end,
       "bad argument #5 to 'wander' (option 'seed' must be an integer, got 1.5)")
     assert.has_error(function() astar.wander(grid, 5, 5, 2, { tolerance = 2 }) end,
-      "bad argument #5 to 'wander' (option 'tolerance' must be a number in [0, 1], got 2)")
+      "bad argument #5 to 'wander' (option 'tolerance' must be a number in 0..1, got 2)")
   end)
 end)
