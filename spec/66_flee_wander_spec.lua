@@ -1,4 +1,4 @@
--- astar.flee and astar.wander against the oracle: the rule of docs/design/flee.md checked by
+-- grid:flee and grid:wander (astar.flee, astar.wander) against the oracle: the rule of docs/design/flee.md checked by
 -- brute force (every cell's threat distance and cost to reach, then the qualifying cells).
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
@@ -30,16 +30,54 @@ local function walkable_cells(world)
   return cells
 end
 
--- A node_cost callback half the time (the query's own option, composed with flee's filter).
-local function maybe_node_cost(rng, world, opts)
-  if rng.next() < 0.5 then return end
-  local salt = rng.int(1, 50)
-  world.node_cost = function(x, y)
-    local k = (x * 5 + y * 11 + salt) % 7
-    if k == 0 then return false end
-    return k * 0.5
+-- The query's own options, each some of the time: a node_cost callback (composed with flee's
+-- filter), an influence layer and a fog-of-war mask (values on the 0.5 grid, so costs stay off
+-- the bounds). The oracle world gets the same.
+local function maybe_options(rng, world, opts)
+  if rng.next() < 0.5 then
+    local salt = rng.int(1, 50)
+    world.node_cost = function(x, y)
+      local k = (x * 5 + y * 11 + salt) % 7
+      if k == 0 then return false end
+      return k * 0.5
+    end
+    opts.node_cost = world.node_cost
   end
-  opts.node_cost = world.node_cost
+  if rng.next() < 0.3 then
+    local vals, layer = {}, astar.influence(world.w, world.h)
+    for y = 1, world.h do
+      vals[y] = {}
+      for x = 1, world.w do
+        vals[y][x] = rng.int(0, 4) / 2
+        layer:set(x, y, vals[y][x])
+      end
+    end
+    world.layers = { { vals = vals, weight = 1 } }
+    opts.influence = layer
+  end
+  if rng.next() < 0.25 then
+    world.known = {}
+    for y = 1, world.h do
+      world.known[y] = {}
+      for x = 1, world.w do world.known[y][x] = rng.next() < 0.7 end
+    end
+    opts.known = oracle.mask(astar, world)
+  end
+end
+
+-- The terrain alone: what threat distances are measured on.
+local function terrain_of(world)
+  return { w = world.w, h = world.h, cost = world.cost, diagonal = world.diagonal, topology = world.topology }
+end
+
+-- The threats as a list of points, or a third of the time as an influence layer: 2 on each
+-- threat, 0.5 on some other cells, threshold 1 (only the threats are above it).
+local function threats_arg(rng, world, threats)
+  if rng.next() < 0.67 then return threats, nil end
+  local layer = astar.influence(world.w, world.h)
+  for _ = 1, 3 do layer:set(rng.int(1, world.w), rng.int(1, world.h), 0.5) end
+  for _, t in ipairs(threats) do layer:set(t.x, t.y, 2) end
+  return layer, 1
 end
 
 local function copy_world(world, node_cost)
@@ -56,8 +94,8 @@ describe("astar.flee", function()
     for n = 1, scale(60) do
       local world = random_world(rng)
       local opts = {}
-      maybe_node_cost(rng, world, opts)
-      local cells = walkable_cells(world)
+      maybe_options(rng, world, opts)
+      local cells = walkable_cells(terrain_of(world))
       if #cells >= 2 then
         local start = rng.pick(cells)
         local threats = {}
@@ -66,10 +104,12 @@ describe("astar.flee", function()
         opts.distance = d
         opts.diagonal = world.diagonal
         local grid = oracle.grid(astar, world)
-        local path, info = astar.flee(grid, start.x, start.y, threats, opts)
+        local given
+        given, opts.threshold = threats_arg(rng, world, threats)
+        local path, info = grid:flee(start.x, start.y, given, opts)
         local where = ("world %d"):format(n)
         -- Threat distances on the terrain alone (the threats' own walk), from the oracle.
-        local terrain = copy_world(world, nil)
+        local terrain = terrain_of(world)
         local T = {}
         for y = 1, world.h do
           T[y] = {}
@@ -151,8 +191,10 @@ describe("astar.flee", function()
       "attempt to use a freed astar.Grid")
     assert.has_error(function() astar.flee(astar.grid(3, 3), 1, 1, { { x = 1, y = 1 } }, {}) end,
       "bad argument #5 to 'flee' (option 'distance' must be a number in (0, 1e100], got nil)")
-    assert.has_error(function() astar.grid(3, 3):flee(1, 1, { { x = 1, y = 1 } }, { distance = 2, max_cost = 3 }) end,
-      "bad argument #4 to 'flee' (option 'max_cost' does not apply to flee: its budget is option 'radius' (flee) or the cost (wander))")
+    local small = astar.grid(3, 3)
+    assert.has_error(function() small:flee(1, 1, { { x = 1, y = 1 } }, { distance = 2, max_cost = 3 }) end,
+      "bad argument #4 to 'flee' (option 'max_cost' does not apply to flee: its budget is option 'radius' (flee) "
+        .. "or the cost (wander))")
   end)
 
   it("leaves the grid usable when the query's node_cost raises or closes it", function()
@@ -179,14 +221,14 @@ describe("astar.wander", function()
     for n = 1, scale(60) do
       local world = random_world(rng)
       local opts = {}
-      maybe_node_cost(rng, world, opts)
-      local cells = walkable_cells(world)
+      maybe_options(rng, world, opts)
+      local cells = walkable_cells(terrain_of(world))
       if #cells >= 1 then
         local start = rng.pick(cells)
         local cost = rng.int(0, 4) + 0.3
         opts.diagonal, opts.seed = world.diagonal, rng.int(0, 1000)
         local grid = oracle.grid(astar, world)
-        local path, info = astar.wander(grid, start.x, start.y, cost, opts)
+        local path, info = grid:wander(start.x, start.y, cost, opts)
         local where = ("world %d"):format(n)
         local D = oracle.distances(world, start.x, start.y)
         local lo, hi = cost * 0.75, cost * 1.25
