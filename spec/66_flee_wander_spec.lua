@@ -197,6 +197,67 @@ describe("astar.flee", function()
         .. "or the cost (wander))")
   end)
 
+  it("takes the options of find that weigh the unit's walk, and refuses the others by name", function()
+    local grid = astar.grid(8, 8)
+    for _, name in ipairs({ "heuristic", "weight", "partial", "max_cost", "turn_penalty", "claim_window",
+      "interests", "jump", "dead_ends", "classes", "size", "hierarchical", "since", "rejoin_within" }) do
+      local ok, err = pcall(grid.flee, grid, 2, 2, { { x = 1, y = 1 } }, { distance = 3.3, [name] = true })
+      assert.is_false(ok, name)
+      assert.matches("option '" .. name .. "' does not apply to flee", err, 1, true)
+      ok, err = pcall(grid.wander, grid, 2, 2, 3, { [name] = true })
+      assert.is_false(ok, name)
+      assert.matches("option '" .. name .. "' does not apply to wander", err, 1, true)
+    end
+    assert.has_error(function() grid:flee(2, 2, { { x = 1, y = 1 } }, { distance = 3.3, tolerance = 1 }) end,
+      "bad argument #4 to 'flee' (option 'tolerance' does not apply to flee)")
+    assert.has_error(function() grid:wander(2, 2, 3, { distance = 3.3 }) end,
+      "bad argument #4 to 'wander' (option 'distance' does not apply to wander)")
+    assert.has_error(function() grid:flee(2, 2, { { x = 1, y = 1 } }, { distance = 3.3, threshold = 1 }) end,
+      "bad argument #4 to 'flee' (option 'threshold' needs threats given as an influence layer)")
+    -- every option that applies, at once: the answer comes in find's forms
+    local claims, mask, layer = astar.claims(grid), astar.mask(8, 8), astar.influence(8, 8)
+    mask:reveal(2, 2, 8)
+    claims:claim(1, { { x = 3, y = 3 }, { x = 4, y = 4 } })
+    local into, info = {}, {}
+    local all = {
+      diagonal = "always", influence = layer, influence_weight = 2, claims = claims, unit = 2, claim_penalty = 1,
+      claim_radius = 3, node_cost = function() return 0.5 end, edge_cost = function() return nil end, known = mask,
+      noise = 0.5, seed = 3, max_expansions = 10000, path = "flat", into = into, info = info,
+    }
+    all.distance = 3.3
+    local path, got = grid:flee(2, 2, { { x = 1, y = 1 } }, all)
+    assert.are.equal(into, path)
+    assert.are.equal(info, got)
+    assert.is_true(got.safe and #path >= 4 and #path == 2 * got.length and got.status == "found")
+    assert.are.same({ got.x, got.y }, { path[#path - 1], path[#path] })
+    all.distance = nil
+    path, got = grid:wander(2, 2, 3, all)
+    assert.is_true(got.in_band and #path == 2 * got.length and got.cost >= 2.25 and got.cost <= 3.75)
+  end)
+
+  it("keeps the layer of threats and the grid from being closed while it runs", function()
+    local grid, layer = astar.grid(10, 10), astar.influence(10, 10)
+    layer:set(1, 1, 3)
+    local ok, err = pcall(grid.flee, grid, 2, 2, layer, { distance = 4.3, node_cost = function()
+      getmetatable(layer).__gc(layer)
+    end })
+    assert.is_false(ok)
+    assert.matches("in use by a running query", err)
+    local _, info = grid:flee(2, 2, layer, { distance = 4.3 })
+    assert.is_true(info.safe and info.cost > 0)
+    assert.has_error(function() grid:flee(2, 2, astar.influence(3, 3), { distance = 4.3 }) end,
+      "bad argument #3 to 'flee' (threats is 3x3 but the grid is 10x10)")
+    local closing = setmetatable({}, { __index = function(_, k)
+      if k == "distance" then getmetatable(layer).__gc(layer) return 3 end
+    end })
+    assert.has_error(function() grid:flee(2, 2, layer, closing) end)
+    assert.matches("freed", select(2, pcall(grid.flee, grid, 2, 2, layer, { distance = 3 })))
+    ok, err = pcall(grid.wander, grid, 2, 2, 5, { edge_cost = function() error("boom") end })
+    assert.is_false(ok)
+    assert.matches("boom", err)
+    assert.are.equal("found", select(2, grid:wander(2, 2, 5)).status)
+  end)
+
   it("leaves the grid usable when the query's node_cost raises or closes it", function()
     local grid = astar.grid(12, 12)
     local threats = { { x = 1, y = 1 } }
