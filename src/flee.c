@@ -32,9 +32,16 @@ static int flee_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
     return ASTAR_CB_PASS;
 }
 
+/* astar_search_free's hook for the fields below. */
+static void free_fields(astar_search *s) {
+    astar_field_free(s->flee_threat);
+    astar_field_free(s->flee_range);
+}
+
 /* The field at *at, made on first need (the workspace's size). */
 static astar_field *field_of(astar_search *s, astar_field **at) {
     if (!*at) *at = astar_field_new(s->width, s->height, &s->alloc);
+    if (*at) s->flee_free = free_fields;
     return *at;
 }
 

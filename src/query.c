@@ -64,8 +64,7 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_path_free(&s->path, &a);
     astar_mem(&a, s->scratch, s->scratch_bytes, 0);
-    astar_field_free(s->flee_threat);
-    astar_field_free(s->flee_range);
+    if (s->flee_free) s->flee_free(s);
     astar_dead_end_view_free(&s->dead_ends, &a);
     astar_pool_free(p, &a);
     astar_mem(&a, s, sizeof *s, 0);

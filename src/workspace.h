@@ -41,6 +41,7 @@ struct astar_search {
     size_t scratch_bytes;
     astar_field *flee_threat; /* flee's threat distances, and flee's or wander's range (flee.c): */
     astar_field *flee_range;  /* kept likewise, made on first need */
+    void (*flee_free)(astar_search *s); /* set with them: frees them (query.c calls no file above it) */
     astar_dead_end_view dead_ends; /* the neighbour bits of queries that skip dead ends */
     astar_alloc alloc;
     /* The search started by astar_search_start, between its steps. */
