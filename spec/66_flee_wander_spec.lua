@@ -233,6 +233,11 @@ describe("astar.flee", function()
     all.distance = nil
     path, got = grid:wander(2, 2, 3, all)
     assert.is_true(got.in_band and #path == 2 * got.length and got.cost >= 2.25 and got.cost <= 3.75)
+    -- max_expansions 0: nothing searched, the unit stays (cost 0, not the unreached range's)
+    path, got = grid:flee(2, 2, { { x = 1, y = 1 } }, { distance = 3.3, max_expansions = 0 })
+    assert.are.same({ { { x = 2, y = 2 } }, 0, false }, { path, got.cost, got.safe })
+    path, got = grid:wander(2, 2, 3, { max_expansions = 0 })
+    assert.are.same({ { { x = 2, y = 2 } }, 0, false }, { path, got.cost, got.in_band })
   end)
 
   it("keeps the layer of threats and the grid from being closed while it runs", function()

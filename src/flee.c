@@ -94,6 +94,15 @@ static astar_status build_range(astar_search *s, astar_grid *g, const astar_quer
     return st == ASTAR_LIMIT ? ASTAR_OK : st;
 }
 
+/* The path that stays where it stands: the start alone, cost 0. */
+static astar_status stay(astar_search *s, const astar_query *q, astar_result *res) {
+    if (!astar_path_reserve(&s->path, &s->alloc, 1)) return astar_finish(res, ASTAR_ENOMEM);
+    s->path.ids[0] = q->sy * s->width + q->sx;
+    res->cost = 0.0;
+    res->length = 1;
+    return astar_finish(res, ASTAR_OK);
+}
+
 static int compare_ids(const void *a, const void *b) {
     int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return (x > y) - (x < y);
@@ -171,12 +180,9 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
     info->y = q->sy;
     info->threat_cells = none ? 0 : astar_field_reached(threat);
     if (!(t0 < d)) { /* safe where it stands */
-        if (!astar_path_reserve(&s->path, &s->alloc, 1)) return astar_finish(res, ASTAR_ENOMEM);
-        s->path.ids[0] = q->sy * w + q->sx;
-        res->length = 1;
         info->safe = 1;
         info->threat_distance = t0;
-        return astar_finish(res, ASTAR_OK);
+        return stay(s, q, res);
     }
     flee_filter filter = {threat, t0, q->node_cost, q->node_cost_ud};
     astar_query uq = *q;
@@ -236,11 +242,14 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
             best_t = t;
         }
     }
-    int32_t at = best < 0 ? q->sy * w + q->sx : ids[best];
-    info->x = at % w;
-    info->y = at / w;
+    if (best < 0) { /* max_expansions stopped the range before its start: stay */
+        info->threat_distance = t0;
+        return stay(s, q, res);
+    }
+    info->x = ids[best] % w;
+    info->y = ids[best] / w;
     info->safe = best_t >= d;
-    info->threat_distance = best < 0 ? t0 : best_t;
+    info->threat_distance = best_t;
     return path_from_range(s, s->flee_range, info->x, info->y, res);
 }
 
@@ -270,9 +279,9 @@ astar_status astar_wander(astar_search *s, astar_grid *g, const astar_query *q, 
     }
     info->in_band = band > 0;
     info->candidates = band > 0 ? band : nfar;
-    if (info->candidates == 0) { /* nothing reached, not even the start (it is): its own cell */
+    if (info->candidates == 0) { /* max_expansions stopped the range before its start: stay */
         info->x = q->sx, info->y = q->sy;
-        return path_from_range(s, s->flee_range, q->sx, q->sy, res);
+        return stay(s, q, res);
     }
     /* One Park-Miller step of the seed: the same pick for the same seed everywhere (lockstep). */
     uint64_t seed = q->seed % 2147483647u;
