@@ -1,4 +1,4 @@
--- A scout spotted by two archers runs for cover: astar.flee takes it to the cheapest cell at
+-- A scout spotted by two archers runs for cover: grid:flee takes it to the cheapest cell at
 -- least 8 from both, never stepping nearer either than it stood (it does not run past one).
 -- Then it wanders: a seeded random goal about 10 away, the same for the same seed.
 --
@@ -41,7 +41,7 @@ local function show(path)
   end
 end
 
-local path, info = astar.flee(grid, SCOUT.x, SCOUT.y, ARCHERS, { distance = SAFE })
+local path, info = grid:flee(SCOUT.x, SCOUT.y, ARCHERS, { distance = SAFE })
 local nearest = math.huge
 for _, p in ipairs(path) do nearest = math.min(nearest, threat:distance(p.x, p.y)) end
 print(("Scout at (%d,%d), %.2f from the nearest archer, flees to (%d,%d): cost %.2f, %.2f away (%s)")
@@ -51,8 +51,8 @@ print(("Nearest it came to an archer on the way: %.2f"):format(nearest))
 show(path)
 
 for seed = 1, 3 do
-  local _, w = astar.wander(grid, SCOUT.x, SCOUT.y, 10, { seed = seed })
-  local _, again = astar.wander(grid, SCOUT.x, SCOUT.y, 10, { seed = seed })
+  local _, w = grid:wander(SCOUT.x, SCOUT.y, 10, { seed = seed })
+  local _, again = grid:wander(SCOUT.x, SCOUT.y, 10, { seed = seed })
   print(("Wander seed %d: to (%d,%d), cost %.2f, one of %d cells in the band; again: (%d,%d)")
     :format(seed, w.x, w.y, w.cost, w.candidates, again.x, again.y))
 end

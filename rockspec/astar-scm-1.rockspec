@@ -44,6 +44,7 @@ build = {
             "src/jobs.c",
             "src/repair.c",
             "src/field.c",
+            "src/flee.c",
             "src/landmark_build.c",
             "src/hier_build.c",
             "src/prepare.c",
@@ -61,6 +62,7 @@ build = {
             "src/lua/ljob.c",
             "src/lua/lbuild.c",
             "src/lua/lfield.c",
+            "src/lua/lflee.c",
             "src/lua/llayers.c",
             "src/lua/lclaims.c",
             "src/lua/lgraph.c",
@@ -79,7 +81,6 @@ build = {
       ["astar.debug"] = "lua/astar/debug.lua",
       ["astar.tiled"] = "lua/astar/tiled.lua", -- JSON through lua-cjson or dkjson, if installed
       ["astar.sandbox"] = "lua/astar/sandbox.lua", -- environments and views for mod scripts
-      ["astar.flee"] = "lua/astar/flee.lua", -- flee and wander
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }

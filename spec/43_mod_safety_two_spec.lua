@@ -158,6 +158,12 @@ local ATTACKS = {
   { "astar.flee's threats", { "grid" }, function(w, v)
     return astar.flee(w.grid, 1, 1, { trap_point(v, { x = 2, y = 2 }) }, { distance = 3.3 })
   end },
+  { "grid:flee's layer of threats", { "grid", "layer" }, function(w, v)
+    return w.grid:flee(1, 1, w.layer, trap(v, { distance = 3.3, threshold = 0 }))
+  end },
+  { "grid:wander's options", { "grid", "layer" }, function(w, v)
+    return w.grid:wander(1, 1, 3.3, trap(v, { influence = w.layer, seed = 2 }))
+  end },
   { "astar.wander's options", { "grid", "claims" }, function(w, v)
     return astar.wander(w.grid, 1, 1, 3.3, trap(v, { claims = w.claims }))
   end },

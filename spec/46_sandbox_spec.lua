@@ -184,6 +184,13 @@ describe("a view of a shared object", function()
       .. "{ seed = 5, influence = world.danger }); return i.x * 100 + i.y, j.x * 100 + j.y",
       { world = { grid = g, danger = d } })
     assert.is_true(ok2, fc)
+    -- and as the view's methods, as the grid's own
+    local ok3, fm, wm = run("local _, i = world.grid:flee(1, 1, { { x = 2, y = 1 } }, "
+      .. "{ distance = 3.3, influence = world.danger }); local _, j = world.grid:wander(1, 1, 6.3, "
+      .. "{ seed = 5, influence = world.danger }); return i.x * 100 + i.y, j.x * 100 + j.y",
+      { world = { grid = g, danger = d } })
+    assert.is_true(ok3, fm)
+    assert.are.same({ fc, wc }, { fm, wm })
     local _, fi = astar.flee(grid, 1, 1, { { x = 2, y = 1 } }, { distance = 3.3, influence = danger })
     local _, wi = astar.wander(grid, 1, 1, 6.3, { seed = 5, influence = danger })
     assert.are.same({ fi.x * 100 + fi.y, wi.x * 100 + wi.y }, { fc, wc })

@@ -1,4 +1,4 @@
--- astar.flee and astar.wander against the oracle: the rule of docs/design/flee.md checked by
+-- grid:flee and grid:wander (astar.flee, astar.wander) against the oracle: the rule of docs/design/flee.md checked by
 -- brute force (every cell's threat distance and cost to reach, then the qualifying cells).
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
@@ -30,16 +30,54 @@ local function walkable_cells(world)
   return cells
 end
 
--- A node_cost callback half the time (the query's own option, composed with flee's filter).
-local function maybe_node_cost(rng, world, opts)
-  if rng.next() < 0.5 then return end
-  local salt = rng.int(1, 50)
-  world.node_cost = function(x, y)
-    local k = (x * 5 + y * 11 + salt) % 7
-    if k == 0 then return false end
-    return k * 0.5
+-- The query's own options, each some of the time: a node_cost callback (composed with flee's
+-- filter), an influence layer and a fog-of-war mask (values on the 0.5 grid, so costs stay off
+-- the bounds). The oracle world gets the same.
+local function maybe_options(rng, world, opts)
+  if rng.next() < 0.5 then
+    local salt = rng.int(1, 50)
+    world.node_cost = function(x, y)
+      local k = (x * 5 + y * 11 + salt) % 7
+      if k == 0 then return false end
+      return k * 0.5
+    end
+    opts.node_cost = world.node_cost
   end
-  opts.node_cost = world.node_cost
+  if rng.next() < 0.3 then
+    local vals, layer = {}, astar.influence(world.w, world.h)
+    for y = 1, world.h do
+      vals[y] = {}
+      for x = 1, world.w do
+        vals[y][x] = rng.int(0, 4) / 2
+        layer:set(x, y, vals[y][x])
+      end
+    end
+    world.layers = { { vals = vals, weight = 1 } }
+    opts.influence = layer
+  end
+  if rng.next() < 0.25 then
+    world.known = {}
+    for y = 1, world.h do
+      world.known[y] = {}
+      for x = 1, world.w do world.known[y][x] = rng.next() < 0.7 end
+    end
+    opts.known = oracle.mask(astar, world)
+  end
+end
+
+-- The terrain alone: what threat distances are measured on.
+local function terrain_of(world)
+  return { w = world.w, h = world.h, cost = world.cost, diagonal = world.diagonal, topology = world.topology }
+end
+
+-- The threats as a list of points, or a third of the time as an influence layer: 2 on each
+-- threat, 0.5 on some other cells, threshold 1 (only the threats are above it).
+local function threats_arg(rng, world, threats)
+  if rng.next() < 0.67 then return threats, nil end
+  local layer = astar.influence(world.w, world.h)
+  for _ = 1, 3 do layer:set(rng.int(1, world.w), rng.int(1, world.h), 0.5) end
+  for _, t in ipairs(threats) do layer:set(t.x, t.y, 2) end
+  return layer, 1
 end
 
 local function copy_world(world, node_cost)
@@ -56,8 +94,8 @@ describe("astar.flee", function()
     for n = 1, scale(60) do
       local world = random_world(rng)
       local opts = {}
-      maybe_node_cost(rng, world, opts)
-      local cells = walkable_cells(world)
+      maybe_options(rng, world, opts)
+      local cells = walkable_cells(terrain_of(world))
       if #cells >= 2 then
         local start = rng.pick(cells)
         local threats = {}
@@ -66,10 +104,12 @@ describe("astar.flee", function()
         opts.distance = d
         opts.diagonal = world.diagonal
         local grid = oracle.grid(astar, world)
-        local path, info = astar.flee(grid, start.x, start.y, threats, opts)
+        local given
+        given, opts.threshold = threats_arg(rng, world, threats)
+        local path, info = grid:flee(start.x, start.y, given, opts)
         local where = ("world %d"):format(n)
         -- Threat distances on the terrain alone (the threats' own walk), from the oracle.
-        local terrain = copy_world(world, nil)
+        local terrain = terrain_of(world)
         local T = {}
         for y = 1, world.h do
           T[y] = {}
@@ -138,17 +178,89 @@ describe("astar.flee", function()
       reads[k] = (reads[k] or 0) + 1
       if k == "distance" then return 4.3 end
     end })
-    local path, info = astar.flee(grid, 2, 2, { { x = 1, y = 1 } }, opts)
+    local path, info = grid:flee(2, 2, { { x = 1, y = 1 } }, opts)
     assert.is_true(info.safe)
-    assert.are.same({ distance = 1, radius = 1 }, reads)
+    for k, n in pairs(reads) do assert.are.equal(1, n, k) end
+    assert.are.equal(1, reads.distance)
+    assert.are.equal(1, reads.radius)
     assert.is_true(#path > 1)
     local closing = setmetatable({}, { __index = function(_, k)
       if k == "distance" then getmetatable(grid).__gc(grid) return 3 end
     end })
-    assert.has_error(function() astar.flee(grid, 2, 2, { { x = 1, y = 1 } }, closing) end,
-      "bad argument #1 to 'flee' (attempt to use a freed astar.Grid)")
+    assert.has_error(function() grid:flee(2, 2, { { x = 1, y = 1 } }, closing) end,
+      "attempt to use a freed astar.Grid")
     assert.has_error(function() astar.flee(astar.grid(3, 3), 1, 1, { { x = 1, y = 1 } }, {}) end,
-      "bad argument #5 to 'flee' (option 'distance' must be a finite number > 0, got nil)")
+      "bad argument #5 to 'flee' (option 'distance' must be a number in (0, 1e100], got nil)")
+    local small = astar.grid(3, 3)
+    assert.has_error(function() small:flee(1, 1, { { x = 1, y = 1 } }, { distance = 2, max_cost = 3 }) end,
+      "bad argument #4 to 'flee' (option 'max_cost' does not apply to flee: its budget is option 'radius' (flee) "
+        .. "or the cost (wander))")
+  end)
+
+  it("takes the options of find that weigh the unit's walk, and refuses the others by name", function()
+    local grid = astar.grid(8, 8)
+    for _, name in ipairs({ "heuristic", "weight", "partial", "max_cost", "turn_penalty", "claim_window",
+      "interests", "jump", "dead_ends", "classes", "size", "hierarchical", "since", "rejoin_within" }) do
+      local ok, err = pcall(grid.flee, grid, 2, 2, { { x = 1, y = 1 } }, { distance = 3.3, [name] = true })
+      assert.is_false(ok, name)
+      assert.matches("option '" .. name .. "' does not apply to flee", err, 1, true)
+      ok, err = pcall(grid.wander, grid, 2, 2, 3, { [name] = true })
+      assert.is_false(ok, name)
+      assert.matches("option '" .. name .. "' does not apply to wander", err, 1, true)
+    end
+    assert.has_error(function() grid:flee(2, 2, { { x = 1, y = 1 } }, { distance = 3.3, tolerance = 1 }) end,
+      "bad argument #4 to 'flee' (option 'tolerance' does not apply to flee)")
+    assert.has_error(function() grid:wander(2, 2, 3, { distance = 3.3 }) end,
+      "bad argument #4 to 'wander' (option 'distance' does not apply to wander)")
+    assert.has_error(function() grid:flee(2, 2, { { x = 1, y = 1 } }, { distance = 3.3, threshold = 1 }) end,
+      "bad argument #4 to 'flee' (option 'threshold' needs threats given as an influence layer)")
+    -- every option that applies, at once: the answer comes in find's forms
+    local claims, mask, layer = astar.claims(grid), astar.mask(8, 8), astar.influence(8, 8)
+    mask:reveal(2, 2, 8)
+    claims:claim(1, { { x = 3, y = 3 }, { x = 4, y = 4 } })
+    local into, info = {}, {}
+    local all = {
+      diagonal = "always", influence = layer, influence_weight = 2, claims = claims, unit = 2, claim_penalty = 1,
+      claim_radius = 3, node_cost = function() return 0.5 end, edge_cost = function() return nil end, known = mask,
+      noise = 0.5, seed = 3, max_expansions = 10000, path = "flat", into = into, info = info,
+    }
+    all.distance = 3.3
+    local path, got = grid:flee(2, 2, { { x = 1, y = 1 } }, all)
+    assert.are.equal(into, path)
+    assert.are.equal(info, got)
+    assert.is_true(got.safe and #path >= 4 and #path == 2 * got.length and got.status == "found")
+    assert.are.same({ got.x, got.y }, { path[#path - 1], path[#path] })
+    all.distance = nil
+    path, got = grid:wander(2, 2, 3, all)
+    assert.is_true(got.in_band and #path == 2 * got.length and got.cost >= 2.25 and got.cost <= 3.75)
+    -- max_expansions 0: nothing searched, the unit stays (cost 0, not the unreached range's)
+    path, got = grid:flee(2, 2, { { x = 1, y = 1 } }, { distance = 3.3, max_expansions = 0 })
+    assert.are.same({ { { x = 2, y = 2 } }, 0, false }, { path, got.cost, got.safe })
+    path, got = grid:wander(2, 2, 3, { max_expansions = 0 })
+    assert.are.same({ { { x = 2, y = 2 } }, 0, false }, { path, got.cost, got.in_band })
+  end)
+
+  it("keeps the layer of threats and the grid from being closed while it runs", function()
+    local grid, layer = astar.grid(10, 10), astar.influence(10, 10)
+    layer:set(1, 1, 3)
+    local ok, err = pcall(grid.flee, grid, 2, 2, layer, { distance = 4.3, node_cost = function()
+      getmetatable(layer).__gc(layer)
+    end })
+    assert.is_false(ok)
+    assert.matches("in use by a running query", err)
+    local _, info = grid:flee(2, 2, layer, { distance = 4.3 })
+    assert.is_true(info.safe and info.cost > 0)
+    assert.has_error(function() grid:flee(2, 2, astar.influence(3, 3), { distance = 4.3 }) end,
+      "bad argument #3 to 'flee' (threats is 3x3 but the grid is 10x10)")
+    local closing = setmetatable({}, { __index = function(_, k)
+      if k == "distance" then getmetatable(layer).__gc(layer) return 3 end
+    end })
+    assert.has_error(function() grid:flee(2, 2, layer, closing) end)
+    assert.matches("freed", select(2, pcall(grid.flee, grid, 2, 2, layer, { distance = 3 })))
+    ok, err = pcall(grid.wander, grid, 2, 2, 5, { edge_cost = function() error("boom") end })
+    assert.is_false(ok)
+    assert.matches("boom", err)
+    assert.are.equal("found", select(2, grid:wander(2, 2, 5)).status)
   end)
 
   it("leaves the grid usable when the query's node_cost raises or closes it", function()
@@ -175,14 +287,14 @@ describe("astar.wander", function()
     for n = 1, scale(60) do
       local world = random_world(rng)
       local opts = {}
-      maybe_node_cost(rng, world, opts)
-      local cells = walkable_cells(world)
+      maybe_options(rng, world, opts)
+      local cells = walkable_cells(terrain_of(world))
       if #cells >= 1 then
         local start = rng.pick(cells)
         local cost = rng.int(0, 4) + 0.3
         opts.diagonal, opts.seed = world.diagonal, rng.int(0, 1000)
         local grid = oracle.grid(astar, world)
-        local path, info = astar.wander(grid, start.x, start.y, cost, opts)
+        local path, info = grid:wander(start.x, start.y, cost, opts)
         local where = ("world %d"):format(n)
         local D = oracle.distances(world, start.x, start.y)
         local lo, hi = cost * 0.75, cost * 1.25
@@ -226,13 +338,14 @@ describe("astar.wander", function()
       if k == "tolerance" then return 0.5 end
     end })
     local _, info = astar.wander(grid, 5, 5, 3.3, opts)
-    assert.are.same({ tolerance = 1 }, reads)
+    for k, n in pairs(reads) do assert.are.equal(1, n, k) end
+    assert.are.equal(1, reads.tolerance)
     assert.is_true(info.in_band and info.cost >= 3.3 * 0.5 and info.cost <= 3.3 * 1.5)
     assert.has_error(function() astar.wander(grid, 5, 5, -1) end,
-      "bad argument #4 to 'wander' (cost must be a finite number >= 0, got -1)")
+      "bad argument #4 to 'wander' (cost must be a number in 0..1e100, got -1)")
     assert.has_error(function() astar.wander(grid, 5, 5, 2, { seed = 1.5 }) end,
       "bad argument #5 to 'wander' (option 'seed' must be an integer, got 1.5)")
     assert.has_error(function() astar.wander(grid, 5, 5, 2, { tolerance = 2 }) end,
-      "bad argument #5 to 'wander' (option 'tolerance' must be a number in [0, 1], got 2)")
+      "bad argument #5 to 'wander' (option 'tolerance' must be a number in 0..1, got 2)")
   end)
 end)

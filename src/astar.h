@@ -718,6 +718,48 @@ double astar_field_distance(const astar_field *f, int32_t x, int32_t y);
  * start). @return 1 and (*nx, *ny); 0 at one of the cells or where unreached; -1 outside. */
 int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, int32_t *ny);
 
+/* ====================================================== flee and wander */
+
+/* What flee runs from and how far is safe (docs/design/flee.md has the rule exactly). */
+typedef struct astar_flee_opts {
+    const int32_t *threats;       /* nthreats node ids, or NULL with a layer */
+    int32_t nthreats;
+    const astar_layer *layer;     /* [opt] its cells whose value is above threshold are threats */
+    double threshold;             /* >= 0 (0 and +0 cells of a layer never count) */
+    double distance;              /* > 0, finite: safe is a threat distance >= this */
+    double radius;                /* >= 0: the most the unit may spend getting there */
+} astar_flee_opts;
+
+/* Where flee or wander went, besides its astar_result. */
+typedef struct astar_flee_info {
+    int32_t x, y;                 /* the path's last cell, 0-based */
+    int safe;                     /* flee: the cell's threat distance is >= distance */
+    double threat_distance;       /* flee: the cell's (INFINITY: beyond distance) */
+    int in_band;                  /* wander: the cost is within the band */
+    int32_t candidates;           /* wander: the cells the pick was among */
+    int32_t threat_cells;         /* flee: cells the threat field reached */
+} astar_flee_info;
+
+/* A path from (q->sx, q->sy) to the cheapest cell at least o->distance from every threat
+ * (its threat distance: the terrain cost from it to the nearest threat under q's diagonal),
+ * never entering a cell nearer a threat than the start; else the farthest from them it
+ * reaches within o->radius. q's own options apply to the unit's walk (not heuristic, weight,
+ * partial, targets, interests, turn_penalty, claim_window, size > 1: ASTAR_EINVAL); q's
+ * max_cost is replaced by the radius. The path is at astar_search_path. s is its workspace.
+ * @param[out] info  where it went.
+ * @param[out] res   status ASTAR_OK (a path, maybe just the start), cost, length, expansions
+ *                   (of every search it made).
+ * @return ASTAR_OK or an error (ASTAR_EABORT from a callback). */
+astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, const astar_flee_opts *o,
+                        astar_flee_info *info, astar_result *res);
+/* A path from (q->sx, q->sy) to a reachable cell whose cost is within [cost * (1 - tolerance),
+ * cost * (1 + tolerance)] (none: the dearest reached), picked by q->seed among them in node
+ * id order: the same for the same seed, grid and options. Options as astar_flee's.
+ * @param[in]  tolerance  0..1.
+ * @param[out] info       where it went. */
+astar_status astar_wander(astar_search *s, astar_grid *g, const astar_query *q, double cost, double tolerance,
+                          astar_flee_info *info, astar_result *res);
+
 /* ============================================================= Moving AI */
 
 /* Parses a Moving AI benchmark map (https://movingai.com/benchmarks/formats.html) held in

@@ -259,6 +259,25 @@ double astar_layer_max_abs(const astar_layer *l) {
     return astar_stopped_before(active_cells(l)) ? NAN : max_abs(l);
 }
 
+/* The cells of l above threshold (>= 0: a cell of a tile off the active list is +0, never
+ * above), as node ids in no fixed order, into ids (NULL: counted only): work in proportion to
+ * the active tiles, not the layer (flee's threats). Returns how many. */
+int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < l->nactive; i++) {
+        tile_box b = tile_cells(l, l->active[i]);
+        for (int32_t y = b.y0; y < b.y1; y++) {
+            const double *row = &l->value[astar_cell(l->stride, 0, y)];
+            for (int32_t x = b.x0; x < b.x1; x++) {
+                if (!(row[x] > threshold)) continue;
+                if (ids) ids[n] = y * l->width + x;
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
 /* After a pass that wrote the active tiles' cells: off the list the tiles left at +0, and the
  * sum bound from what they hold. */
 static void settle_active(astar_layer *l) {

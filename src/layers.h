@@ -37,6 +37,8 @@ struct astar_layer {
 /* An upper bound of the sum of |value| of l's cells (finite: values are bounded). */
 static inline double astar_layer_sum_bound(const astar_layer *l) { return l->sum_bound; }
 
+int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids);
+
 struct astar_mask {
     int32_t width, height, stride;
     size_t cells;

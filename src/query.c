@@ -45,6 +45,17 @@ static void zero_node_arrays(astar_search *s) {
 #undef ZERO_ARRAY
 }
 
+/* At least bytes of the workspace's scratch memory (what it held is lost); NULL on OOM. */
+void *astar_scratch(astar_search *s, size_t bytes) {
+    if (bytes > s->scratch_bytes) {
+        void *p = astar_mem(&s->alloc, s->scratch, s->scratch_bytes, bytes);
+        if (!p) return NULL;
+        s->scratch = p;
+        s->scratch_bytes = bytes;
+    }
+    return s->scratch;
+}
+
 void astar_search_free(astar_search *s) {
     if (!s) return;
     astar_alloc a = s->alloc;
@@ -53,6 +64,7 @@ void astar_search_free(astar_search *s) {
     astar_mem(&a, s->window, (size_t)s->window_cap * sizeof *s->window, 0);
     astar_path_free(&s->path, &a);
     astar_mem(&a, s->scratch, s->scratch_bytes, 0);
+    if (s->flee_free) s->flee_free(s);
     astar_dead_end_view_free(&s->dead_ends, &a);
     astar_pool_free(p, &a);
     astar_mem(&a, s, sizeof *s, 0);

@@ -171,17 +171,6 @@ astar_status astar_path_terrain(const astar_grid *g, astar_diagonal mode, int32_
     return ASTAR_OK;
 }
 
-/* At least bytes of the workspace's scratch memory (what it held is lost); NULL on OOM. */
-static void *scratch(astar_search *s, size_t bytes) {
-    if (bytes > s->scratch_bytes) {
-        void *p = astar_mem(&s->alloc, s->scratch, s->scratch_bytes, bytes);
-        if (!p) return NULL;
-        s->scratch = p;
-        s->scratch_bytes = bytes;
-    }
-    return s->scratch;
-}
-
 /* The repaired path: the way the search found to old[join], then the old path's rest. Its
  * cost is summed again step by step: turns at the join and claim windows counted from the
  * new start make it differ from the search's. */
@@ -192,7 +181,7 @@ static astar_status join_rest(astar_search *s, astar_grid *g, const astar_query 
         if (!astar_path_reserve(&s->path, &s->alloc, len)) return ASTAR_ENOMEM;
         memcpy(s->path.ids + head, old + join + 1, (size_t)(n - 1 - join) * sizeof *old);
     }
-    double *cost = scratch(s, (size_t)len * sizeof *cost);
+    double *cost = astar_scratch(s, (size_t)len * sizeof *cost);
     if (!cost) return ASTAR_ENOMEM;
     astar_status st = astar_path_costs(s, g, q, s->path.ids, len, 0, cost);
     if (st != ASTAR_OK) return st;
@@ -220,7 +209,7 @@ astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, 
         return astar_finish(res, ASTAR_EINVAL);
     s->path.len = 0;
     /* The old path's step costs, then the rejoin cells' rest costs, and the cells. */
-    double *cost = scratch(s, (size_t)n * (sizeof *cost + sizeof(int32_t)));
+    double *cost = astar_scratch(s, (size_t)n * (sizeof *cost + sizeof(int32_t)));
     if (!cost) return astar_finish(res, ASTAR_ENOMEM);
     int32_t *targets = (int32_t *)(void *)(cost + n);
     astar_status st = astar_path_costs(s, g, q, ids, n, from, cost);

@@ -35,9 +35,13 @@ struct astar_search {
     window_claim *window;   /* claims with times, chained per cell (claim_window) */
     int32_t window_len, window_cap;
     astar_path_buf path;    /* node ids of the last path */
-    void *scratch;          /* path repair's arrays (repair.c), kept with the workspace: a Lua
-                               callback's error may leave a repair at any point */
+    void *scratch;          /* path repair's and flee's arrays (repair.c, flee.c; astar_scratch),
+                               kept with the workspace: a Lua callback's error may leave them
+                               at any point */
     size_t scratch_bytes;
+    astar_field *flee_threat; /* flee's threat distances, and flee's or wander's range (flee.c): */
+    astar_field *flee_range;  /* kept likewise, made on first need */
+    void (*flee_free)(astar_search *s); /* set with them: frees them (query.c calls no file above it) */
     astar_dead_end_view dead_ends; /* the neighbour bits of queries that skip dead ends */
     astar_alloc alloc;
     /* The search started by astar_search_start, between its steps. */
@@ -121,6 +125,9 @@ const astar_alloc *astar_many_locked(const astar_many *m);
  * nothing is left open, or an error. A node is then settled when astar_field_settled says
  * so, its distance the node record's g.
  */
+/* At least bytes of the workspace's scratch memory (what it held is lost); NULL on OOM. */
+void *astar_scratch(astar_search *s, size_t bytes);
+
 astar_status astar_field_begin(astar_search *s, astar_grid *g, const astar_query *q, int32_t id,
                                astar_field_kind kind);
 astar_status astar_field_continue(astar_search *s, astar_field_kind kind, uint64_t budget,

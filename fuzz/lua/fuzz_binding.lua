@@ -39,7 +39,8 @@
 -- against their calls). Terrain classes ("classes": set_class, find with classes tables good and
 -- hostile) and graph fields ("gfields": graph:distance_field, graph:range and graph:find_nearest
 -- with the query options and bad sources, targets and budgets, and the field's methods) came
--- after all of them: every seed of seeds.txt disables both.
+-- after all of them: every seed of seeds.txt disables both, and flee and wander ("flee":
+-- grid:flee from points or a layer, grid:wander, their own options good and weird).
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -2570,6 +2571,53 @@ function A.classes(st)
   end)
 end
 
+-- Flee and wander ("flee"; every seed found before them disables it): grid:flee from points or
+-- an influence layer, grid:wander, with the query's options (good and hostile) and their own
+-- (distance, radius, threshold, tolerance) good or weird. A found answer starts at the start.
+local AWAY_NUMBERS = { 3.3, 1, 0.5, 10, 0, -1, NAN, HUGE, 1e101, true, "2" }
+function A.flee(st)
+  local e, sx, sy, _, _, opts, uses = st:grid_query()
+  if not e then return end
+  local g = e.obj
+  local threats
+  if st:chance(0.3) then
+    local l = st:pick("influence")
+    threats = l and l.obj or st:weird()
+    if l then uses[#uses + 1] = l end
+  else
+    threats = {}
+    for i = 1, st:int(0, 3) do threats[i] = st:point(st:coord(e.w), st:coord(e.h), true) end
+    if st:chance(0.05) then threats = st:weird() end
+  end
+  local wander, good = st:chance(0.35), st:chance(0.7)
+  local function number(v) if good then return v end return st:choice(AWAY_NUMBERS) end
+  local own = {}
+  if wander then
+    own[1] = { "tolerance", st:chance(0.5) and number(0.25) or nil }
+  else
+    own[1] = { "distance", number(st:int(1, 6) + 0.3) }
+    own[2] = { "radius", st:chance(0.3) and number(8) or nil }
+    own[3] = { "threshold", st:chance(0.2) and number(0.5) or nil }
+  end
+  if opts == nil then opts = {} end
+  if type(opts) == "table" then
+    for _, kv in ipairs(own) do rawset(opts, kv[1], kv[2]) end
+  end
+  st:with_ctx(uses, function()
+    local r
+    if wander then
+      r = st:call("grid:wander", g.wander, g, sx, sy, number(st:int(0, 8) + 0.3), opts)
+    else
+      r = st:call("grid:flee", g.flee, g, sx, sy, threats, opts)
+    end
+    local path = r[2]
+    if r[1] and type(path) == "table" and type(path[1]) == "table" and (path[1].x ~= sx or path[1].y ~= sy) then
+      st:failure(string.format("%s: the path starts at (%s,%s), not (%d,%d)", wander and "wander" or "flee",
+        tostring(path[1].x), tostring(path[1].y), sx, sy))
+    end
+  end)
+end
+
 -- A find with interests (list: plain entries) held to the oracle when it can follow the query:
 -- the best score (oracle.interest_score), the path's steps summing to info.cost, the score that
 -- cost less the value collected. Exact below a cost of 2^20 (docs/contract.md, "Interests").
@@ -2722,6 +2770,7 @@ local ACTIONS = {
   { "build", 4, "mods2" }, { "build_ops", 3, "mods2" }, { "sched_build", 3, "mods2" }, { "sched_burst", 2, "mods2" },
   { "prepare", 3, "living" }, { "living", 4, "living" }, { "sched_frame", 4, "frame" },
   { "engines", 5, "engines" }, { "classes", 4, "classes" }, { "graph_fields", 5, "gfields" },
+  { "flee", 4, "flee" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

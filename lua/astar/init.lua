@@ -6,7 +6,6 @@
 --   astar/debug.lua      astar.debug (ascii and PNG pictures)
 --   astar/tiled.lua      astar.tiled (Tiled maps as grids)
 --   astar/sandbox.lua    astar.sandbox (environments and read-only views for mod scripts)
---   astar/flee.lua       astar.flee, astar.wander (away from threats; a random walk's goal)
 -- astar/args.lua holds the argument checks they share; astar/meta.lua the annotations.
 local core = require("astar.core")
 
@@ -29,8 +28,8 @@ local astar = {
   debug = require("astar.debug"), -- pictures: ascii(), png(), explore()
   tiled = require("astar.tiled"), -- Tiled maps: grid()
   sandbox = require("astar.sandbox"), -- for mods: env(), view(), library(), load(), unwrap()
-  flee = require("astar.flee").flee, -- flee(grid, x, y, threats, opts): a path to safety
-  wander = require("astar.flee").wander, -- wander(grid, x, y, cost, opts): to a seeded random cell
+  flee = core.flee, -- flee(grid, x, y, threats, opts): grid:flee, a path to safety
+  wander = core.wander, -- wander(grid, x, y, cost, opts): grid:wander, to a seeded random cell
 }
 
 return astar

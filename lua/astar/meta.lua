@@ -75,6 +75,26 @@
 ---@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost or known the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
 ---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
 
+---@class astar.FleeOptions: astar.FindOptions
+---@field distance number required, in (0, 1e100]: a cell is safe when its threat distance (its terrain cost to the nearest threat, under the query's diagonal) is at least this
+---@field radius number? >= 0, default 2 * distance: the most the unit spends getting there (max_cost is refused: this is the budget)
+---@field threshold number? threats given as an influence layer: its cells whose value is above this (>= 0, default 0) are the threats
+
+---@class astar.WanderOptions: astar.FindOptions
+---@field tolerance number? in 0..1, default 0.25: the band is cost * (1 - tolerance) .. cost * (1 + tolerance)
+
+---@class astar.FleeInfo: astar.Info
+---@field x integer the path's last cell
+---@field y integer
+---@field safe boolean its threat distance is at least distance
+---@field threat_distance number? its threat distance (nil: beyond distance)
+
+---@class astar.WanderInfo: astar.Info
+---@field x integer the path's last cell
+---@field y integer
+---@field in_band boolean its cost is within the band (false: none was; one of the dearest reached)
+---@field candidates integer the cells the seed picked among
+
 ---@class astar.Interest
 ---@field x integer
 ---@field y integer
@@ -176,24 +196,24 @@ function astar.scheduler(opts) end
 ---@return astar.Path
 function astar.smooth(grid, path, opts) end
 
----A path away from the threats (points) to the cheapest cell at least `distance` from every one (threat distances on the terrain, with the query's diagonal), never entering a cell nearer a threat than the unit stands; within `radius` (default 2 * distance) of the unit. None safe: the reachable cell farthest from the threats. Already safe: the unit's own cell. Every option of `range` applies to the unit's walk. Rule: docs/design/flee.md.
+---grid:flee as a function (the same C function): astar.flee(grid, x, y, threats, opts).
 ---@param grid astar.Grid
 ---@param x integer
 ---@param y integer
----@param threats astar.Point[]
----@param opts table options of `range`, and `distance: number` (> 0, required), `radius: number?`
----@return astar.Path path
----@return { status: "found", cost: number, x: integer, y: integer, safe: boolean, threat_distance: number?, reached: integer, expansions: integer } info
+---@param threats astar.Point[]|astar.Influence
+---@param opts astar.FleeOptions
+---@return (astar.Path|astar.FlatPath) path
+---@return astar.FleeInfo info
 function astar.flee(grid, x, y, threats, opts) end
 
----A path to a random reachable cell whose cost is within `cost * (1 +- tolerance)` (default 0.25), picked by `seed` (default 0; also noise's): the same cell for the same seed, map and options on every Lua (lockstep). None in the band: one of the farthest reached. Rule: docs/design/flee.md.
+---grid:wander as a function (the same C function): astar.wander(grid, x, y, cost, opts).
 ---@param grid astar.Grid
 ---@param x integer
 ---@param y integer
 ---@param cost number
----@param opts table? options of `range`, and `tolerance: number?`, `seed: integer?`
----@return astar.Path path
----@return { status: "found", cost: number, x: integer, y: integer, in_band: boolean, candidates: integer, reached: integer, expansions: integer } info
+---@param opts astar.WanderOptions?
+---@return (astar.Path|astar.FlatPath) path
+---@return astar.WanderInfo info
 function astar.wander(grid, x, y, cost, opts) end
 
 ---Loads a Moving AI .map file.
@@ -388,6 +408,24 @@ function Grid:distance_field(goals, opts) end
 ---@return astar.Field field its path(x, y) is the way there
 ---@return astar.Info info
 function Grid:range(sx, sy, budget, opts) end
+
+---A path away from the threats to the cheapest cell at least `distance` from every one, never entering a cell nearer a threat than the unit stands (it never runs past one); within `radius`. None safe within reach: the reachable cell farthest from the threats (then the cheapest, then the first by row, column). Already safe: its own cell. One search in C that stops at the first safe cell (docs/design/flee.md, contract "Flee and wander"). Options of find that apply to the unit's walk: diagonal, influence, claims, node_cost, edge_cost, known, noise, seed, max_expansions, path, into, info; the others are refused by name.
+---@param x integer
+---@param y integer
+---@param threats astar.Point[]|astar.Influence points, or a layer whose cells above opts.threshold are threats
+---@param opts astar.FleeOptions
+---@return (astar.Path|astar.FlatPath) path
+---@return astar.FleeInfo info
+function Grid:flee(x, y, threats, opts) end
+
+---A path to a random reachable cell whose cost is within cost * (1 -+ tolerance), picked by opts.seed (default 0; also the noise's) among them by row then column: the same cell for the same seed, map and options on every Lua (lockstep). None in the band: one of the dearest reached. Options as flee's.
+---@param x integer
+---@param y integer
+---@param cost number 0..1e100
+---@param opts astar.WanderOptions?
+---@return (astar.Path|astar.FlatPath) path
+---@return astar.WanderInfo info
+function Grid:wander(x, y, cost, opts) end
 
 ---The island of a cell (an id), or false for a blocked cell.
 ---@param x integer

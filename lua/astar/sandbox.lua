@@ -25,7 +25,7 @@ local STRING_MT = getmetatable("")
 -- there.
 local READERS = {
   ["astar.Grid"] = { "size", "version", "get_cost", "get_class", "is_walkable", "component", "reachable", "dead_end", "find",
-    "find_nearest", "find_many", "check_path", "repair", "distance_field", "range", "search" },
+    "find_nearest", "find_many", "check_path", "repair", "distance_field", "range", "search", "flee", "wander" },
   ["astar.Influence"] = { "size", "get", "max_abs" },
   ["astar.Mask"] = { "size", "is_known" },
   ["astar.Claims"] = { "size", "count", "position" },

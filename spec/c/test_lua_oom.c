@@ -400,6 +400,24 @@ static const scenario SCENARIOS[] = {
      "end\n"
      "return run, check\n"},
 
+    /* flee's first call makes the workspace's two fields, its scratch and the targets' arrays;
+     * wander's its range; the answers are tables. */
+    {"flee and wander",
+     "local G = world()\n"
+     "local L = astar.influence(16, 12)\n"
+     "L:set(3, 3, 2)\n"
+     "local function run()\n"
+     "  local p, i = G:flee(2, 2, {{x = 1, y = 1}, {3, 1}}, {distance = 4.3, node_cost = function(x) return x * 0.1 end})\n"
+     "  local q, j = G:flee(4, 4, L, {distance = 5.3, path = 'flat'})\n"
+     "  local w, k = G:wander(8, 6, 5, {seed = 3})\n"
+     "  return p, i, q, j, w, k\n"
+     "end\n"
+     "local function check()\n"
+     "  G:set_cost(1, 1, 1)\n"
+     "  return G:flee(2, 2, {{x = 1, y = 1}}, {distance = 4.3}), G:wander(8, 6, 5, {seed = 3})\n"
+     "end\n"
+     "return run, check\n"},
+
     /* A first windowed query allocates the workspace's depth and window arrays. */
     {"hex grid, turn_penalty, claim_window",
      "local G = world()\n"

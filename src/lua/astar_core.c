@@ -91,6 +91,14 @@ int luaopen_astar_core(lua_State *L) {
     for (size_t i = 0; i < sizeof CLASSES / sizeof *CLASSES; i++) register_class(L, CLASSES[i]);
     lua_newtable(L);
     astar_setfuncs(L, FUNCTIONS);
+    /* astar.flee(grid, ...) and astar.wander(grid, ...): the grid's methods themselves (a
+     * query method is a closure of its runner, as register_class makes it). */
+    lua_pushcfunction(L, flee_run);
+    lua_pushcclosure(L, grid_flee, 1);
+    lua_setfield(L, -2, "flee");
+    lua_pushcfunction(L, wander_run);
+    lua_pushcclosure(L, grid_wander, 1);
+    lua_setfield(L, -2, "wander");
     lua_pushliteral(L, ASTAR_VERSION);
     lua_setfield(L, -2, "version");
     return 1;

@@ -150,12 +150,16 @@ enum {
     IN_RANGE = 1 << 5,
     IN_GRAPH = 1 << 6,
     IN_CHECK = 1 << 7,
-    IN_REPAIR = 1 << 8
+    IN_REPAIR = 1 << 8,
+    IN_FLEE = 1 << 9,
+    IN_WANDER = 1 << 10
 };
 /* check_path and repair walk an old path under a query's costs. */
 #define IN_WALK (IN_CHECK | IN_REPAIR)
 #define IN_PATHS (IN_FIND | IN_NEAREST | IN_MANY | IN_WALK)
-#define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE)
+/* flee and wander: a unit's walk that a range may have to cover (flee.c). */
+#define IN_AWAY (IN_FLEE | IN_WANDER)
+#define IN_GRID (IN_PATHS | IN_FIELD | IN_RANGE | IN_AWAY)
 #define IN_ALL (IN_GRID | IN_GRAPH)
 
 /* The rows of OPTIONS (lquery.c). */
@@ -165,7 +169,8 @@ typedef enum option_id {
     O_NODE_COST, O_EDGE_COST, O_MAX_EXPANSIONS, O_MAX_COST, O_RANGE_MAX_COST, O_PARTIAL, O_WALK_PARTIAL, O_KNOWN,
     O_NOISE, O_SEED, O_TURN_PENALTY, O_JUMP, O_PATH, O_GRAPH_PATH, O_INTO, O_INFO, O_INTERESTS,
     O_WALK_INTERESTS, O_REJOIN_WITHIN, O_HIERARCHICAL, O_HIERARCHICAL_ELSEWHERE, O_DEAD_ENDS, O_FIELD_DEAD_ENDS,
-    O_SINCE, O_CLASSES, O_CLASSES_ELSEWHERE, O_SIZE, O_SIZE_ELSEWHERE, NOPTIONS
+    O_SINCE, O_CLASSES, O_CLASSES_ELSEWHERE, O_SIZE, O_SIZE_ELSEWHERE,
+    O_AWAY_MAX_COST, O_DISTANCE, O_RADIUS, O_THRESHOLD, O_TOLERANCE, NOPTIONS
 } option_id;
 
 /* What read_options found, before its objects are resolved. */
@@ -235,6 +240,8 @@ typedef struct find_ctx {
     astar_result *results;
     int threads;                        /* 0: one per processor */
     bool hierarchical;                  /* find: two-tier (astar_find_hierarchical) */
+    astar_flee_opts flee;               /* flee: its threats and distances */
+    double wander_cost, tolerance;      /* wander */
 } find_ctx;
 
 /* Stack slots of the protected runner: 1 ctx, then the callbacks (or nil), then the slots
@@ -466,6 +473,10 @@ int push_hierarchy(lua_State *L, astar_grid *grid);
 void check_hierarchy_mode(lua_State *L, astar_grid *grid);
 
 /* lfield.c */
+int grid_flee(lua_State *L);
+int grid_wander(lua_State *L);
+int flee_run(lua_State *L);
+int wander_run(lua_State *L);
 int grid_distance_field(lua_State *L);
 int grid_range(lua_State *L);
 int field_run(lua_State *L);

@@ -437,6 +437,8 @@ static const lquery_method GRID_QUERIES[] = {
     {"repair", grid_repair, repair_run},
     {"distance_field", grid_distance_field, field_run},
     {"range", grid_range, field_run},
+    {"flee", grid_flee, flee_run},
+    {"wander", grid_wander, wander_run},
     {NULL, NULL, NULL}};
 
 const lclass GRID_CLASS = {

@@ -1,0 +1,147 @@
+/*
+ * astar_flee and astar_wander (src/flee.c, docs/design/flee.md) through the C API: the
+ * requests they refuse, an answer checked against a brute force on an open map (the threat
+ * distance of a cell with no walls is its octile distance, and the cheapest safe cell is
+ * known), a layer of threats, and out of memory at every allocation of a first call: an error,
+ * nothing leaked, the next call answers as a fresh workspace does.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "astar.h"
+#include "check.h"
+
+/* The octile distance between two cells: the threat distance on an open map. */
+static double octile(int32_t ax, int32_t ay, int32_t bx, int32_t by) {
+    double dx = fabs((double)(ax - bx)), dy = fabs((double)(ay - by));
+    return (dx > dy ? dx - dy : dy - dx) + sqrt(2.0) * (dx < dy ? dx : dy);
+}
+
+static void refusals(astar_search *s, astar_grid *g) {
+    int32_t threat = 3 * 20 + 3;
+    astar_flee_opts o = {&threat, 1, NULL, 0.0, 5.0, 10.0};
+    astar_flee_info info;
+    astar_result res;
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = q.sy = 5;
+    astar_flee_opts bad = o;
+    bad.distance = 0;
+    CHECK(astar_flee(s, g, &q, &bad, &info, &res) == ASTAR_EINVAL);
+    bad.distance = NAN;
+    CHECK(astar_flee(s, g, &q, &bad, &info, &res) == ASTAR_EINVAL);
+    bad = o;
+    bad.nthreats = 0;
+    CHECK(astar_flee(s, g, &q, &bad, &info, &res) == ASTAR_EINVAL);
+    int32_t outside = 20 * 20;
+    bad.threats = &outside;
+    bad.nthreats = 1;
+    CHECK(astar_flee(s, g, &q, &bad, &info, &res) == ASTAR_EINVAL);
+    astar_query qq = q;
+    qq.heuristic = ASTAR_H_ZERO;
+    CHECK(astar_flee(s, g, &qq, &o, &info, &res) == ASTAR_EINVAL);
+    qq = q;
+    qq.size = 2;
+    CHECK(astar_flee(s, g, &qq, &o, &info, &res) == ASTAR_EINVAL);
+    qq = q;
+    qq.sx = 20;
+    CHECK(astar_flee(s, g, &qq, &o, &info, &res) == ASTAR_EINVAL);
+    CHECK(astar_wander(s, g, &q, -1, 0.25, &info, &res) == ASTAR_EINVAL);
+    CHECK(astar_wander(s, g, &q, 3, 1.5, &info, &res) == ASTAR_EINVAL);
+    qq = q;
+    qq.turn_penalty = 1;
+    CHECK(astar_wander(s, g, &qq, 3, 0.25, &info, &res) == ASTAR_EINVAL);
+}
+
+/* On an open 20x20 map: the start's threat distance T0 < d, and the answer is a cheapest cell
+ * (octile from the start, as no cell on the way is nearer the threat than T0 when it moves
+ * straight away) whose octile distance to the threat is >= d, by brute force over the map. */
+static void open_map(astar_search *s, astar_grid *g, bool layer) {
+    int32_t tx = 6, ty = 9, threat = ty * 20 + tx;
+    astar_layer *l = NULL;
+    if (layer) {
+        l = astar_layer_new(20, 20, 0.0, NULL);
+        CHECK(l && astar_layer_set(l, tx, ty, 2.0) == ASTAR_OK && astar_layer_set(l, 15, 15, 0.5) == ASTAR_OK);
+    }
+    astar_flee_opts o = {layer ? NULL : &threat, layer ? 0 : 1, l, 1.0, 6.5, 13.0};
+    astar_query q;
+    astar_query_init(&q);
+    q.diagonal = ASTAR_DIAG_ALWAYS;
+    q.sx = 8, q.sy = 9;
+    astar_flee_info info;
+    astar_result res;
+    CHECK(astar_flee(s, g, &q, &o, &info, &res) == ASTAR_OK);
+    double best = INFINITY;
+    for (int32_t y = 0; y < 20; y++)
+        for (int32_t x = 0; x < 20; x++)
+            if (octile(x, y, tx, ty) >= o.distance && octile(x, y, q.sx, q.sy) < best) best = octile(x, y, q.sx, q.sy);
+    CHECK(info.safe && fabs(res.cost - best) < 1e-9);
+    CHECK(octile(info.x, info.y, tx, ty) >= o.distance);
+    /* beyond the threat field (which stops at distance): INFINITY */
+    CHECK(info.threat_distance == INFINITY || fabs(info.threat_distance - octile(info.x, info.y, tx, ty)) < 1e-9);
+    int32_t n = 0;
+    const int32_t *path = astar_search_path(s, &n);
+    CHECK(n == res.length && n > 1 && path[0] == q.sy * 20 + q.sx && path[n - 1] == info.y * 20 + info.x);
+    CHECK(path_legal(g, ASTAR_DIAG_ALWAYS, path, n));
+    double t0 = octile(q.sx, q.sy, tx, ty);
+    for (int32_t i = 0; i < n; i++) CHECK(octile(path[i] % 20, path[i] / 20, tx, ty) >= t0 - 1e-9);
+    astar_layer_free(l);
+}
+
+/* Out of memory at the k-th allocation of a fresh workspace's first flee and wander: an error
+ * or an answer, never a leak; then the same calls answer as a fresh workspace does. */
+static void out_of_memory(astar_grid *g) {
+    int32_t threat = 9 * 20 + 6;
+    astar_flee_opts o = {&threat, 1, NULL, 0.0, 6.5, 13.0};
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = 8, q.sy = 9;
+    astar_flee_info want, info;
+    astar_result wres, res;
+    astar_search *fresh = astar_search_new(20, 20, NULL);
+    CHECK(astar_flee(fresh, g, &q, &o, &want, &wres) == ASTAR_OK);
+    astar_search_free(fresh);
+    int refused = 0;
+    for (long k = 1; k < 200; k++) {
+        counting c = {0, k, 0, 0, false};
+        astar_alloc a = {count_alloc, &c};
+        astar_search *s = astar_search_new(20, 20, &a);
+        if (!s) continue;
+        astar_status st = astar_flee(s, g, &q, &o, &info, &res);
+        CHECK(st == ASTAR_OK || st == ASTAR_ENOMEM);
+        refused += st == ASTAR_ENOMEM;
+        if (st == ASTAR_OK) CHECK(res.cost == wres.cost && info.x == want.x && info.y == want.y);
+        astar_status w = astar_wander(s, g, &q, 5, 0.25, &info, &res);
+        CHECK(w == ASTAR_OK || w == ASTAR_ENOMEM);
+        c.fail_at = 0;
+        CHECK(astar_flee(s, g, &q, &o, &info, &res) == ASTAR_OK && res.cost == wres.cost && info.x == want.x &&
+              info.y == want.y);
+        astar_search_free(s);
+        CHECK(c.live == 0 && c.bytes == 0);
+    }
+    CHECK(refused >= 3); /* the fields, the scratch, the find's arrays: each refused in turn */
+}
+
+int main(void) {
+    astar_grid *g = astar_grid_new(20, 20, ASTAR_DIAG_NO_CORNER_CUT, NULL);
+    astar_search *s = astar_search_new(20, 20, NULL);
+    CHECK(g && s);
+    refusals(s, g);
+    open_map(s, g, false);
+    open_map(s, g, true);
+    out_of_memory(g);
+    /* wander: the same seed, the same cell; the band holds it */
+    astar_query q;
+    astar_query_init(&q);
+    q.sx = q.sy = 10;
+    q.seed = 7;
+    astar_flee_info a, b;
+    astar_result ra, rb;
+    CHECK(astar_wander(s, g, &q, 5, 0.25, &a, &ra) == ASTAR_OK && astar_wander(s, g, &q, 5, 0.25, &b, &rb) == ASTAR_OK);
+    CHECK(a.x == b.x && a.y == b.y && a.in_band && ra.cost >= 3.75 && ra.cost <= 6.25 && a.candidates > 1);
+    astar_search_free(s);
+    astar_grid_free(g);
+    return check_summary();
+}
