@@ -123,7 +123,8 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
     astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false, false,
                     c->q->max_cost, 1.0, c->q->max_expansions, &c->meter, c->expansions, false, c->start, 0,
                     INFINITY, 0.0};
-    toward_frame f = {c, !c->q->node_cost && !c->q->known, c->penalties || c->q->edge_cost};
+    /* (a class the query walls is a wall the grid's tables do not know) */
+    toward_frame f = {c, !c->q->node_cost && !c->q->known && !c->class_walls, c->penalties || c->q->edge_cost};
     astar_status st = c->q->node_cost || c->q->edge_cost ? astar_loop_run(&TOWARD_AHEAD, &f, &L, budget, res)
                                                          : astar_loop_run(&TOWARD, &f, &L, budget, res);
     c->expansions = L.expansions; /* where a paused slice left off */
@@ -411,6 +412,7 @@ static astar_status field_job_setup(astar_search *s, astar_grid *g) {
     s->job_live = st == ASTAR_OK; /* (field_setup ended any search on s) */
     s->job_field = true;
     s->job_version = g->version;
+    s->job_class_version = g->class_version;
     fj->searched = false;
     fj->written = 0;
     return st;
@@ -486,8 +488,11 @@ astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar
     }
     if (!s->job_live || !s->job_field) return astar_finish(res, ASTAR_EINVAL); /* ended by another query */
     astar_grid *g = c->g;
-    if (s->job_restart_due || g->version != s->job_version) {
-        if (!s->job_restart_due && field_follows(s)) {
+    /* A field with classes follows no class write: it starts over, as search jobs with classes
+     * do (a class write bumps no terrain version: astar_grid_set_class). */
+    bool reclassed = fj->q.classes && g->class_version != s->job_class_version;
+    if (s->job_restart_due || g->version != s->job_version || reclassed) {
+        if (!s->job_restart_due && !reclassed && field_follows(s)) {
             s->job_version = g->version;
         } else {
             s->job_restart_due = true;
