@@ -80,6 +80,7 @@ build = {
       ["astar.tiled"] = "lua/astar/tiled.lua", -- JSON through lua-cjson or dkjson, if installed
       ["astar.sandbox"] = "lua/astar/sandbox.lua", -- environments and views for mod scripts
       ["astar.flee"] = "lua/astar/flee.lua", -- flee and wander
+      ["astar.classes"] = "lua/astar/classes.lua", -- class_names
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }

@@ -179,4 +179,84 @@ describe("terrain classes everywhere", function()
     assert(bad > scale(15) and fine > scale(15) and repaired > scale(30),
       ("bad %d, fine %d, repaired %d"):format(bad, fine, repaired))
   end)
+
+  it("classes from data: a load legend, Tiled tile properties, names", function()
+    local T = astar.class_names({ water = 1, forest = 2, road = 3 })
+    assert.are.equal(1, T.water)
+    assert.are.equal(3, T.road)
+    assert.has_error(function() return T.lava end, 'no terrain class named "lava"')
+    assert.has_error(function() T.lava = 4 end)
+    assert.are.same({ [1] = false, [2] = 2.5, [0] = 3 }, T({ water = false, forest = 2.5, [0] = 3 }))
+    assert.has_error(function() T({ water = 1, [1] = 2 }) end) -- class 1 twice
+    assert.has_error(function() T({ swamp = 1 }) end)
+    for _, bad in ipairs({ { water = 256 }, { water = -1 }, { water = 1.5 }, { [1] = 1 }, { water = "1" } }) do
+      assert.has_error(function() astar.class_names(bad) end)
+    end
+    -- read raw: a table's metamethods are not run
+    local ran = false
+    local hostile = setmetatable({ water = 1 }, { __index = function() ran = true end,
+                                                   __pairs = function() ran = true; return next, {}, nil end })
+    assert.are.equal(1, astar.class_names(hostile).water)
+    assert.are.same({ [1] = false }, T(setmetatable({ water = false }, getmetatable(hostile))))
+    assert.is_false(ran)
+
+    -- grid:load: { cost = c, class = k } sets the class; with such entries every cell gets its
+    -- entry's (0 where none is said); without them classes stay as they were
+    local rows = { "~~..F", "~#..F", "==.=F" }
+    local legend = { ["~"] = { cost = 1, class = T.water }, ["."] = 1, ["#"] = false,
+                     F = { cost = 2, class = T.forest }, ["="] = { cost = 0.5, class = T.road } }
+    local g = astar.grid(5, 3)
+    g:set_class(3, 1, 9)
+    g:load(rows, legend)
+    local want = { "11002", "10002", "33032" }
+    for y = 1, 3 do
+      for x = 1, 5 do
+        assert.are.equal(tonumber(want[y]:sub(x, x)), g:get_class(x, y), ("(%d,%d)"):format(x, y))
+      end
+    end
+    assert.are.equal(2, g:get_cost(5, 1))
+    assert.are.equal(0.5, g:get_cost(1, 3))
+    g:load({ ".....", ".....", "....." }) -- costs only: the classes stay
+    assert.are.equal(1, g:get_class(1, 1))
+    assert.are.equal(1, g:get_cost(5, 1))
+    -- a bad entry is an error before any cell changes
+    assert.has_error(function() g:load(rows, { ["~"] = { cost = 1, class = 256 }, ["."] = 1, ["#"] = false,
+                                               F = 2, ["="] = 1 }) end)
+    assert.has_error(function() g:load(rows, { ["~"] = { class = 1 }, ["."] = 1, ["#"] = false, F = 2, ["="] = 1 }) end)
+    assert.are.equal(1, g:get_cost(1, 2))
+    assert.are.equal(1, g:get_class(1, 1))
+    -- what a boat sees of the loaded map, by the oracle
+    g:load(rows, legend)
+    local world = { w = 5, h = 3, cost = {}, class = {}, diagonal = "no_corner_cut" }
+    for y = 1, 3 do
+      world.cost[y], world.class[y] = {}, {}
+      for x = 1, 5 do
+        world.cost[y][x] = g:get_cost(x, y)
+        world.class[y][x] = g:get_class(x, y)
+      end
+    end
+    world.classes = T({ [0] = false, water = 1, forest = false, road = false })
+    assert.is_nil((g:find(1, 1, 1, 3, { classes = world.classes }))) -- the road is no boat's
+    world.classes = T({ water = 1, forest = 3, road = 0.5 })
+    local _, info = g:find(1, 1, 5, 3, { classes = world.classes })
+    same_cost(info.cost, oracle.cost(world, 1, 1, 5, 3), "loaded")
+
+    -- Tiled: a tile's property class (an id, or a name of class_names)
+    local map = {
+      width = 3, height = 1, orientation = "orthogonal",
+      layers = { { type = "tilelayer", name = "ground", width = 3, height = 1, data = { 1, 2, 3 } } },
+      tilesets = { { firstgid = 1, tiles = {
+        { id = 0, properties = { { name = "class", value = "water" } } },
+        { id = 1, properties = { { name = "class", value = 7 }, { name = "cost", value = 4 } } },
+      } } },
+    }
+    local tg = astar.tiled.grid(map, { class_names = T, property = "cost" })
+    assert.are.same({ 1, 7, 0 }, { tg:get_class(1, 1), tg:get_class(2, 1), tg:get_class(3, 1) })
+    assert.are.equal(4, tg:get_cost(2, 1))
+    local kg = astar.tiled.grid(map, { class_names = { water = 5 }, class_property = "class" })
+    assert.are.equal(5, kg:get_class(1, 1))
+    assert.has_error(function() astar.tiled.grid(map) end) -- "water" names no class it was given
+    map.tilesets[1].tiles[2].properties[1].value = 300
+    assert.has_error(function() astar.tiled.grid(map, { class_names = T }) end)
+  end)
 end)

@@ -7,6 +7,7 @@
 --   astar/tiled.lua      astar.tiled (Tiled maps as grids)
 --   astar/sandbox.lua    astar.sandbox (environments and read-only views for mod scripts)
 --   astar/flee.lua       astar.flee, astar.wander (away from threats; a random walk's goal)
+--   astar/classes.lua    astar.class_names (terrain classes by name)
 -- astar/args.lua holds the argument checks they share; astar/meta.lua the annotations.
 local core = require("astar.core")
 
@@ -31,6 +32,7 @@ local astar = {
   sandbox = require("astar.sandbox"), -- for mods: env(), view(), library(), load(), unwrap()
   flee = require("astar.flee").flee, -- flee(grid, x, y, threats, opts): a path to safety
   wander = require("astar.flee").wander, -- wander(grid, x, y, cost, opts): to a seeded random cell
+  class_names = require("astar.classes").class_names, -- names for terrain classes: T.water, T{ water = 2 }
 }
 
 return astar
