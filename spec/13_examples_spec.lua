@@ -144,7 +144,9 @@ describe("examples", function()
     assert.is_true(infantry.forest > 20 and infantry.water == 0)
     assert.is_true(cavalry.cost < infantry.cost) -- the same trip, cheaper for horses on the road
     local reach = {}
-    for name, east in out:gmatch("(%a+) reaches %d+ cells within 12, as far east as x = (%d+)") do reach[name] = tonumber(east) end
+    for name, east in out:gmatch("(%a+) reaches %d+ cells within 12, as far east as x = (%d+)") do
+      reach[name] = tonumber(east)
+    end
     assert.is_true(reach.cavalry > reach.infantry)
   end)
 
