@@ -253,10 +253,15 @@ describe("terrain classes everywhere", function()
     g:load({ ".....", ".....", "....." }) -- costs only: the classes stay
     assert.are.equal(1, g:get_class(1, 1))
     assert.are.equal(1, g:get_cost(5, 1))
+    g:load({ "..F..", ".....", "....." }, { ["."] = 1, F = { cost = 3 } }) -- an entry: every class set
+    assert.are.same({ 0, 0, 3 }, { g:get_class(1, 1), g:get_class(3, 1), g:get_cost(3, 1) })
+    g:load(rows, legend)
     -- a bad entry is an error before any cell changes
     assert.has_error(function() g:load(rows, { ["~"] = { cost = 1, class = 256 }, ["."] = 1, ["#"] = false,
                                                F = 2, ["="] = 1 }) end)
     assert.has_error(function() g:load(rows, { ["~"] = { class = 1 }, ["."] = 1, ["#"] = false, F = 2, ["="] = 1 }) end)
+    assert.has_error(function() g:load(rows, { ["~"] = { cost = 1, class = "1" }, ["."] = 1, ["#"] = false, F = 2,
+                                               ["="] = 1 }) end)
     assert.are.equal(1, g:get_cost(1, 2))
     assert.are.equal(1, g:get_class(1, 1))
     -- what a boat sees of the loaded map, by the oracle

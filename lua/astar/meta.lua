@@ -72,7 +72,7 @@
 ---@field into table? find, find_nearest, search, search_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, search, search_nearest, repair, graph:find: the info is written into this table (raw), returned
 ---@field interests (astar.Interest|astar.GraphInterest)[]? pick-ups: the path may pass one to collect its value; the answer minimises cost minus the value collected (not with partial, distance fields, check_path or repair)
----@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost or known the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
+---@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost, known or classes the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
 ---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
 
 ---@class astar.Interest
@@ -297,8 +297,8 @@ function Grid:fill(cost) end
 ---jobs and builds follow them), more as one bulk write (tables built again now, landmarks set
 ---aside, jobs and builds start over).
 ---@param rows string[] exactly height strings of exactly width characters
----With legend entries `{ cost = c, class = k }`, every cell also gets its entry's class (0 where an
----entry gives none), written first (a class write is O(1) and moves no version); without them,
+---With legend entries `{ cost = c, class = k }` (k default 0), every cell also gets its entry's
+---class (0 where an entry gives none), written first (a class write is O(1) and moves no version); without them,
 ---classes stay as they are.
 ---@param legend table<string, number|false|{ cost: number|false, class: integer }>? character -> cost, or cost and class; default '.' = 1, '#' = false
 function Grid:load(rows, legend) end

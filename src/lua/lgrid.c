@@ -300,8 +300,9 @@ static int grid_fill(lua_State *L) {
 #define LOAD_CELL_BY_CELL 256
 
 /* grid:load(rows [, legend]): every row checked before any cell changes. A legend entry is a
- * cost, or { cost = c, class = k } (read raw: no metamethod runs), which sets the class too;
- * when some entry sets one, every cell is given its entry's class (0 where none is said). */
+ * cost, or { cost = c, class = k } (read raw: no metamethod runs; k default 0), which sets the
+ * class too; when some entry is one, every cell is given its entry's class (0 where none is
+ * said). */
 static int grid_load(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     int32_t w = g->base.width, h = g->base.height;
@@ -329,8 +330,8 @@ static int grid_load(lua_State *L) {
             if (lua_type(L, -1) == LUA_TTABLE) { /* { cost = c, class = k } */
                 lua_pushliteral(L, "class");
                 lua_rawget(L, -2);
-                lua_Number cls = 0;
-                if (!test_integer(L, -1, 0, 255, &cls))
+                lua_Number cls = 0; /* (none said: 0) */
+                if (!lua_isnil(L, -1) && !test_integer(L, -1, 0, 255, &cls))
                     arg_error_fmt(L, 3, "legend['%s'].class must be an integer in 0..255, got %s", k, value_str(L, -1));
                 lua_pop(L, 1);
                 classes[ch] = (uint8_t)cls;
