@@ -145,7 +145,7 @@ describe("terrain classes", function()
     end
   end)
 
-  it("a job with classes follows a class write (it starts over)", function()
+  it("a job with classes follows a class write", function()
     local rng = oracle.rng(SEED + 3)
     for n = 1, scale(30) do
       local world = worlds.random_world(rng, { w = 10, h = 10 })
@@ -153,7 +153,7 @@ describe("terrain classes", function()
       local grid = oracle.grid(astar, world)
       local sx, sy, gx, gy = 1, 1, 10, 10
       local job = grid:search(sx, sy, gx, gy, { classes = classes })
-      job:step(4)
+      local running = job:step(4) == "running" -- (one that ended answers for the map it saw)
       for _ = 1, 6 do -- reclass a few cells mid-search (a road turned to a wall, say)
         local x, y, c = rng.int(1, 10), rng.int(1, 10), rng.int(0, 3)
         world.class[y][x] = c
@@ -162,7 +162,8 @@ describe("terrain classes", function()
       while job:step(5) == "running" do end
       local path, info = job:result()
       local want = oracle.cost(world, sx, sy, gx, gy)
-      if want then same_cost(info.cost, want, "world " .. n) else assert.is_nil(path, "world " .. n) end
+      if running and want then same_cost(info.cost, want, "world " .. n)
+      elseif running then assert.is_nil(path, "world " .. n) end
     end
   end)
 

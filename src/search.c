@@ -327,16 +327,14 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
      * (jobs.c), else start over. Its layers and claims grown past what it counts exactly in
      * quanta: on in doubles (without max_cost, whose cut records hold no g), else start over. */
-    /* A job with classes follows no change (its heuristic's scale and walls come from them):
-     * it starts over, as a fresh query on the new map would answer. */
-    bool reclassed = c->q->classes && (c->g->class_version != s->job_class_version ||
-                                       c->g->version != s->job_version);
+    /* A job with classes follows class writes as terrain writes (jobs.c). */
+    bool reclassed = c->q->classes && c->g->class_version != s->job_class_version;
     bool moved = s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s) ||
                  reclassed;
     bool outgrown = c->exact && c->layered && !(penalty_bound(c, c->claims_seen) < c->penalty_room);
     if (moved || outgrown) {
         uint32_t repairs = 0;
-        bool go_on = !s->job_restart_due && !reclassed && (!moved || astar_job_follow(s, &repairs));
+        bool go_on = !s->job_restart_due && (!moved || astar_job_follow(s, &repairs));
         if (go_on && outgrown && c->exact) {
             uint64_t work = 0;
             go_on = c->q->max_cost == INFINITY && astar_job_leave_exact(c, &work);
@@ -344,6 +342,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
         }
         if (go_on) {
             s->job_version = c->g->version;
+            s->job_class_version = c->g->class_version;
             s->job_repairs += repairs;
         } else {
             /* A job that jumps follows no change (its scans read cells it never reached): it

@@ -269,7 +269,8 @@ function Grid:get_cost(x, y) end
 
 ---Sets a cell's terrain class, which a query's `classes` option weighs or blocks; the terrain
 ---cost stays. The first class other than 0 makes a byte per cell. Not a terrain change: the
----version stays, islands and tables stay; a job with `classes` (a search or a field job) starts over.
+---version stays, islands and tables stay; a job with `classes` (a search or a field job) follows it as a
+---terrain write (repaired where it reached, else unread).
 ---@param x integer
 ---@param y integer
 ---@param class integer 0..255 (every cell is 0 until set)

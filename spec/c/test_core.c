@@ -1556,7 +1556,7 @@ static void test_dead_ends(void) {
 static void test_classes(void) {
     static world w;
     static double dist[MAXH][MAXW];
-    int found = 0, walled = 0, exact_worlds = 0;
+    int found = 0, walled = 0, exact_worlds = 0, followed = 0;
     for (int iter = 0; iter < 400; iter++) {
         memset(&w, 0, sizeof w);
         w.w = 2 + (int)(rnd() % (MAXW - 1));
@@ -1630,11 +1630,28 @@ static void test_classes(void) {
                     else CHECK_NEAR(d, to);
                 }
         }
+        /* A job under class writes between its steps: it follows them (repairs or reads them
+         * later), and answers for the classes as they end. */
+        w.use_node_cost = 0;
+        q.node_cost = NULL;
+        st = astar_search_start(s, g, &q, &sliced);
+        for (int k = 0; k < 6 && st == ASTAR_RUNNING; k++) {
+            st = astar_search_step(s, 2, &sliced);
+            int x = (int)(rnd() % (uint32_t)w.w), y = (int)(rnd() % (uint32_t)w.h);
+            if (st != ASTAR_RUNNING) break;
+            w.cls[y][x] = (unsigned char)(rnd() % 4);
+            CHECK(astar_grid_set_class(g, x, y, w.cls[y][x]) == ASTAR_OK);
+        }
+        while (st == ASTAR_RUNNING) st = astar_search_step(s, 3, &sliced);
+        want = oracle_cost(&w, q.sx, q.sy, q.gx, q.gy);
+        CHECK(st == (want == INFINITY ? ASTAR_UNREACHABLE : ASTAR_OK));
+        if (st == ASTAR_OK && want != INFINITY) CHECK_NEAR(sliced.cost, want);
+        followed += sliced.repairs > 0 && sliced.restarts == 0;
         astar_field_free(f);
         astar_search_free(s);
         astar_grid_free(g);
     }
-    CHECK(found > 150 && walled > 10 && exact_worlds > 150);
+    CHECK(found > 150 && walled > 10 && exact_worlds > 150 && followed > 20);
 }
 
 int main(void) {
