@@ -245,7 +245,7 @@ describe("terrain classes everywhere", function()
         world.cost[y], world.class[y] = {}, {}
         for x = 1, w do
           world.cost[y][x] = rng.next() < 0.15 and false or 1
-          world.class[y][x] = (x // 5 + y // 5) % 3
+          world.class[y][x] = (math.floor(x / 5) + math.floor(y / 5)) % 3
         end
       end
       local grid = oracle.grid(astar, world)
