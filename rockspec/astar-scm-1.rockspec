@@ -81,6 +81,7 @@ build = {
       ["astar.debug"] = "lua/astar/debug.lua",
       ["astar.tiled"] = "lua/astar/tiled.lua", -- JSON through lua-cjson or dkjson, if installed
       ["astar.sandbox"] = "lua/astar/sandbox.lua", -- environments and views for mod scripts
+      ["astar.classes"] = "lua/astar/classes.lua", -- class_names
       ["astar.meta"] = "lua/astar/meta.lua", -- LuaCATS annotations for editors, never required
    },
 }

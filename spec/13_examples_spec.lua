@@ -130,6 +130,26 @@ describe("examples", function()
     assert.truthy(lines[1]:match("path of %d+ cells"))
   end)
 
+  it("classes.lua: the boat keeps to water, cavalry takes the road round the forest, infantry the forest", function()
+    local out = table.concat(run("examples/classes.lua"), "\n")
+    local units = {}
+    for name, cost, water, ground, road, forest in out:gmatch(
+      "(%a+): %d+ steps, cost ([%d.]+); cells: water (%d+), ground (%d+), road (%d+), forest (%d+)") do
+      units[name] = { cost = tonumber(cost), water = tonumber(water), ground = tonumber(ground),
+                      road = tonumber(road), forest = tonumber(forest) }
+    end
+    local boat, cavalry, infantry = units.boat, units.cavalry, units.infantry
+    assert.is_true(boat.water > 20 and boat.ground + boat.road + boat.forest == 0)
+    assert.is_true(cavalry.forest == 0 and cavalry.road > 20 and cavalry.water == 0)
+    assert.is_true(infantry.forest > 20 and infantry.water == 0)
+    assert.is_true(cavalry.cost < infantry.cost) -- the same trip, cheaper for horses on the road
+    local reach = {}
+    for name, east in out:gmatch("(%a+) reaches %d+ cells within 12, as far east as x = (%d+)") do
+      reach[name] = tonumber(east)
+    end
+    assert.is_true(reach.cavalry > reach.infantry)
+  end)
+
   it("flee.lua: the scout ends safe, never nearer an archer than it stood; wander repeats per seed", function()
     local lines = run("examples/flee.lua")
     local from, away, safe = lines[1]:match("^Scout at %(%d+,%d+%), ([%d.]+) from .- cost [%d.]+, ([%d.]+) away %((%a+)%)")

@@ -145,7 +145,7 @@ describe("terrain classes", function()
     end
   end)
 
-  it("a job with classes follows a class write (it starts over)", function()
+  it("a job with classes follows a class write", function()
     local rng = oracle.rng(SEED + 3)
     for n = 1, scale(30) do
       local world = worlds.random_world(rng, { w = 10, h = 10 })
@@ -153,7 +153,7 @@ describe("terrain classes", function()
       local grid = oracle.grid(astar, world)
       local sx, sy, gx, gy = 1, 1, 10, 10
       local job = grid:search(sx, sy, gx, gy, { classes = classes })
-      job:step(4)
+      local running = job:step(4) == "running" -- (one that ended answers for the map it saw)
       for _ = 1, 6 do -- reclass a few cells mid-search (a road turned to a wall, say)
         local x, y, c = rng.int(1, 10), rng.int(1, 10), rng.int(0, 3)
         world.class[y][x] = c
@@ -162,7 +162,8 @@ describe("terrain classes", function()
       while job:step(5) == "running" do end
       local path, info = job:result()
       local want = oracle.cost(world, sx, sy, gx, gy)
-      if want then same_cost(info.cost, want, "world " .. n) else assert.is_nil(path, "world " .. n) end
+      if running and want then same_cost(info.cost, want, "world " .. n)
+      elseif running then assert.is_nil(path, "world " .. n) end
     end
   end)
 
@@ -273,16 +274,7 @@ describe("terrain classes", function()
     local path = g:find(1, 1, 5, 5, { classes = holes, diagonal = "never" })
     assert.is_false(ran)
     for _, p in ipairs(path) do assert.is_false(p.x == 3 and p.y == 3) end
-    -- refused where a path is walked or a field made, by name
-    for _, call in ipairs({
-      function() g:distance_field({ { 1, 1 } }, { classes = {} }) end,
-      function() g:range(1, 1, 3, { classes = {} }) end,
-      function() g:check_path({ { x = 1, y = 1 } }, 1, { classes = {} }) end,
-    }) do
-      local ok, err = pcall(call)
-      assert.is_false(ok)
-      assert.truthy(tostring(err):find("classes", 1, true), tostring(err))
-    end
+    -- (fields, ranges and walked paths take them too: spec 70)
     -- a callback of a query with classes cannot write a class (its query reads them)
     local ok, err = pcall(g.find, g, 1, 1, 5, 5, { classes = { [1] = false },
       node_cost = function(x, y) g:set_class(x, y, 1) end })

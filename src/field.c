@@ -123,7 +123,8 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
     astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false, false,
                     c->q->max_cost, 1.0, c->q->max_expansions, &c->meter, c->expansions, false, c->start, 0,
                     INFINITY, 0.0};
-    toward_frame f = {c, !c->q->node_cost && !c->q->known, c->penalties || c->q->edge_cost};
+    /* (a class the query walls is a wall the grid's tables do not know) */
+    toward_frame f = {c, !c->q->node_cost && !c->q->known && !c->class_walls, c->penalties || c->q->edge_cost};
     astar_status st = c->q->node_cost || c->q->edge_cost ? astar_loop_run(&TOWARD_AHEAD, &f, &L, budget, res)
                                                          : astar_loop_run(&TOWARD, &f, &L, budget, res);
     c->expansions = L.expansions; /* where a paused slice left off */
@@ -411,6 +412,7 @@ static astar_status field_job_setup(astar_search *s, astar_grid *g) {
     s->job_live = st == ASTAR_OK; /* (field_setup ended any search on s) */
     s->job_field = true;
     s->job_version = g->version;
+    s->job_class_version = g->class_version;
     fj->searched = false;
     fj->written = 0;
     return st;
@@ -439,15 +441,25 @@ astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, c
 }
 
 /*
- * Whether the field may go on after the terrain changes since s->job_version: none was under
- * a cell it reached (astar_job_changes_unread: every step it read is as it was, and a cell it
+ * Whether the field may go on after the terrain changes since s->job_version (and with
+ * classes the class writes since s->job_class_version): none was under a cell it reached (astar_job_changes_unread: every step it read is as it was, and a cell it
  * has not reached is read as it is now when reached), and none opened a goal (TO) that was
  * blocked at its start (left out then, and never reached).
  */
-static bool field_follows(const astar_search *s) {
+static bool field_follows(astar_search *s) {
     const struct astar_field_job *fj = &s->field;
     const astar_grid *g = s->job.g;
     if (!astar_job_changes_unread(s)) return false;
+    if (fj->q.classes && g->class_version != s->job_class_version) { /* class writes alike */
+        if (!astar_job_class_changes_unread(s)) return false;
+        for (uint32_t v = s->job_class_version + 1; v != g->class_version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
+            const astar_class_change *cc = astar_grid_class_change(g, v);
+            if (fj->q.classes[cc->before] != INFINITY) continue; /* (a goal the class walled: left out) */
+            for (int32_t i = 0; i < fj->ncells; i++)
+                if (astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width) == cc->cell) return false;
+        }
+        s->job.cls = g->cls; /* (made by the first class write, if after its start) */
+    }
     for (uint32_t v = s->job_version + 1; v != g->version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
         const astar_change *ch = astar_grid_change(g, v);
         if (ch->before != INFINITY) continue;
@@ -486,9 +498,13 @@ astar_status astar_field_step(astar_search *s, uint64_t n, uint64_t *used, astar
     }
     if (!s->job_live || !s->job_field) return astar_finish(res, ASTAR_EINVAL); /* ended by another query */
     astar_grid *g = c->g;
-    if (s->job_restart_due || g->version != s->job_version) {
+    /* A field with classes follows class writes as terrain writes (a class write bumps no
+     * terrain version: astar_grid_set_class). */
+    bool reclassed = fj->q.classes && g->class_version != s->job_class_version;
+    if (s->job_restart_due || g->version != s->job_version || reclassed) {
         if (!s->job_restart_due && field_follows(s)) {
             s->job_version = g->version;
+            s->job_class_version = g->class_version;
         } else {
             s->job_restart_due = true;
             astar_status st = field_job_setup(s, g);

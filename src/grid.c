@@ -107,6 +107,7 @@ void astar_grid_free(astar_grid *g) {
     astar_mem(&a, g->open, g->cells, 0);
     astar_mem(&a, g->cls, g->cls ? g->cells : 0, 0);
     astar_mem(&a, g->class_cells, g->class_cells ? 256 * sizeof *g->class_cells : 0, 0);
+    astar_mem(&a, g->class_log, g->class_log ? ASTAR_CHANGE_LOG * sizeof *g->class_log : 0, 0);
     astar_mem(&a, g->row_bits, line_bytes(g, true), 0);
     astar_mem(&a, g->col_bits, line_bytes(g, false), 0);
     astar_mem(&a, g->log, ASTAR_CHANGE_LOG * sizeof *g->log, 0);
@@ -181,8 +182,10 @@ astar_status astar_grid_set_class(astar_grid *g, int32_t x, int32_t y, int cls) 
     if ((g->cls ? g->cls[at] : 0) == cls) return ASTAR_OK;
     if (!g->cls) {
         int32_t *counts = astar_mem(&g->alloc, NULL, 0, 256 * sizeof *counts);
-        g->cls = counts ? astar_mem(&g->alloc, NULL, 0, g->cells) : NULL;
+        astar_class_change *log = counts ? astar_mem(&g->alloc, NULL, 0, ASTAR_CHANGE_LOG * sizeof *log) : NULL;
+        g->cls = log ? astar_mem(&g->alloc, NULL, 0, g->cells) : NULL;
         if (!g->cls) {
+            astar_mem(&g->alloc, log, log ? ASTAR_CHANGE_LOG * sizeof *log : 0, 0);
             astar_mem(&g->alloc, counts, counts ? 256 * sizeof *counts : 0, 0);
             return ASTAR_ENOMEM;
         }
@@ -190,11 +193,14 @@ astar_status astar_grid_set_class(astar_grid *g, int32_t x, int32_t y, int cls) 
         memset(counts, 0, 256 * sizeof *counts);
         counts[0] = g->width * g->height;
         g->class_cells = counts;
+        g->class_log = log;
     }
-    g->class_cells[g->cls[at]]--;
+    uint8_t before = g->cls[at];
+    g->class_cells[before]--;
     g->class_cells[cls]++;
     g->cls[at] = (uint8_t)cls;
     g->class_version++;
+    g->class_log[g->class_version & (ASTAR_CHANGE_LOG - 1u)] = (astar_class_change){at, before, (uint8_t)cls};
     return ASTAR_OK;
 }
 

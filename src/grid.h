@@ -67,6 +67,14 @@ struct astar_hierarchy;
  */
 #define ASTAR_CHANGE_LOG 1024u
 
+/* The class log, alike for class writes (which move class_version, not the version): entry
+ * v & (ASTAR_CHANGE_LOG - 1) holds the write that made class_version v. Jobs with classes
+ * follow them (jobs.c). */
+typedef struct astar_class_change {
+    int32_t cell;
+    uint8_t before, after;
+} astar_class_change;
+
 typedef struct astar_change {
     uint32_t version;           /* the grid's version after this write */
     int32_t cell;
@@ -102,6 +110,7 @@ struct astar_grid {
                                    until a class other than 0 is set: all 0 */
     uint32_t class_version;     /* bumped by every class write that changes a cell's class */
     int32_t *class_cells;       /* with cls: how many cells hold each class (256 counts) */
+    astar_class_change *class_log; /* with cls: ASTAR_CHANGE_LOG entries */
     uint64_t *row_bits;         /* a bit per cell, set when walkable, row by row: jump point
                                    search scans 64 cells of a line at once */
     uint64_t *col_bits;         /* the same column by column (vertical lines) */
@@ -136,6 +145,14 @@ static inline bool astar_grid_changes_known(const astar_grid *g, uint32_t since)
 }
 static inline const astar_change *astar_grid_change(const astar_grid *g, uint32_t v) {
     return &g->log[v & (ASTAR_CHANGE_LOG - 1u)];
+}
+/* Whether the class log holds every class write after class_version `since` (there is no bulk
+ * class write); then astar_grid_class_change(g, v) for v from since + 1 up to class_version. */
+static inline bool astar_grid_class_changes_known(const astar_grid *g, uint32_t since) {
+    return g->class_version - since <= ASTAR_CHANGE_LOG;
+}
+static inline const astar_class_change *astar_grid_class_change(const astar_grid *g, uint32_t v) {
+    return &g->class_log[v & (ASTAR_CHANGE_LOG - 1u)];
 }
 /* A change the log cannot describe cell by cell (a bulk write): everything built or searched
  * before it must assume any cell changed. */

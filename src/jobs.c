@@ -74,6 +74,15 @@ bool astar_job_changes_unread(const astar_search *s) {
     return true;
 }
 
+bool astar_job_class_changes_unread(const astar_search *s) {
+    const query_ctx *c = &s->job;
+    const astar_grid *g = c->g;
+    if (!astar_grid_class_changes_known(g, s->job_class_version)) return false;
+    for (uint32_t v = s->job_class_version + 1; v != g->class_version + 1; v++)
+        if (block_reached(c, astar_grid_class_change(g, v)->cell)) return false;
+    return true;
+}
+
 bool astar_job_landmarks_held(const astar_search *s) {
     /* The grid's landmarks as they were when the job aimed at them: a repair that lowered
      * their distances, a rebuild, a drop or going out of use moves their serial. */
@@ -342,6 +351,26 @@ static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
     return true;
 }
 
+/* A cell's terrain as a query with classes sees it (astar_terrain_cost) for a raw cost and a
+ * class. */
+static double seen_cost(const query_ctx *c, double cost, uint8_t cls) {
+    return cost == INFINITY ? INFINITY : astar_rounded(cost * c->class_factor[cls]);
+}
+
+/* A terrain write as a job with classes sees it (no class write since: the cell's class now). */
+static const astar_change *terrain_change(const query_ctx *c, const astar_change *ch, astar_change *seen) {
+    uint8_t cls = c->cls ? c->cls[ch->cell] : 0;
+    *seen = (astar_change){ch->version, ch->cell, seen_cost(c, ch->before, cls), seen_cost(c, ch->after, cls)};
+    return seen;
+}
+
+/* A class write as a job with classes sees it (no terrain write since: the cell's cost now). */
+static const astar_change *classed_change(const query_ctx *c, const astar_class_change *cc, astar_change *seen) {
+    double cost = c->cost[cc->cell];
+    *seen = (astar_change){0, cc->cell, seen_cost(c, cost, cc->before), seen_cost(c, cost, cc->after)};
+    return seen;
+}
+
 bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     query_ctx *c = &s->job;
     const astar_grid *g = c->g;
@@ -365,10 +394,32 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         }
     }
     uint64_t work = 0;
-    for (uint32_t v = s->job_version + 1; v != g->version + 1; v++) {
-        const astar_change *ch = astar_grid_change(g, v);
+    /* With classes, a change is what the query sees: the terrain times the class's factor
+     * (classed_change). The loop that has them composed per class on terrain of one cost
+     * reads the costs from a terrain write on. Terrain and class writes both since: which came
+     * first at a cell is not known, so it starts over. */
+    const bool classed = c->q->classes != NULL, reclassed = classed && g->class_version != s->job_class_version;
+    if (reclassed) c->cls = g->cls; /* (made by the first class write, if after its start) */
+    if (classed) {
+        if (!c->class_factor) return false; /* classes of one factor ran as plain terrain (query.c) */
+        if (reclassed && (g->version != s->job_version || !astar_grid_class_changes_known(g, s->job_class_version)))
+            return false;
+        if (g->version != s->job_version && c->class_steps) {
+            if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
+            c->class_steps = false;
+        }
+        /* A class may come onto the map whose steps the quanta were not bounded for. */
+        if (reclassed && c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
+    }
+    uint32_t from = reclassed ? s->job_class_version : s->job_version, to = reclassed ? g->class_version : g->version;
+    for (uint32_t v = from + 1; v != to + 1; v++) {
+        astar_change seen;
+        const astar_change *ch = reclassed ? classed_change(c, astar_grid_class_change(g, v), &seen)
+                               : classed   ? terrain_change(c, astar_grid_change(g, v), &seen)
+                                           : astar_grid_change(g, v);
         const int32_t x = ch->cell;
         const bool walkable = ch->after != INFINITY;
+        if (ch->before == ch->after) continue; /* (a class of the same factor) */
         /* What the job resolved from the terrain at its start. */
         if (walkable && ch->after < c->h_scale) return false; /* its heuristic would overestimate */
         if (!c->callbacks && c->uniform_cost > 0 && walkable && ch->after != c->uniform_cost) {

@@ -188,6 +188,14 @@ static ALWAYS_INLINE uint64_t astar_pool_key(astar_pool *p, double f, double h) 
     return astar_heap_key_fine((int64_t)(f * (1.0 / ASTAR_QUANTUM)), h_quanta, p->tie_bits);
 }
 
+/* astar_pool_key of f and h in whole quanta (f below ASTAR_EXACT_BELOW): the same key, for a
+ * loop that counts in quanta and must order its ties as the loop in doubles does. */
+static ALWAYS_INLINE uint64_t astar_pool_key_quanta(astar_pool *p, int64_t f, int64_t h) {
+    double fd = (double)f * ASTAR_QUANTUM;
+    if (!(fd < p->key_room)) return astar_pool_key_wider(p, fd, (double)h * ASTAR_QUANTUM);
+    return astar_heap_key_fine(f, h, p->tie_bits);
+}
+
 static inline bool astar_heap_less(const astar_heap_entry *a, const astar_heap_entry *b) {
     return a->key < b->key;
 }

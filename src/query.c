@@ -333,9 +333,14 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
         /* Terrain of one cost: a class's step is the same everywhere, composed here once as the
          * classed loop would compose it (the same bits), and read there with one load. */
         for (int i = 0; i < 256; i++)
-            for (int k = 0; k < 2; k++)
-                s->class_step[i][k] = astar_step_of(k ? ASTAR_SQRT2 : 1.0, astar_rounded(min_cost * q->classes[i]), false,
-                                                    0.0, false, 0.0);
+            for (int k = 0; k < 2; k++) {
+                double step = astar_step_of(k ? ASTAR_SQRT2 : 1.0, astar_rounded(min_cost * q->classes[i]), false,
+                                            0.0, false, 0.0);
+                s->class_step[i][k] = step;
+                /* whole quanta below ASTAR_QUANTA_BELOW; the loop in quanta runs only when every
+                 * class on the map is (search.c's exact_room), the others are never read */
+                s->class_quanta[i][k] = step < ASTAR_QUANTA_BELOW ? (int64_t)(step * (1.0 / ASTAR_QUANTUM)) : 0;
+            }
         c->class_steps = true;
     }
     c->windowed = q->claims && q->claim_window >= 0;

@@ -112,6 +112,18 @@ static double penalty_bound(const query_ctx *c, int64_t stale) {
     return sum * (1.0 + 0x1p-40) + (double)c->s->cells * ASTAR_QUANTUM;
 }
 
+/* With classes on terrain of one cost (query.c's class_step): the dearest diagonal step onto
+ * a class some cell holds and the query lets it walk. A job with classes starts over when a
+ * class is written (astar_search_step), so no other class is stepped on while it runs. */
+static double class_dearest(const query_ctx *c) {
+    double diag = 0.0;
+    for (int i = 0; i < 256; i++) {
+        double step = c->s->class_step[i][1];
+        if (c->g->class_cells[i] > 0 && step != INFINITY && step > diag) diag = step;
+    }
+    return diag;
+}
+
 /*
  * Whether the loop may count c's query in quanta: its sums stay below ASTAR_EXACT_BELOW and a
  * step's penalised cost below ASTAR_QUANTA_BELOW, where astar_cost_up rounds it to quanta, so
@@ -121,7 +133,7 @@ static double penalty_bound(const query_ctx *c, int64_t stale) {
  */
 static bool exact_room(query_ctx *c) {
     const astar_grid *g = c->g;
-    double diag = astar_step_cost(c->uniform_cost, 4), extra = penalty_bound(c, 0);
+    double diag = c->uniform_cost > 0 ? astar_step_cost(c->uniform_cost, 4) : class_dearest(c), extra = penalty_bound(c, 0);
     c->claims_seen = c->q->claims && c->pv.claim.overlay ? c->q->claims->total : 0;
     if (!(diag + extra < ASTAR_QUANTA_BELOW) || !astar_exact_keys(g, diag, extra, &c->tie_bits)) return false;
     double room = ldexp(1.0, 31 - c->tie_bits);
@@ -153,10 +165,11 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->corridor_gen = corridor_gen;
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
-    /* Counting in quanta (grid_loop.c's `exact`): for uniform terrain under the octile bound alone (with
+    /* Counting in quanta (grid_loop.c's `exact`): for uniform terrain (or classes on terrain of
+     * one cost, each class a uniform step: class_dearest) under the octile bound alone (with
      * landmarks astar_run_plain takes another loop; jobs.c reads this flag as the loop's), with or
      * without layers and claims (no callbacks), while sums stay exact (exact_room). */
-    c->exact = !callbacks && c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist &&
+    c->exact = !callbacks && c->heuristic == ASTAR_H_OCTILE && (c->uniform_cost > 0 || c->class_steps) && !c->lm.dist &&
                q->weight == 1.0 && !q->partial && exact_room(c);
 
     int32_t start = astar_cell(g->stride, q->sx, q->sy);
@@ -314,16 +327,14 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
     /* The terrain changed under it (or the landmarks it reads): go on where the changes allow
      * (jobs.c), else start over. Its layers and claims grown past what it counts exactly in
      * quanta: on in doubles (without max_cost, whose cut records hold no g), else start over. */
-    /* A job with classes follows no change (its heuristic's scale and walls come from them):
-     * it starts over, as a fresh query on the new map would answer. */
-    bool reclassed = c->q->classes && (c->g->class_version != s->job_class_version ||
-                                       c->g->version != s->job_version);
+    /* A job with classes follows class writes as terrain writes (jobs.c). */
+    bool reclassed = c->q->classes && c->g->class_version != s->job_class_version;
     bool moved = s->job_restart_due || c->g->version != s->job_version || !astar_job_landmarks_held(s) ||
                  reclassed;
     bool outgrown = c->exact && c->layered && !(penalty_bound(c, c->claims_seen) < c->penalty_room);
     if (moved || outgrown) {
         uint32_t repairs = 0;
-        bool go_on = !s->job_restart_due && !reclassed && (!moved || astar_job_follow(s, &repairs));
+        bool go_on = !s->job_restart_due && (!moved || astar_job_follow(s, &repairs));
         if (go_on && outgrown && c->exact) {
             uint64_t work = 0;
             go_on = c->q->max_cost == INFINITY && astar_job_leave_exact(c, &work);
@@ -331,6 +342,7 @@ astar_status astar_search_step(astar_search *s, uint64_t n, astar_result *res) {
         }
         if (go_on) {
             s->job_version = c->g->version;
+            s->job_class_version = c->g->class_version;
             s->job_repairs += repairs;
         } else {
             /* A job that jumps follows no change (its scans read cells it never reached): it

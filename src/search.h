@@ -52,7 +52,8 @@ astar_status astar_run_general(query_ctx *c, uint64_t budget, astar_result *res)
 
 /*
  * Brings the live search of s (s->job) up to its grid's terrain after changes since
- * s->job_version: true when it may go on from where it stands (repaired where a change was
+ * s->job_version (with classes, or its class writes since s->job_class_version, as the query
+ * sees them: not both kinds at once): true when it may go on from where it stands (repaired where a change was
  * under its closed nodes; *repairs counts those), false when it must start over. Its work
  * (bounded by the changes and by what the job has expanded) is charged to the progress
  * handler.
@@ -62,6 +63,9 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs);
  * the 3x3 block of a cell the live search of s reached: then it read no step a change
  * altered (a distance field in slices goes on). Work: 9 reads per change. */
 bool astar_job_changes_unread(const astar_search *s);
+/* The same for the class writes since s->job_class_version (a distance field with classes).
+ * Work: 9 reads per class write. */
+bool astar_job_class_changes_unread(const astar_search *s);
 /* Whether the landmarks a job's heuristic reads (c->lm) are still the grid's, as valid as
  * when it started (none read: true). */
 bool astar_job_landmarks_held(const astar_search *s);

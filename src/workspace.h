@@ -48,9 +48,10 @@ struct astar_search {
     query_ctx job;
     bool job_live;          /* started and not finished: astar_search_step continues it */
     uint32_t job_version;   /* the grid's terrain version it has followed up to */
-    uint32_t job_class_version; /* and its class version (a job with classes starts over when it moves) */
+    uint32_t job_class_version; /* and the class version (a job with classes follows class writes) */
     double class_step[256][2]; /* a query with classes on terrain of one cost: each class's
                                   rounded step, straight and diagonal (grid_loop.c) */
+    int64_t class_quanta[256][2]; /* the same in quanta, when it counts in them (0: a wall) */
     uint64_t job_landmarks; /* the grid's landmark serial when it started (read when its h reads them) */
     uint32_t job_restarts;
     uint32_t job_repairs;   /* changes under its closed nodes it followed without starting over */

@@ -2539,7 +2539,8 @@ end
 
 -- Terrain classes ("classes"; every seed found before them disables it): set_class with good and
 -- weird values, then a find with a classes table, good (checked: no path ends on a cell its
--- classes wall) or hostile (keys and factors out of range, NaN, metatables, weird values).
+-- classes wall) or hostile (keys and factors out of range, NaN, metatables, weird values), and
+-- the same options for a distance field or a range, and a check and a repair of the path found.
 local CLASS_FACTORS = { 1, 0.5, 3, 0.01, 1e100, false, 0, -1, NAN, HUGE, 1e101, true, "2" }
 function A.classes(st)
   local e, sx, sy, gx, gy, opts, uses = st:grid_query()
@@ -2567,6 +2568,16 @@ function A.classes(st)
         st:failure(string.format("find classes: a path ends on (%s,%s), whose class %d is a wall", tostring(gx),
           tostring(gy), c))
       end
+    end
+    -- the same classes where a field is made or a path walked (options these refuse: errors)
+    if st:chance(0.5) then
+      st:call("grid:distance_field classes", e.obj.distance_field, e.obj, { { x = gx, y = gy } }, opts)
+    else
+      st:call("grid:range classes", e.obj.range, e.obj, sx, sy, st:int(0, 12), opts)
+    end
+    if type(r[1]) == "table" then
+      st:call("grid:check_path classes", e.obj.check_path, e.obj, r[1], 1, opts)
+      st:call("grid:repair classes", e.obj.repair, e.obj, r[1], 1, opts)
     end
   end)
 end

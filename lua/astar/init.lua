@@ -6,6 +6,7 @@
 --   astar/debug.lua      astar.debug (ascii and PNG pictures)
 --   astar/tiled.lua      astar.tiled (Tiled maps as grids)
 --   astar/sandbox.lua    astar.sandbox (environments and read-only views for mod scripts)
+--   astar/classes.lua    astar.class_names (terrain classes by name)
 -- astar/args.lua holds the argument checks they share; astar/meta.lua the annotations.
 local core = require("astar.core")
 
@@ -30,6 +31,7 @@ local astar = {
   sandbox = require("astar.sandbox"), -- for mods: env(), view(), library(), load(), unwrap()
   flee = core.flee, -- flee(grid, x, y, threats, opts): grid:flee, a path to safety
   wander = core.wander, -- wander(grid, x, y, cost, opts): grid:wander, to a seeded random cell
+  class_names = require("astar.classes").class_names, -- names for terrain classes: T.water, T{ water = 2 }
 }
 
 return astar

@@ -66,13 +66,13 @@
 ---@field noise number? adds noise x a deterministic value in [0, 1) per cell
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
----@field classes table<integer, number|false>? terrain classes (grid:set_class): { [class] = factor or false }; a cell's terrain cost is multiplied by its class's factor (in (0, 1e100]; 1 for a class not listed), false blocks the class; read raw (no metamethods). find, find_nearest, find_many and their jobs only
+---@field classes table<integer, number|false>? terrain classes (grid:set_class): { [class] = factor or false }; a cell's terrain cost is multiplied by its class's factor (in (0, 1e100]; 1 for a class not listed), false blocks the class; read raw (no metamethods). Every grid query: find, find_nearest, find_many, their jobs, distance_field, field_job, range, check_path (the whole path is walked: since is not used) and repair. Names: astar.class_names
 ---@field size integer? a unit of size x size cells (1..8, default 1), the path's cells its top-left: every cell it covers must be walkable, a step costs the dearest cell it newly covers (docs/contract.md, Units bigger than one cell). find only, not with hierarchical, known, classes or on hexes
 ---@field path "points"|"flat"? the path's form (find, find_nearest, their jobs search and search_nearest, repair): default "points"
 ---@field into table? find, find_nearest, search, search_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, search, search_nearest, repair, graph:find: the info is written into this table (raw), returned
 ---@field interests (astar.Interest|astar.GraphInterest)[]? pick-ups: the path may pass one to collect its value; the answer minimises cost minus the value collected (not with partial, distance fields, check_path or repair)
----@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost or known the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
+---@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost, known or classes the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
 ---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
 
 ---@class astar.FleeOptions: astar.FindOptions
@@ -216,6 +216,11 @@ function astar.flee(grid, x, y, threats, opts) end
 ---@return astar.WanderInfo info
 function astar.wander(grid, x, y, cost, opts) end
 
+---Names for terrain classes: `T.water` is its id (an unknown name is an error), and `T({ water = false, forest = 2 })` a `classes` table keyed by ids (ids may be given as they are; a class given twice is an error). Tables are read raw (no metamethods); the object is read-only.
+---@param names table<string, integer> name -> class id 0..255
+---@return astar.ClassNames names
+function astar.class_names(names) end
+
 ---Loads a Moving AI .map file.
 ---@param path string
 ---@return astar.Grid grid
@@ -253,6 +258,9 @@ function astar.set_work_limit(n) end
 ---@return integer?
 function astar.work_left() end
 
+---@class astar.ClassNames: { [string]: integer }
+---@overload fun(classes: table<string|integer, number|false>): table<integer, number|false>
+
 ---@class astar.Grid
 ---@field width integer
 ---@field height integer
@@ -281,7 +289,8 @@ function Grid:get_cost(x, y) end
 
 ---Sets a cell's terrain class, which a query's `classes` option weighs or blocks; the terrain
 ---cost stays. The first class other than 0 makes a byte per cell. Not a terrain change: the
----version stays, islands and tables stay; a job with `classes` starts over.
+---version stays, islands and tables stay; a job with `classes` (a search or a field job) follows it as a
+---terrain write (repaired where it reached, else unread).
 ---@param x integer
 ---@param y integer
 ---@param class integer 0..255 (every cell is 0 until set)
@@ -309,7 +318,10 @@ function Grid:fill(cost) end
 ---jobs and builds follow them), more as one bulk write (tables built again now, landmarks set
 ---aside, jobs and builds start over).
 ---@param rows string[] exactly height strings of exactly width characters
----@param legend table<string, number|false>? character -> cost; default '.' = 1, '#' = false
+---With legend entries `{ cost = c, class = k }` (k default 0), every cell also gets its entry's
+---class (0 where an entry gives none), written first (a class write is O(1) and moves no version); without them,
+---classes stay as they are.
+---@param legend table<string, number|false|{ cost: number|false, class: integer }>? character -> cost, or cost and class; default '.' = 1, '#' = false
 function Grid:load(rows, legend) end
 
 ---The cheapest path, or nil and why not.
@@ -1007,6 +1019,8 @@ function Debug.explore(grid, sx, sy, gx, gy, opts) end
 ---@field default number|false? cost of a tile neither names (default 1)
 ---@field empty number|false? cost of an empty cell, gid 0 (default 1)
 ---@field diagonal astar.Diagonal? the grid's mode (square maps)
+---@field class_property string? a tile property holding the cell's terrain class (default "class"): an integer 0..255 or a name of class_names
+---@field class_names astar.ClassNames|table<string, integer>? the names a class property may use
 
 ---@class astar.TiledInfo
 ---@field width integer

@@ -170,6 +170,7 @@ function M.library()
     "load_scen_string", "smooth", "flee", "wander" }) do
     lib[name] = through(astar[name], name)
   end
+  lib.class_names = astar.class_names -- plain Lua over plain tables: no object to unwrap
   -- Schedulers are Lua tables whose metatable (and __index) is one class table, the game's
   -- schedulers' too: a script that changed it (getmetatable(s).tick = f, s.__index.tick = f)
   -- would run f inside the game's own ticks, on the game's requests and callbacks, outside any

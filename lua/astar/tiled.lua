@@ -142,9 +142,13 @@ end
 ---   default  cost of a tile neither names (default 1)
 ---   empty    cost of an empty cell, gid 0 (default 1; false to block)
 ---   diagonal the grid's mode (square maps)
+---   class_property name of a tile property holding the cell's terrain class (default "class"):
+---            an integer 0..255, or a name of class_names
+---   class_names names of classes (astar.class_names, or a table { name = id }) for that property
 --- info = { width, height, layer = name, orientation, tiles = distinct gids seen }
 --- A map it cannot read raises an error saying what is wrong with it.
-local OPTIONS = { layer = true, legend = true, property = true, default = true, empty = true, diagonal = true }
+local OPTIONS = { layer = true, legend = true, property = true, default = true, empty = true, diagonal = true,
+                  class_property = true, class_names = true }
 local MODES = { never = true, always = true, one_walkable = true, no_corner_cut = true }
 
 -- Why opts are wrong, or nil.
@@ -160,8 +164,13 @@ local function check_options(opts)
   if opts.legend ~= nil and type(opts.legend) ~= "table" then
     return "option 'legend' must be a table gid -> cost, got " .. type(opts.legend)
   end
-  if opts.property ~= nil and type(opts.property) ~= "string" then
-    return "option 'property' must be a property name, got " .. type(opts.property)
+  for _, k in ipairs({ "property", "class_property" }) do
+    if opts[k] ~= nil and type(opts[k]) ~= "string" then
+      return "option '" .. k .. "' must be a property name, got " .. type(opts[k])
+    end
+  end
+  if opts.class_names ~= nil and type(opts.class_names) ~= "table" then
+    return "option 'class_names' must be astar.class_names or a table { name = class }, got " .. type(opts.class_names)
   end
   if opts.diagonal ~= nil and not MODES[opts.diagonal] then
     return "option 'diagonal' must be \"never\", \"always\", \"one_walkable\" or \"no_corner_cut\", got "
@@ -228,11 +237,14 @@ function M.grid(map, opts)
     malformed(name .. ": encoding '" .. tostring(layer.encoding) .. "' is not supported (csv or base64)")
   end
   if not gids then malformed(name .. ": " .. why) end
-  local legend, property, props = opts.legend or {}, opts.property, nil
-  if property then
-    props, why = tile_properties(map)
-    if not props then malformed(why) end
-  end
+  local legend, property = opts.legend or {}, opts.property
+  -- Tile properties are read for classes too; a map whose tilesets Tiled could not have written
+  -- fails only where an option asked for a property (it loads as before, without classes).
+  local props
+  props, why = tile_properties(map)
+  if not props and (property or opts.class_property) then malformed(why) end
+  local class_property, class_names = opts.class_property or "class", opts.class_names
+  local class_of = {} -- gid -> its class (false: none given)
   local default = opts.default == nil and 1 or opts.default
   local empty = opts.empty == nil and 1 or opts.empty
   local by_property = property and "property '" .. property .. "'" -- where a cost came from
@@ -251,8 +263,28 @@ function M.grid(map, opts)
           seen[gid] = true
           kinds = kinds + 1
         end
+        local cls = class_of[gid]
+        if cls == nil then
+          cls = props and props[gid] and props[gid][class_property]
+          if cls == nil then cls = false end
+          if type(cls) == "string" then -- a name
+            local ok, id = pcall(function() return class_names and class_names[cls] end)
+            if not ok or id == nil then
+              malformed(string.format("tile %d: class '%s' is not in option 'class_names'", gid, cls))
+            end
+            cls = id
+          end
+          class_of[gid] = cls
+        end
+        if cls then
+          local ok, err = pcall(grid.set_class, grid, x, y, cls)
+          if not ok then
+            err = tostring(err):match("^bad argument #%d+ to '[^']*' %((.*)%)$") or tostring(err)
+            malformed(string.format("tile %d at (%d, %d), property '%s': %s", gid, x, y, class_property, err))
+          end
+        end
         cost, from = legend[gid], "the legend"
-        if cost == nil and props and props[gid] then
+        if cost == nil and property and props and props[gid] then
           cost, from = props[gid][property], by_property
           if cost == "blocked" then cost = false end
         end

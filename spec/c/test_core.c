@@ -34,6 +34,9 @@ typedef struct world {
     double node_extra[MAXH][MAXW];
     int use_edge_cost;
     astar_diagonal diag;
+    int use_classes;             /* terrain classes: cost * factor[cls], INFINITY a wall */
+    unsigned char cls[MAXH][MAXW];
+    double factor[256];
 } world;
 
 static double edge_extra(int x, int y, int fx, int fy) {
@@ -47,6 +50,7 @@ static double edge_extra(int x, int y, int fx, int fy) {
 static int walk_ok(const world *w, int x, int y) {
     if (x < 0 || y < 0 || x >= w->w || y >= w->h) return 0;
     if (w->cost[y][x] == INFINITY) return 0;
+    if (w->use_classes && w->factor[w->cls[y][x]] == INFINITY) return 0;
     if (w->use_node_cost && w->node_extra[y][x] == INFINITY) return 0;
     return 1;
 }
@@ -73,14 +77,14 @@ static double oracle_step(const world *w, int ax, int ay, int bx, int by) {
         if (e == INFINITY) return INFINITY;
         p += e;
     }
-    return len * w->cost[by][bx] + (p > 0 ? p : 0.0);
+    double terrain = w->cost[by][bx] * (w->use_classes ? w->factor[w->cls[by][bx]] : 1.0);
+    return len * terrain + (p > 0 ? p : 0.0);
 }
 
-static double oracle_cost(const world *w, int sx, int sy, int gx, int gy) {
-    static double dist[MAXH][MAXW];
+/* Every cell's cost from (sx, sy) into dist. */
+static void oracle_dists(const world *w, int sx, int sy, double dist[MAXH][MAXW]) {
     for (int y = 0; y < w->h; y++)
         for (int x = 0; x < w->w; x++) dist[y][x] = INFINITY;
-    if (!walk_ok(w, gx, gy)) return INFINITY;
     dist[sy][sx] = 0.0;
     for (int changed = 1; changed;) {
         changed = 0;
@@ -99,6 +103,12 @@ static double oracle_cost(const world *w, int sx, int sy, int gx, int gy) {
                     }
             }
     }
+}
+
+static double oracle_cost(const world *w, int sx, int sy, int gx, int gy) {
+    static double dist[MAXH][MAXW];
+    if (!walk_ok(w, gx, gy)) return INFINITY;
+    oracle_dists(w, sx, sy, dist);
     return dist[gy][gx];
 }
 
@@ -1538,7 +1548,114 @@ static void test_dead_ends(void) {
     astar_grid_free(g);
 }
 
+/*
+ * Terrain classes (astar_grid_set_class, astar_query.classes) against the oracle, which applies
+ * them itself: find (the classed loop, in quanta on terrain of one cost, or the general loop
+ * with a callback), the same in slices, and a distance field from the start.
+ */
+static void test_classes(void) {
+    static world w;
+    static double dist[MAXH][MAXW];
+    int found = 0, walled = 0, exact_worlds = 0, followed = 0;
+    for (int iter = 0; iter < 400; iter++) {
+        memset(&w, 0, sizeof w);
+        w.w = 2 + (int)(rnd() % (MAXW - 1));
+        w.h = 2 + (int)(rnd() % (MAXH - 1));
+        w.diag = (astar_diagonal)(rnd() % 4);
+        w.use_classes = 1;
+        w.use_node_cost = rnd() % 5 == 0; /* the general loop */
+        bool uniform = rnd() % 2 == 0;    /* terrain of one cost: the classed loop in quanta */
+        exact_worlds += uniform;
+        double base = uniform ? 0.5 + (double)(rnd() % 6) / 2 : 0.0;
+        astar_grid *g = astar_grid_new(w.w, w.h, w.diag, NULL);
+        astar_search *s = astar_search_new(w.w, w.h, NULL);
+        astar_field *f = astar_field_new(w.w, w.h, NULL);
+        CHECK(g && s && f);
+        for (int i = 0; i < 256; i++) w.factor[i] = 1.0;
+        for (int c = 0; c < 4; c++) {
+            double r = rnd01();
+            w.factor[c] = r < 0.2 ? INFINITY : r < 0.3 ? 1.0 : r < 0.6 ? 0.1 + rnd01() * 0.8 : 1.0 + rnd01() * 4;
+        }
+        for (int y = 0; y < w.h; y++)
+            for (int x = 0; x < w.w; x++) {
+                double c = rnd01() < 0.2 ? INFINITY : uniform ? base : 0.5 + rnd01() * 3.5;
+                w.cost[y][x] = c;
+                w.cls[y][x] = (unsigned char)(rnd() % 4);
+                w.node_extra[y][x] = rnd01() * 2;
+                CHECK(astar_grid_set_cost(g, x, y, c) == ASTAR_OK);
+                CHECK(astar_grid_set_class(g, x, y, w.cls[y][x]) == ASTAR_OK);
+                CHECK(astar_grid_get_class(g, x, y) == w.cls[y][x]);
+            }
+        astar_query q;
+        astar_query_init(&q);
+        q.classes = w.factor;
+        if (w.use_node_cost) q.node_cost = cb_node, q.node_cost_ud = &w;
+        q.sx = (int32_t)(rnd() % (uint32_t)w.w), q.sy = (int32_t)(rnd() % (uint32_t)w.h);
+        q.gx = (int32_t)(rnd() % (uint32_t)w.w), q.gy = (int32_t)(rnd() % (uint32_t)w.h);
+        astar_result res, sliced;
+        astar_status st = astar_find(s, g, &q, &res);
+        double want = oracle_cost(&w, q.sx, q.sy, q.gx, q.gy);
+        if (want == INFINITY) {
+            CHECK(st == ASTAR_UNREACHABLE);
+            walled += w.cost[q.gy][q.gx] != INFINITY && w.factor[w.cls[q.gy][q.gx]] == INFINITY;
+        } else {
+            CHECK(st == ASTAR_OK);
+            if (st == ASTAR_OK) CHECK_NEAR(res.cost, want);
+            found++;
+        }
+        astar_status ss = astar_search_start(s, g, &q, &sliced);
+        while (ss == ASTAR_RUNNING) ss = astar_search_step(s, 1 + rnd() % 5, &sliced);
+        CHECK(ss == st);
+        if (st == ASTAR_OK) CHECK(sliced.cost == res.cost && sliced.expansions == res.expansions);
+        int32_t at = q.sy * w.w + q.sx;
+        astar_query fq;
+        astar_query_init(&fq);
+        fq.classes = w.factor;
+        CHECK(astar_field_build(f, s, g, &fq, &at, 1, ASTAR_FIELD_FROM, &res) == ASTAR_OK);
+        w.use_node_cost = 0;
+        oracle_dists(&w, q.sx, q.sy, dist);
+        for (int y = 0; y < w.h; y++)
+            for (int x = 0; x < w.w; x++) {
+                double d = astar_field_distance(f, x, y);
+                if (dist[y][x] == INFINITY) CHECK(d == INFINITY);
+                else CHECK_NEAR(d, dist[y][x]);
+            }
+        if (iter % 8 == 0) { /* toward the goal: each cell's cost there (a walled goal is none) */
+            int32_t goal = q.gy * w.w + q.gx;
+            CHECK(astar_field_build(f, s, g, &fq, &goal, 1, ASTAR_FIELD_TO, &res) == ASTAR_OK);
+            for (int y = 0; y < w.h; y++)
+                for (int x = 0; x < w.w; x++) {
+                    double d = astar_field_distance(f, x, y), to = oracle_cost(&w, x, y, q.gx, q.gy);
+                    if (to == INFINITY) CHECK(d == INFINITY);
+                    else CHECK_NEAR(d, to);
+                }
+        }
+        /* A job under class writes between its steps: it follows them (repairs or reads them
+         * later), and answers for the classes as they end. */
+        w.use_node_cost = 0;
+        q.node_cost = NULL;
+        st = astar_search_start(s, g, &q, &sliced);
+        for (int k = 0; k < 6 && st == ASTAR_RUNNING; k++) {
+            st = astar_search_step(s, 2, &sliced);
+            int x = (int)(rnd() % (uint32_t)w.w), y = (int)(rnd() % (uint32_t)w.h);
+            if (st != ASTAR_RUNNING) break;
+            w.cls[y][x] = (unsigned char)(rnd() % 4);
+            CHECK(astar_grid_set_class(g, x, y, w.cls[y][x]) == ASTAR_OK);
+        }
+        while (st == ASTAR_RUNNING) st = astar_search_step(s, 3, &sliced);
+        want = oracle_cost(&w, q.sx, q.sy, q.gx, q.gy);
+        CHECK(st == (want == INFINITY ? ASTAR_UNREACHABLE : ASTAR_OK));
+        if (st == ASTAR_OK && want != INFINITY) CHECK_NEAR(sliced.cost, want);
+        followed += sliced.repairs > 0 && sliced.restarts == 0;
+        astar_field_free(f);
+        astar_search_free(s);
+        astar_grid_free(g);
+    }
+    CHECK(found > 150 && walled > 10 && exact_worlds > 150 && followed > 20);
+}
+
 int main(void) {
+    test_classes();
     test_dead_ends();
     test_grid_basics();
     test_claims();

@@ -299,13 +299,18 @@ static int grid_fill(lua_State *L) {
 /* The most cells grid:load changes one by one (see grid_load). */
 #define LOAD_CELL_BY_CELL 256
 
-/* grid:load(rows [, legend]): every row checked before any cell changes. */
+/* grid:load(rows [, legend]): every row checked before any cell changes. A legend entry is a
+ * cost, or { cost = c, class = k } (read raw: no metamethod runs; k default 0), which sets the
+ * class too; when some entry is one, every cell is given its entry's class (0 where none is
+ * said). */
 static int grid_load(lua_State *L) {
     lgrid *g = check_grid(L, 1);
     int32_t w = g->base.width, h = g->base.height;
     luaL_checktype(L, 2, LUA_TTABLE);
     double legend[256];
     bool known[256] = {false};
+    uint8_t classes[256] = {0};
+    bool classed = false;
     if (lua_isnoneornil(L, 3)) {
         legend['.'] = 1.0;
         known['.'] = true;
@@ -321,10 +326,24 @@ static int grid_load(lua_State *L) {
                 arg_error_fmt(L, 3, "legend keys must be one-character strings, got %s",
                               value_str(L, -2));
             double c;
-            if (!to_cost(L, -1, &c))
-                arg_error_fmt(L, 3, "legend['%s'] must be a number in (0, " MAX_VALUE_STR "] or false, got %s",
-                              k, value_str(L, -1));
             unsigned char ch = (unsigned char)k[0];
+            if (lua_type(L, -1) == LUA_TTABLE) { /* { cost = c, class = k } */
+                lua_pushliteral(L, "class");
+                lua_rawget(L, -2);
+                lua_Number cls = 0; /* (none said: 0) */
+                if (!lua_isnil(L, -1) && !test_integer(L, -1, 0, 255, &cls))
+                    arg_error_fmt(L, 3, "legend['%s'].class must be an integer in 0..255, got %s", k, value_str(L, -1));
+                lua_pop(L, 1);
+                classes[ch] = (uint8_t)cls;
+                classed = true;
+                lua_pushliteral(L, "cost");
+                lua_rawget(L, -2);
+                lua_replace(L, -2); /* the entry's cost where the entry was */
+            }
+            if (!to_cost(L, -1, &c))
+                arg_error_fmt(L, 3, "legend['%s'] must be a number in (0, " MAX_VALUE_STR "], false or "
+                              "{ cost = c, class = k }, got %s",
+                              k, value_str(L, -1));
             legend[ch] = c;
             known[ch] = true;
             lua_pop(L, 1);
@@ -347,6 +366,15 @@ static int grid_load(lua_State *L) {
         lua_pop(L, 1);
     }
     check_writable(L, &g->base, "grid");
+    /* The classes first: only the first class write can fail (its memory), and then nothing
+     * has changed yet. A class write is O(1) and moves no version (astar_grid_set_class). */
+    for (int32_t y = 0; classed && y < h; y++) {
+        lua_rawgeti(L, 2, y + 1);
+        const char *row = lua_tostring(L, -1);
+        for (int32_t x = 0; x < w; x++)
+            if (astar_grid_set_class(g->grid, x, y, classes[(unsigned char)row[x]]) != ASTAR_OK) return no_memory(L);
+        lua_pop(L, 1);
+    }
     /* The new costs in one buffer, and how many cells they change. */
     double *costs = astar_newuserdata_plain(L, (size_t)w * (size_t)h * sizeof *costs);
     size_t changed = 0;

@@ -95,10 +95,8 @@ static const option OPTIONS[NOPTIONS] = {
     [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE | IN_CHECK | IN_AWAY, 0, 0,
                            " (it may cover every cell it reaches, or walks the path given)", BY_HAND},
     [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in lrepair.c */
-    [O_CLASSES] = {"classes", K_VALUE, IN_FIND | IN_NEAREST | IN_MANY, 0, 0, NULL, BY_HAND},
-    [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_WALK | IN_FIELD | IN_RANGE | IN_AWAY, 0, 0,
-                             " (terrain classes weigh grid:find, find_nearest, find_many and their jobs)",
-                             BY_HAND},
+    [O_CLASSES] = {"classes", K_VALUE, IN_GRID & ~IN_AWAY, 0, 0, NULL, BY_HAND},
+    [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_AWAY, 0, 0, " (flee and wander: not yet)", BY_HAND},
     [O_SIZE] = {"size", K_BOUNDED, IN_FIND, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
     [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0, " (units bigger than a cell: grid:find only, for now)",
                           BY_HAND},
