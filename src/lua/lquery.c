@@ -102,6 +102,9 @@ static const option OPTIONS[NOPTIONS] = {
     [O_SIZE] = {"size", K_BOUNDED, IN_FIND, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
     [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0, " (units bigger than a cell: grid:find only, for now)",
                           BY_HAND},
+    /* graph:distance_field only (the others refuse it by hand, lgraph.c): a grid's field is
+     * toward its goals already. */
+    [O_TOWARD] = {"toward", K_BOOLEAN, IN_GRAPH, 0, 0, NULL, GRAPH_AT(toward)},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -348,7 +351,9 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
                                   value_str(L, v));
                 a->heuristic = (astar_heuristic)i;
             } else if (is_callable(L, v)) {
-                if (in == IN_NEAREST) arg_error_fmt(L, arg, "option 'heuristic' must be a name for %s", a->fn);
+                /* the nearest of many aims at no one goal a function could be asked about */
+                if (in == IN_NEAREST || (in == IN_GRAPH && strcmp(a->fn, "find_nearest") == 0))
+                    arg_error_fmt(L, arg, "option 'heuristic' must be a name for %s", a->fn);
                 a->heuristic = ASTAR_H_CUSTOM;
             } else {
                 arg_error_fmt(L, arg, "option 'heuristic' must be a string or a function, got %s", type_name(L, v));
