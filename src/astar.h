@@ -915,9 +915,9 @@ const int32_t *astar_graph_search_path(const astar_graph_search *s, int32_t *len
  * astar_graph_find from it to its nearest source counts, a source the query cannot enter
  * (blocked, node_cost) is none, and a node it cannot enter gets its cost but leads no way on; its
  * prev is then its next step toward the source. q's start, goal and heuristic are
- * ignored (claim_radius counts from sources[0]); a custom heuristic, weight != 1, partial and
- * interests are ASTAR_EINVAL. It touches what it reaches, nothing per node of the graph. The
- * nodes it settled are at astar_graph_field_entry until the next query on s.
+ * ignored (claim_radius counts from sources[0]); a custom heuristic, weight != 1, partial,
+ * interests and targets are ASTAR_EINVAL. It touches what it reaches, nothing per node of the
+ * graph. The nodes it settled are at astar_graph_field_entry until the next query on s.
  * @return ASTAR_OK, ASTAR_LIMIT (max_expansions stopped it: what settled is listed), ASTAR_EINVAL
  *         (no sources, an id out of range, ...), ASTAR_ENOMEM, ASTAR_EABORT, ASTAR_ESTOPPED.
  */

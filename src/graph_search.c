@@ -639,7 +639,7 @@ astar_status astar_graph_field(astar_graph_search *s, astar_graph *g, const asta
     s->path.len = 0;
     s->nsettled = 0;
     if (nsources < 1 || !sources || q->heuristic == ASTAR_H_CUSTOM || q->weight != 1.0 || q->partial ||
-        q->ninterests != 0)
+        q->ninterests != 0 || q->ntargets != 0)
         return astar_finish(res, ASTAR_EINVAL);
     for (int32_t i = 0; i < nsources; i++)
         if (!astar_graph_valid_id(g, sources[i])) return astar_finish(res, ASTAR_EINVAL);
