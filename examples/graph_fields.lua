@@ -1,6 +1,6 @@
 -- Fields, ranges and the nearest on a waypoint graph: a town's streets, a guard who walks at
--- most 30, a wounded soldier choosing among three healers (one with a queue), and the way out
--- of town from every place through the nearer of two gates.
+-- most 30, a wounded soldier choosing among three healers (one with a queue), the way out
+-- of town from every place through the nearer of two gates, and then with a one-way ferry.
 --
 --   lua5.4 examples/graph_fields.lua        (after building; see README)
 package.path = "./lua/?.lua;./lua/?/init.lua;" .. package.path
@@ -61,3 +61,13 @@ for _, place in ipairs({ "Market", "Inn", "Barracks" }) do
   for i = #way, 1, -1 do out[#out + 1] = way[i] end
   print(string.format("way out from the %s (%.1f): %s", place, field:get(id[place]), names(out)))
 end
+
+-- 4. A ferry that only goes downstream, from the Inn to the WestGate (a one-way arc). A field
+-- *from* the gates follows arcs out of them and never sees it; a field toward the gates
+-- (toward = true: over the arcs reversed) is each place's cost to the nearer gate, and its
+-- next and path are the way to walk. A crowd fleeing town reads it.
+town:add_arc(id.Inn, id.WestGate, 8)
+local from = town:distance_field({ id.WestGate, id.EastGate })
+local out = town:distance_field({ id.WestGate, id.EastGate }, { toward = true })
+print(string.format("from the Inn with the ferry: field from the gates %.1f, toward them %.1f: %s",
+  from:get(id.Inn), out:get(id.Inn), names(out:path(id.Inn))))

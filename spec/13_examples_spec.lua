@@ -85,6 +85,8 @@ describe("examples", function()
     assert.truthy(out:find("nearest healer with the queues: Barracks (walk 21.2): Market -> Square -> Barracks", 1, true))
     assert.truthy(out:find("way out from the Market (21.2): Market -> Square -> WestGate", 1, true))
     assert.truthy(out:find("way out from the Inn (21.2): Inn -> Tower -> EastGate", 1, true))
+    -- the one-way ferry: only the field toward the gates takes it
+    assert.truthy(out:find("from the Inn with the ferry: field from the gates 21.2, toward them 8.0: Inn -> WestGate", 1, true))
   end)
 
   it("demo.lua runs", function()

@@ -263,13 +263,15 @@ describe("graph:distance_field and graph:range", function()
     assert.is_true(found > scale(250) / 3, "found " .. found)
   end)
 
-  it("find_nearest refuses a heuristic, partial, interests and bad targets", function()
+  it("find_nearest refuses a heuristic function, partial, interests and bad targets", function()
     local g = astar.graph()
     for i = 1, 3 do g:add_node(i, 0) end
     g:add_edge(1, 2)
-    for _, o in ipairs({ { heuristic = "zero" }, { partial = true }, { interests = { { id = 1, value = 1 } } } }) do
+    for _, o in ipairs({ { partial = true }, { interests = { { id = 1, value = 1 } } } }) do
       assert.matches("option '" .. next(o) .. "' does not apply to find_nearest", err_of(g.find_nearest, g, 1, { 2 }, o))
     end
+    assert.matches("option 'heuristic' must be a name for find_nearest",
+      err_of(g.find_nearest, g, 1, { 2 }, { heuristic = function() return 0 end }))
     assert.matches("targets%[2%] must be a node id 1..3", err_of(g.find_nearest, g, 1, { 2, 4 }))
     assert.matches("targets%[1%] must be a node id", err_of(g.find_nearest, g, 1, { { cost = 1 } }))
     assert.matches("targets%[1%].cost must be a number", err_of(g.find_nearest, g, 1, { { id = 2, cost = -1 } }))

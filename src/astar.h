@@ -918,11 +918,16 @@ typedef struct astar_graph_query {
     const double *interest_values;
     int32_t ninterests;
     const int32_t *targets;           /* ntargets > 0: the nearest of these node ids is the goal
-                                         (goal ignored but checked); the heuristic is 0 then
-                                         (not ASTAR_H_CUSTOM); not with interests or partial */
+                                         (goal ignored but checked); the heuristic the least
+                                         scaled distance to one plus its cost (up to
+                                         ASTAR_REPAIR_LOCAL targets; 0 beyond or with
+                                         ASTAR_H_ZERO; not ASTAR_H_CUSTOM); not with interests
+                                         or partial */
     int32_t ntargets;
     const double *target_costs;       /* NULL, or with targets one cost (0..ASTAR_MAX_VALUE) per
                                          target, added when the path ends there (max_cost too) */
+    int toward;                       /* astar_graph_field only (elsewhere ASTAR_EINVAL): nonzero,
+                                         the cost *to* the nearest source over the arcs reversed */
 } astar_graph_query;
 
 void astar_graph_query_init(astar_graph_query *q);
@@ -946,10 +951,15 @@ const int32_t *astar_graph_search_path(const astar_graph_search *s, int32_t *len
 /*
  * A distance field (and a range) on a graph: one Dijkstra from the sources along the arcs under
  * q's costs (every cost option of astar_graph_find, max_cost and max_expansions), settling all it
- * reaches; a source is where a unit stands, blocked or not. q's start, goal and heuristic are
- * ignored (claim_radius counts from sources[0]); a custom heuristic, weight != 1, partial and
- * interests are ASTAR_EINVAL. It touches what it reaches, nothing per node of the graph. The
- * nodes it settled are at astar_graph_field_entry until the next query on s.
+ * reaches; a source is where a unit stands, blocked or not. With q->toward, the Dijkstra runs
+ * toward the sources over the arcs reversed (made on first need after a change of arcs: O(nodes
+ * + arcs), (nodes + 1) * 4 + arcs * 16 bytes kept on the graph): a node's cost is what
+ * astar_graph_find from it to its nearest source counts, a source the query cannot enter
+ * (blocked, node_cost) is none, and a node it cannot enter gets its cost but leads no way on; its
+ * prev is then its next step toward the source. q's start, goal and heuristic are
+ * ignored (claim_radius counts from sources[0]); a custom heuristic, weight != 1, partial,
+ * interests and targets are ASTAR_EINVAL. It touches what it reaches, nothing per node of the
+ * graph. The nodes it settled are at astar_graph_field_entry until the next query on s.
  * @return ASTAR_OK, ASTAR_LIMIT (max_expansions stopped it: what settled is listed), ASTAR_EINVAL
  *         (no sources, an id out of range, ...), ASTAR_ENOMEM, ASTAR_EABORT, ASTAR_ESTOPPED.
  */
@@ -958,8 +968,8 @@ astar_status astar_graph_field(astar_graph_search *s, astar_graph *g, const asta
 /* How many nodes the last field on s settled (0 after any other query on s). */
 int32_t astar_graph_field_reached(const astar_graph_search *s);
 /* Its i-th node, cheapest first (i in 0..reached-1):
- * @param[out] id    the node; @param[out] dist  its cost from the nearest source;
- * @param[out] prev  the node it was reached from, -1 at a source. */
+ * @param[out] id    the node; @param[out] dist  its cost from (toward: to) the nearest source;
+ * @param[out] prev  the node it was reached from (toward: its next step), -1 at a source. */
 void astar_graph_field_entry(const astar_graph_search *s, int32_t i, int32_t *id, double *dist, int32_t *prev);
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@ astar_graph *astar_graph_new(const astar_alloc *alloc) {
     g->alloc = a;
     g->free_slot = -1;
     g->stale = true;
+    g->rstale = true;
     return astar_made(g, ASTAR_OK);
 }
 
@@ -27,11 +28,14 @@ void astar_graph_free(astar_graph *g) {
     astar_mem(&a, g->slot, (size_t)g->slot_cap * sizeof *g->slot, 0);
     astar_mem(&a, g->start, (size_t)g->start_cap * sizeof *g->start, 0);
     astar_mem(&a, g->packed, (size_t)g->packed_cap * sizeof *g->packed, 0);
+    astar_mem(&a, g->rstart, (size_t)g->rstart_cap * sizeof *g->rstart, 0);
+    astar_mem(&a, g->rpacked, (size_t)g->rpacked_cap * sizeof *g->rpacked, 0);
     astar_mem(&a, g, sizeof *g, 0);
 }
 
 static void changed(astar_graph *g) {
     g->stale = true;
+    g->rstale = true;
     g->version++;
 }
 
@@ -267,6 +271,50 @@ astar_status astar_graph_prepare(astar_graph *g) {
      * any scale would do; 0 says so plainly. */
     g->h_scale = scale == INFINITY ? 0.0 : scale;
     g->stale = false;
+    return ASTAR_OK;
+}
+
+/*
+ * The packed arcs turned around by a counting sort: in-degrees, their prefix sums, then each
+ * arc a -> b put at b's next place with `to` = a. Two passes over the packed arcs and one over
+ * the nodes; a node's incoming arcs end up by source ascending (deterministic). Only fields
+ * toward their sources read them, so a graph that never asks pays nothing.
+ */
+astar_status astar_graph_prepare_reverse(astar_graph *g) {
+    if (g->stale) return ASTAR_EINVAL; /* astar_graph_prepare first */
+    if (!g->rstale) return ASTAR_OK;
+    int32_t n = g->nodes, m = g->start[n];
+    /* A unit per node and arc, as the forward pack charges: a stop leaves it stale. */
+    if (astar_progress_charge(astar_progress_get(), (uint64_t)n + (uint64_t)m)) return ASTAR_ESTOPPED;
+    if (g->rstart_cap < g->start_cap) {
+        int32_t *start = astar_mem(&g->alloc, NULL, 0, (size_t)g->start_cap * sizeof *start);
+        if (!start) return ASTAR_ENOMEM;
+        astar_mem(&g->alloc, g->rstart, (size_t)g->rstart_cap * sizeof *start, 0);
+        g->rstart = start;
+        g->rstart_cap = g->start_cap;
+    }
+    if (g->rpacked_cap < g->packed_cap) {
+        packed_arc *packed = astar_mem(&g->alloc, NULL, 0, (size_t)g->packed_cap * sizeof *packed);
+        if (!packed) return ASTAR_ENOMEM;
+        astar_mem(&g->alloc, g->rpacked, (size_t)g->rpacked_cap * sizeof *packed, 0);
+        g->rpacked = packed;
+        g->rpacked_cap = g->packed_cap;
+    }
+    int32_t *at = g->rstart;
+    memset(at, 0, ((size_t)n + 1) * sizeof *at);
+    for (int32_t e = 0; e < m; e++) at[g->packed[e].to + 1]++;
+    for (int32_t i = 0; i < n; i++) at[i + 1] += at[i];
+    /* at[b] is now b's first place; filling moves it on to b + 1's, which the loop puts back. */
+    for (int32_t a = 0; a < n; a++)
+        for (int32_t e = g->start[a]; e < g->start[a + 1]; e++) {
+            packed_arc *r = &g->rpacked[at[g->packed[e].to]++];
+            r->cost = g->packed[e].cost;
+            r->to = a;
+            r->spare = 0;
+        }
+    for (int32_t i = n; i > 0; i--) at[i] = at[i - 1];
+    at[0] = 0;
+    g->rstale = false;
     return ASTAR_OK;
 }
 

@@ -36,9 +36,20 @@ struct astar_graph {
     packed_arc *packed;
     int32_t start_cap, packed_cap;
     double h_scale;
+    /* The arcs reversed, for fields toward their sources (astar_graph_prepare_reverse): node
+     * i's incoming arcs at rpacked[rstart[i] .. rstart[i + 1] - 1], each `to` the arc's source;
+     * made on first need, again after a change of arcs (as the packed arcs are). */
+    bool rstale;
+    int32_t *rstart;
+    packed_arc *rpacked;
+    int32_t rstart_cap, rpacked_cap;
     uint32_t version;
     astar_alloc alloc;
 };
+
+/* The reversed arcs, packed for the search (after astar_graph_prepare): O(nodes + arcs) when a
+ * change of arcs left them stale, nothing otherwise. */
+astar_status astar_graph_prepare_reverse(astar_graph *g);
 
 static inline bool astar_graph_valid_id(const astar_graph *g, int32_t id) { return id >= 0 && id < g->nodes; }
 

@@ -131,9 +131,25 @@ static inline astar_node *touch(graph_ctx *c, int32_t id) {
     return astar_pool_touch(&c->s->pool, id, c->memo_penalty, c->memo_h);
 }
 
+/* The nearest of many targets (up to ASTAR_REPAIR_LOCAL, as grids): the least over them of the
+ * scaled distance plus the target's cost, each rounded down, so a lower bound of every way to
+ * the sink; consistent, as each term is. O(targets) per node the search reaches. */
+static double target_heuristic(const graph_ctx *c, int32_t id) {
+    const astar_graph_query *q = c->q;
+    double best = INFINITY;
+    for (int32_t i = 0; i < q->ntargets; i++) {
+        double d = astar_cost_down(c->h_scale * astar_graph_distance(c->g->pos, id, q->targets[i]));
+        if (q->target_costs) d += astar_cost_down(q->target_costs[i]);
+        if (d < best) best = d;
+    }
+    return best;
+}
+
 static inline double heuristic(graph_ctx *c, int32_t id) {
-    if (!c->custom)
+    if (!c->custom) {
+        if (c->h_scale > 0 && c->q->ntargets > 0) return target_heuristic(c, id);
         return c->h_scale > 0 ? astar_cost_down(c->h_scale * astar_graph_distance(c->g->pos, id, c->goal)) : 0.0;
+    }
     double *slot = &c->s->custom_h[id];
     if (isnan(*slot)) {
         double h = astar_callback_h(c->q->heuristic_fn(c->q->heuristic_ud, id, c->goal), &c->aborted);
@@ -331,6 +347,51 @@ static int field_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uin
     return field_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
 }
 
+/*
+ * A field toward its sources settles node b (its cost to the nearest source final), then offers
+ * each p with an arc p -> b (the frame's arcs are the reversed ones) the step p -> b at what
+ * find counts for it: the arc, b's penalties, edge_cost(b, p). A node the query cannot enter
+ * (blocked; node_cost refuses it, which makes every step in INFINITY) is kept with its cost, where
+ * a unit may stand and leave it, but no way leads on through it.
+ */
+static ALWAYS_INLINE int toward_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                       int32_t id, int32_t b, bool upper, double gb, int64_t gb_quanta,
+                                       const bool general) {
+    graph_frame *f = ctx;
+    graph_ctx *c = f->c;
+    astar_graph_search *s = c->s;
+    const packed_arc *arc = f->arc;
+    (void)upper, (void)gb_quanta, (void)id;
+    s->settled[s->nsettled++] = b;
+    if (f->blocked[b]) return ASTAR_OFFER_DONE;
+    for (int32_t e = f->first[b], end = f->first[b + 1]; e < end; e++) {
+        int32_t p = arc[e].to;
+        double ng, step = 0.0;
+        if (general) {
+            double extra = step_extra(c, p, b);
+            if (c->aborted) return ASTAR_OFFER_EABORT;
+            if (extra == INFINITY) continue;
+            step = astar_step_of(arc[e].cost, 1.0, true, extra, false, 0.0);
+        } else {
+            step = astar_step_of(arc[e].cost, 1.0, false, 0.0, false, 0.0);
+        }
+        ng = gb + step;
+        int r = relax(f, L, nodes, gen, p, p, b, ng, step, pruned, general);
+        if (r != ASTAR_OFFER_DONE) return r;
+    }
+    return ASTAR_OFFER_DONE;
+}
+
+static int toward_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
+                               int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return toward_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
+}
+
+static int toward_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
+                                 int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
+    return toward_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
+}
+
 /* The plain loop reads arc costs, blocked flags and the built-in heuristic only; the general
  * one adds penalties, callbacks, a custom heuristic and interests. */
 static const astar_space GRAPH_PLAIN = {false, false, graph_prev, graph_crossed, graph_id_of, graph_arrived,
@@ -359,14 +420,23 @@ static const astar_space GRAPH_FIELD_PLAIN = {false, false, graph_prev, graph_cr
 static const astar_space GRAPH_FIELD_GENERAL = {true, false, graph_prev, graph_crossed, graph_id_of, NULL,
                                                 NULL, NULL, field_expand_general};
 
+/* A field toward its sources: the same over the arcs reversed. */
+static const astar_space GRAPH_TOWARD_PLAIN = {false, false, graph_prev, graph_crossed, graph_id_of, NULL,
+                                               NULL, NULL, toward_expand_plain};
+static const astar_space GRAPH_TOWARD_GENERAL = {true, false, graph_prev, graph_crossed, graph_id_of, NULL,
+                                                 NULL, NULL, toward_expand_general};
+
 static ALWAYS_INLINE astar_status run(graph_ctx *c, astar_loop *L, bool goal_open, astar_result *res,
                                       const bool general, const bool field) {
     const astar_graph *g = c->g;
     int32_t goal = c->goal;
-    graph_frame f = {c, g->start, g->packed, g->blocked, g->pos, c->s->parent, c->h_scale,
-                     g->pos[3 * goal], g->pos[3 * goal + 1], g->pos[3 * goal + 2], goal, c->twin, goal_open,
-                     c->s->pool.gen};
+    bool toward = field && c->q->toward;
+    graph_frame f = {c, toward ? g->rstart : g->start, toward ? g->rpacked : g->packed, g->blocked, g->pos,
+                     c->s->parent, c->h_scale, g->pos[3 * goal], g->pos[3 * goal + 1], g->pos[3 * goal + 2],
+                     goal, c->twin, goal_open, c->s->pool.gen};
     if (c->q->ntargets > 0) return astar_loop_run(&GRAPH_NEAREST, &f, L, UINT64_MAX, res);
+    if (toward)
+        return astar_loop_run(general ? &GRAPH_TOWARD_GENERAL : &GRAPH_TOWARD_PLAIN, &f, L, UINT64_MAX, res);
     if (field) return astar_loop_run(general ? &GRAPH_FIELD_GENERAL : &GRAPH_FIELD_PLAIN, &f, L, UINT64_MAX, res);
     return astar_loop_run(general ? &GRAPH_GENERAL : &GRAPH_PLAIN, &f, L, UINT64_MAX, res);
 }
@@ -436,6 +506,7 @@ static bool mark_targets(graph_ctx *c) {
 
 static astar_status check_query(const astar_graph *g, const astar_graph_query *q) {
     if (!astar_graph_valid_id(g, q->start) || !astar_graph_valid_id(g, q->goal)) return ASTAR_EINVAL;
+    if (q->toward) return ASTAR_EINVAL; /* fields only (astar_graph_field clears it for this check) */
     if (q->heuristic != ASTAR_H_DEFAULT && q->heuristic != ASTAR_H_EUCLIDEAN &&
         q->heuristic != ASTAR_H_ZERO && q->heuristic != ASTAR_H_CUSTOM)
         return ASTAR_EINVAL;
@@ -482,7 +553,7 @@ static astar_status begin(graph_ctx *c, astar_graph_search *s, astar_graph *g, c
     c->q = q;
     c->goal = q->goal;
     c->custom = q->heuristic == ASTAR_H_CUSTOM;
-    c->h_scale = q->heuristic == ASTAR_H_ZERO || c->custom || q->ntargets > 0 ? 0.0 : g->h_scale;
+    c->h_scale = q->heuristic == ASTAR_H_ZERO || c->custom || q->ntargets > ASTAR_REPAIR_LOCAL ? 0.0 : g->h_scale;
     *general = q->node_cost || q->edge_cost || c->custom || q->nlayers > 0 || q->claims ||
                q->noise > 0 || twin || q->ntargets > 0;
     c->penalties = q->node_cost || q->nlayers > 0 || q->claims || q->noise > 0;
@@ -568,7 +639,7 @@ astar_status astar_graph_field(astar_graph_search *s, astar_graph *g, const asta
     s->path.len = 0;
     s->nsettled = 0;
     if (nsources < 1 || !sources || q->heuristic == ASTAR_H_CUSTOM || q->weight != 1.0 || q->partial ||
-        q->ninterests != 0)
+        q->ninterests != 0 || q->ntargets != 0)
         return astar_finish(res, ASTAR_EINVAL);
     for (int32_t i = 0; i < nsources; i++)
         if (!astar_graph_valid_id(g, sources[i])) return astar_finish(res, ASTAR_EINVAL);
@@ -577,18 +648,26 @@ astar_status astar_graph_field(astar_graph_search *s, astar_graph *g, const asta
     astar_graph_query fq = *q;
     fq.start = fq.goal = sources[0];
     fq.heuristic = ASTAR_H_ZERO;
+    fq.toward = 0;
     astar_status st = check_query(g, &fq);
     if (st != ASTAR_OK) return astar_finish(res, st);
+    fq.toward = q->toward;
     graph_ctx c;
     bool general;
     if ((st = begin(&c, s, g, &fq, g->nodes, 0, &general)) != ASTAR_OK) return astar_finish(res, st);
     if (!ASTAR_POOL_NEED(s, settled, false)) return astar_finish(res, ASTAR_ENOMEM);
+    if (q->toward && (st = astar_graph_prepare_reverse(g)) != ASTAR_OK) return astar_finish(res, st);
 
     astar_meter meter = astar_meter_begin(astar_progress_get(), 0);
     astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false,
                     false, q->max_cost, 1.0, q->max_expansions, &meter, 0, false, sources[0], 0, INFINITY, 0.0};
-    /* Every source at 0, blocked or not (where a unit stands), once. */
+    /* Every source at 0, once: blocked or not (where a unit stands); toward them, only those the
+     * query may enter (a goal find could reach). */
     for (int32_t i = 0; i < nsources; i++) {
+        if (q->toward && (g->blocked[sources[i]] || (c.penalties && node_penalty(&c, sources[i]) == INFINITY))) {
+            if (c.aborted) return astar_finish(res, ASTAR_EABORT);
+            continue;
+        }
         astar_node *n = touch(&c, sources[i]);
         if (n->g == 0.0) continue;
         s->parent[sources[i]] = -1;

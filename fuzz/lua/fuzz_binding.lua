@@ -2088,7 +2088,8 @@ function A.graph_find(st)
 end
 
 -- Graph fields, ranges and the nearest (gfields): any answer's field answers its methods, and a
--- find_nearest path starts at a and ends at one of the targets.
+-- find_nearest path starts at a and ends at one of the targets. Fields toward their sources
+-- (toward = true; refused by range and find_nearest): a node's way starts at it.
 function A.graph_fields(st)
   local e = st:pick("graph")
   if not e then return end
@@ -2097,8 +2098,11 @@ function A.graph_fields(st)
   local n = r0[1] and r0[2] or 1
   local function id() return st:chance(0.93) and st:int(1, math.max(1, n)) or st:weird() end
   local opts, uses = st:options(e)
+  local toward = type(opts) == "table" and getmetatable(opts) == nil and st:chance(0.4)
+  if toward then opts.toward = true end
   st:with_ctx(uses, function()
     local k = st:int(1, 3)
+    if toward and k ~= 1 and st:chance(0.8) then k = 1 end -- mostly a field; else refused by name
     local r
     if k == 1 then
       local sources = st:chance(0.3) and id() or { id(), st:chance(0.5) and id() or nil }
@@ -2124,8 +2128,8 @@ function A.graph_fields(st)
       for i = 1, math.min(#list[2], 8) do
         local node = list[2][i]
         local way = st:call("field:path", f.path, f, node.id)
-        if not way[1] or type(way[2]) ~= "table" or way[2][#way[2]] ~= node.id then
-          return st:failure("graph field: path() does not end at its node")
+        if not way[1] or type(way[2]) ~= "table" or way[2][toward and 1 or #way[2]] ~= node.id then
+          return st:failure("graph field: path() does not " .. (toward and "start" or "end") .. " at its node")
         end
         if f:get(node.id) ~= node.cost then return st:failure("graph field: get() differs from nodes()") end
       end

@@ -74,6 +74,7 @@
 ---@field interests (astar.Interest|astar.GraphInterest)[]? pick-ups: the path may pass one to collect its value; the answer minimises cost minus the value collected (not with partial, distance fields, check_path or repair)
 ---@field since integer? check_path only: a version the whole path was allowed at (info.version of the find that made it); only the cells near those blocked since are read (nil at once when none was). Terrain only: with node_cost, edge_cost, known or classes the full walk runs. Needs a grid path as find returns it (a chain of neighbours; a smoothed one is refused where seen)
 ---@field rejoin_within integer? repair only: rejoin the old path only at the k cells beyond the blockage (a local repair, much cheaper); default every later cell
+---@field toward boolean? graph:distance_field only: true, each node's cost *to* the nearest source over the arcs reversed (a flow field on one-way arcs: next(id) is its next step, path(id) the way from id); a source the query cannot enter is none. Default false: the cost from the sources along the arcs. A grid's field is toward its goals already
 
 ---@class astar.FleeOptions: astar.FindOptions
 ---@field distance number required, in (0, 1e100]: a cell is safe when its threat distance (its terrain cost to the nearest threat, under the query's diagonal) is at least this
@@ -805,7 +806,8 @@ function Graph:find(a, b, opts) end
 
 ---The cheapest way to the nearest of several targets (info.target says which): node ids, or
 ---{id =, cost =} whose cost (>= 0) is added where the path ends there (info.cost leaves it out,
----max_cost counts it). Dijkstra (no heuristic); not partial, interests.
+---max_cost counts it). Aimed by the least scaled Euclidean distance to a target plus its cost up
+---to 64 targets ("zero" or beyond: Dijkstra); heuristic a name only; not partial, interests, toward.
 ---@param a integer
 ---@param targets (integer|{ id: integer, cost: number? })[]
 ---@param opts astar.FindOptions?
@@ -814,8 +816,9 @@ function Graph:find(a, b, opts) end
 function Graph:find_nearest(a, targets, opts) end
 
 ---Every node's cost from the nearest source along the arcs (one Dijkstra under the query's
----costs; max_cost and max_expansions bound it, and it costs what it reaches). Not heuristic,
----weight, partial, interests, claim_radius, into, info.
+---costs; max_cost and max_expansions bound it, and it costs what it reaches); with toward = true
+---its cost to the nearest source (the arcs reversed, packed on first need after a change of arcs:
+---O(nodes + arcs)). Not heuristic, weight, partial, interests, claim_radius, into, info.
 ---@param sources integer|integer[]
 ---@param opts astar.FindOptions?
 ---@return astar.GraphField field
@@ -823,7 +826,7 @@ function Graph:find_nearest(a, targets, opts) end
 function Graph:distance_field(sources, opts) end
 
 ---Every node reachable from id for at most budget, cheapest first (a field from id capped at
----budget: it costs what it reaches). Not max_cost (the budget is it), nor a path search's options.
+---budget: it costs what it reaches). Not max_cost (the budget is it), toward, nor a path search's options.
 ---@param id integer
 ---@param budget number
 ---@param opts astar.FindOptions?
@@ -840,18 +843,18 @@ function Graph:range(id, budget, opts) end
 ---@class astar.GraphField
 local GraphField = {}
 
----The cost from the nearest source, nil when not reached.
+---The cost from (toward: to) the nearest source, nil when not reached.
 ---@param id integer
 ---@return number?
 function GraphField:get(id) end
 
----The node id is reached from (one step back toward the nearest source); nil at a source or
----when not reached.
+---The node id is reached from (one step back toward the nearest source; toward: its next step
+---there); nil at a source or when not reached.
 ---@param id integer
 ---@return integer?
 function GraphField:next(id) end
 
----The way from the nearest source to id, as find's ids; nil when not reached.
+---The way from the nearest source to id (toward: from id to it), as find's ids; nil when not reached.
 ---@param id integer
 ---@return integer[]?
 function GraphField:path(id) end

@@ -992,6 +992,27 @@ static void test_graph_fields(void) {
     q.weight = 2;
     CHECK(astar_graph_field(s, g, &q, src, 1, &res) == ASTAR_EINVAL);
     q.weight = 1;
+    /* toward 2, over the arcs reversed: 1 -> 2 is taken (4), 0 goes through 1 (7, not 10); from
+     * 2 along the arcs 1 is 13 away (2 - 0 - 1) */
+    static const struct { int32_t id; double dist; int32_t next; } to2[] = {{2, 0, -1}, {3, 3, 2}, {1, 4, 2}, {0, 7, 1}};
+    int32_t two = 2;
+    q.toward = 1;
+    CHECK(astar_graph_field(s, g, &q, &two, 1, &res) == ASTAR_OK && astar_graph_field_reached(s) == 4);
+    for (int32_t i = 0; i < 4; i++) {
+        astar_graph_field_entry(s, i, &id, &d, &prev);
+        CHECK(id == to2[i].id && d == to2[i].dist && prev == to2[i].next);
+    }
+    q.start = 0, q.goal = 2;
+    CHECK(astar_graph_find(s, g, &q, &res) == ASTAR_EINVAL); /* a field's option only */
+    q.start = q.goal = 0, q.toward = 0;
+    int32_t one_target = 3;
+    q.targets = &one_target, q.ntargets = 1;
+    CHECK(astar_graph_field(s, g, &q, src, 1, &res) == ASTAR_EINVAL); /* a field has no targets */
+    q.targets = NULL, q.ntargets = 0;
+    CHECK(astar_graph_field(s, g, &q, &two, 1, &res) == ASTAR_OK);
+    CHECK(astar_graph_field_reached(s) == 4);
+    astar_graph_field_entry(s, 3, &id, &d, &prev);
+    CHECK(id == 1 && d == 13 && prev == 0);
     /* the nearest of 3 and 1 from 0: 1 at 3 + 5 beats 3 at 10; with 1's cost 8 (11), 3 wins */
     int32_t targets[2] = {3, 1};
     double tcost[2] = {0, 5};

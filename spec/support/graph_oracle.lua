@@ -106,6 +106,23 @@ function M.field(world, sources, max_cost)
   return out
 end
 
+-- A field toward sources: each node's cost to the nearest source it may enter, as a find from
+-- that node would count it (one Dijkstra per node: the oracle knows no reversed arcs), only those
+-- at most max_cost: { [id] = cost }.
+function M.field_toward(world, sources, max_cost)
+  local out = {}
+  for v = 1, world.n do
+    local from = M.distances(world, v)
+    for _, s in ipairs(sources) do
+      local d = from[s]
+      if M.enterable(world, s) and d < math.huge and d <= (max_cost or math.huge) and (out[v] == nil or d < out[v]) then
+        out[v] = d
+      end
+    end
+  end
+  return out
+end
+
 -- The optimal cost from start to goal, or nil when there is no path.
 function M.cost(world, start, goal)
   if not M.enterable(world, goal) then return nil end

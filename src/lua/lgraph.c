@@ -311,6 +311,12 @@ static void resolve_graph_query(lua_State *L, graph_find_ctx *c, const query_arg
     mark_read(&c->run, &g->base);
 }
 
+/* Option toward: a field's (graph:distance_field); a path search or a range refuses it. */
+static void refuse_toward(lua_State *L, const query_args *a, const char *fn) {
+    if (a->slot[O_TOWARD])
+        arg_error_fmt(L, a->arg, "option 'toward' does not apply to %s (graph:distance_field's only)", fn);
+}
+
 /* Runs inside lua_pcall: the search, then the result tables. */
 static int graph_find_run(lua_State *L) {
     graph_find_ctx *c = lua_touserdata(L, RUN_CTX);
@@ -337,6 +343,7 @@ static int graph_find(lua_State *L) {
     lua_settop(L, 4);
     query_args a;
     read_options(L, 4, IN_GRAPH, "find", &a, &c->q);
+    refuse_toward(L, &a, "find");
     resolve_graph_query(L, c, &a);
     return run_query(L, &c->run, &g->pool, &g->base);
 }
@@ -346,7 +353,7 @@ static int graph_find(lua_State *L) {
 #define GRAPH_FIELD_MT "astar.GraphField"
 
 /* A graph field is a plain table {cost = {[id] = cost}, prev = {[id] = id}, list = {{id=, cost=},
- * ...} cheapest first} with this class's methods: what it answers is read raw from its own
+ * ...} cheapest first, toward = bool} with this class's methods: what it answers is read raw from its own
  * tables, checked, so a script that changes them gets errors or nils, never a hang. */
 static void check_graph_field(lua_State *L) {
     luaL_checktype(L, 1, LUA_TTABLE);
@@ -370,15 +377,16 @@ static int graph_field_lookup(lua_State *L, const char *table) {
     return 1;
 }
 
-/* field:get(id) -> the cost from the nearest source, nil when not reached */
+/* field:get(id) -> the cost from (toward: to) the nearest source, nil when not reached */
 static int graph_field_get(lua_State *L) { return graph_field_lookup(L, "cost"); }
 
-/* field:next(id) -> the node it is reached from (toward the nearest source), nil at a source or
- * when not reached */
+/* field:next(id) -> the next node toward the nearest source (from it: the node id is reached
+ * from), nil at a source or when not reached */
 static int graph_field_next(lua_State *L) { return graph_field_lookup(L, "prev"); }
 
-/* field:path(id) -> {source, ..., id}, the way from the nearest source, as find's path; nil
- * when not reached. At most as many steps as the field has nodes. */
+/* field:path(id) -> {source, ..., id}, the way from the nearest source (toward: {id, ...,
+ * source}, the way there), as find's path; nil when not reached. At most as many steps as the
+ * field has nodes. */
 static int graph_field_path(lua_State *L) {
     check_graph_field(L);
     if (lua_type(L, 2) != LUA_TNUMBER) type_error(L, 2, "node id");
@@ -405,6 +413,10 @@ static int graph_field_path(lua_State *L) {
         lua_rawseti(L, 6, (int)n);
         lua_rawget(L, 4);
     }
+    lua_pop(L, 1);
+    lua_pushliteral(L, "toward");
+    lua_rawget(L, 1);
+    if (lua_toboolean(L, -1)) return lua_pop(L, 1), 1; /* walked in walking order already */
     lua_pop(L, 1);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 1; i <= n; i++) {
@@ -454,7 +466,7 @@ static int graph_field_run(lua_State *L) {
     check_answer(L, st, "distance_field");
     int32_t n = astar_graph_field_reached(s);
     check_stack(L, 8);
-    lua_createtable(L, 0, 3);          /* the field */
+    lua_createtable(L, 0, 4);          /* the field */
     lua_createtable(L, 0, n);          /* cost */
     lua_createtable(L, 0, n);          /* prev */
     lua_createtable(L, n, 0);          /* list */
@@ -479,6 +491,8 @@ static int graph_field_run(lua_State *L) {
     lua_setfield(L, field, "list");
     lua_setfield(L, field, "prev");
     lua_setfield(L, field, "cost");
+    lua_pushboolean(L, c->q.toward);
+    lua_setfield(L, field, "toward");
     push_graph_field_mt(L);
     lua_setmetatable(L, field);
     lua_createtable(L, 0, 3);
@@ -553,6 +567,7 @@ static int graph_field_query(lua_State *L, bool range) {
     const char *fn = range ? "range" : "distance_field";
     read_options(L, opts, IN_GRAPH, fn, &a, &c->q);
     refuse_path_options(L, &a, fn, range);
+    if (range) refuse_toward(L, &a, fn);
     if (range) c->q.max_cost = budget;
     resolve_graph_query(L, c, &a);
     return run_query(L, &c->run, &g->pool, &g->base);
@@ -629,9 +644,10 @@ static int graph_find_nearest(lua_State *L) {
     query_args a;
     read_options(L, 4, IN_GRAPH, "find_nearest", &a, &c->q);
     static const struct { option_id id; const char *name; } refused[] = {
-        {O_HEURISTIC, "heuristic"}, {O_PARTIAL, "partial"}, {O_INTERESTS, "interests"}};
+        {O_PARTIAL, "partial"}, {O_INTERESTS, "interests"}};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
         if (a.slot[refused[i].id]) arg_error_fmt(L, 4, "option '%s' does not apply to find_nearest", refused[i].name);
+    refuse_toward(L, &a, "find_nearest");
     resolve_graph_query(L, c, &a);
     return run_query(L, &c->run, &g->pool, &g->base);
 }

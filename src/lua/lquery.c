@@ -106,6 +106,9 @@ static const option OPTIONS[NOPTIONS] = {
     [O_RADIUS] = {"radius", K_NUMBER, IN_FLEE, 0, HUGE_VAL, "a number >= 0", BY_HAND},
     [O_THRESHOLD] = {"threshold", K_NUMBER, IN_FLEE, 0, ASTAR_MAX_VALUE, "a number in 0.." MAX_VALUE_STR, BY_HAND},
     [O_TOLERANCE] = {"tolerance", K_NUMBER, IN_WANDER, 0, 1, "a number in 0..1", BY_HAND},
+    /* graph:distance_field only (the others refuse it by hand, lgraph.c): a grid's field is
+     * toward its goals already. */
+    [O_TOWARD] = {"toward", K_BOOLEAN, IN_GRAPH, 0, 0, NULL, GRAPH_AT(toward)},
 };
 
 static const char *const PATH_FORMS[] = {"points", "flat", NULL};
@@ -352,7 +355,9 @@ void read_options(lua_State *L, int arg, unsigned in, const char *fn, query_args
                                   value_str(L, v));
                 a->heuristic = (astar_heuristic)i;
             } else if (is_callable(L, v)) {
-                if (in == IN_NEAREST) arg_error_fmt(L, arg, "option 'heuristic' must be a name for %s", a->fn);
+                /* the nearest of many aims at no one goal a function could be asked about */
+                if (in == IN_NEAREST || (in == IN_GRAPH && strcmp(a->fn, "find_nearest") == 0))
+                    arg_error_fmt(L, arg, "option 'heuristic' must be a name for %s", a->fn);
                 a->heuristic = ASTAR_H_CUSTOM;
             } else {
                 arg_error_fmt(L, arg, "option 'heuristic' must be a string or a function, got %s", type_name(L, v));
