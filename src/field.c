@@ -123,7 +123,8 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
     astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false, false,
                     c->q->max_cost, 1.0, c->q->max_expansions, &c->meter, c->expansions, false, c->start, 0,
                     INFINITY, 0.0};
-    toward_frame f = {c, !c->q->node_cost && !c->q->known, c->penalties || c->q->edge_cost};
+    /* (A bigger unit's moves come from the clearance table, not the grid's bits.) */
+    toward_frame f = {c, !c->q->node_cost && !c->q->known && c->size <= 1, c->penalties || c->q->edge_cost};
     astar_status st = c->q->node_cost || c->q->edge_cost ? astar_loop_run(&TOWARD_AHEAD, &f, &L, budget, res)
                                                          : astar_loop_run(&TOWARD, &f, &L, budget, res);
     c->expansions = L.expansions; /* where a paused slice left off */
@@ -179,7 +180,6 @@ static astar_status field_run(query_ctx *c, astar_field_kind kind, uint64_t budg
 
 astar_status astar_field_begin(astar_search *s, astar_grid *g, const astar_query *q, int32_t id,
                                astar_field_kind kind) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     if (q->heuristic != ASTAR_H_ZERO || q->gx != q->sx || q->gy != q->sy) return ASTAR_EINVAL;
     return field_setup(&s->job, s, g, q, &id, 1, kind);
 }
@@ -378,7 +378,6 @@ static astar_query field_query(const astar_query *q) {
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this build's now, even for a bad request */
@@ -418,7 +417,6 @@ static astar_status field_job_setup(astar_search *s, astar_grid *g) {
 
 astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this field's now, even for a bad request */

@@ -99,8 +99,8 @@ static const option OPTIONS[NOPTIONS] = {
     [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_WALK | IN_FIELD | IN_RANGE, 0, 0,
                              " (terrain classes weigh grid:find, find_nearest, find_many and their jobs)",
                              BY_HAND},
-    [O_SIZE] = {"size", K_BOUNDED, IN_FIND, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
-    [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0, " (units bigger than a cell: grid:find only, for now)",
+    [O_SIZE] = {"size", K_BOUNDED, IN_GRID, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
+    [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_GRAPH, 0, 0, " (a unit's footprint is a square of cells: grids only)",
                           BY_HAND},
 };
 
