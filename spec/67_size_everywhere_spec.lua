@@ -11,8 +11,8 @@ local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261167")
 
 -- A small random world with a unit of size 1..3, its grid and the options that make the grid
 -- see what the oracle sees (layers, claims and noise now and then: they count at the anchor).
-local function sized_world(rng)
-  local features = { w = rng.int(3, 9), h = rng.int(3, 9), layers = rng.next() < 0.2,
+local function sized_world(rng, side)
+  local features = { w = rng.int(side or 3, side or 9), h = rng.int(side or 3, side or 9), layers = rng.next() < 0.2,
                      claims = rng.next() < 0.2, noise = rng.next() < 0.15 }
   local world = worlds.random_world(rng, features)
   world.size = rng.int(1, 3)
@@ -27,6 +27,16 @@ local function where(n, world, what)
 end
 
 local function random_cell(rng, world) return { x = rng.int(1, world.w), y = rng.int(1, world.h) } end
+
+-- A cell that can hold the unit, mostly (a few tries).
+local function standing_cell(rng, world)
+  local c = random_cell(rng, world)
+  for _ = 1, 20 do
+    if oracle.stands(world, c.x, c.y) then return c end
+    c = random_cell(rng, world)
+  end
+  return c
+end
 
 describe("units bigger than one cell in every grid query", function()
   it("find_nearest and find_many equal the footprint oracle (" .. scale(60) .. " worlds)", function()
@@ -184,5 +194,133 @@ describe("units bigger than one cell in every grid query", function()
       end
     end
     assert.is_true(broken > scale(60) / 6, broken .. " broken paths")
+  end)
+
+  -- Jobs: writes between slices, near the start (where the job has looked) or anywhere; a
+  -- write at (x, y) touches every anchor whose footprint covers it, up to n - 1 cells up-left
+  -- of it, so writes land there too. The answer is checked on the terrain at the job's end.
+  local function write_near(rng, world, grid, x0, y0, anywhere)
+    local n = world.size
+    local x = math.max(1, math.min(world.w, x0 + rng.int(-1, n)))
+    local y = math.max(1, math.min(world.h, y0 + rng.int(-1, n)))
+    for _ = 1, anywhere and 10 or 0 do -- far from it, mostly
+      x, y = rng.int(1, world.w), rng.int(1, world.h)
+      if math.max(math.abs(x - x0), math.abs(y - y0)) > 6 then break end
+    end
+    local c = world.cost[y][x]
+    local new = c and (rng.next() < 0.4 and false or c + 1 + rng.next()) or (0.5 + rng.next() * 2)
+    world.cost[y][x] = new
+    grid:set_cost(x, y, new)
+  end
+
+  it("search, search_nearest and field_job follow writes between slices, against the oracle (" ..
+     scale(80) .. " worlds)", function()
+    local rng = oracle.rng(SEED + 3)
+    local went_on, restarted, found = 0, 0, 0
+    for n = 1, scale(80) do
+      local world, grid, opts = sized_world(rng, 13)
+      world.size = rng.int(2, 3)
+      opts.size = world.size
+      local s, goal = standing_cell(rng, world), standing_cell(rng, world)
+      local targets = { goal, random_cell(rng, world) }
+      local kind = ({ "search", "nearest", "field" })[n % 3 + 1]
+      if kind == "field" then world.claim_radius, opts.claim_radius = nil, nil end
+      local job
+      if kind == "search" then job = grid:search(s.x, s.y, goal.x, goal.y, opts)
+      elseif kind == "nearest" then job = grid:search_nearest(s.x, s.y, targets, opts)
+      else job = grid:field_job({ goal }, opts) end
+      local writes, anywhere = 0, rng.next() < 0.5
+      for _ = 1, rng.int(1, 12) do
+        job:step(rng.int(1, 4))
+        if job:status() ~= "running" then break end
+        for _ = 1, rng.int(0, 2) do
+          write_near(rng, world, grid, kind == "field" and goal.x or s.x, kind == "field" and goal.y or s.y, anywhere)
+          writes = writes + 1
+        end
+      end
+      job:step()
+      local answer, info = job:result()
+      local at = where(n, world, string.format("%s %d,%d -> %d,%d", kind, s.x, s.y, goal.x, goal.y))
+      if kind == "field" then
+        local to = oracle.distances_to(world, goal.x, goal.y)
+        for y = 1, world.h do
+          for x = 1, world.w do
+            local want, got = to[y][x], answer:distance(x, y)
+            assert((want == math.huge and got == nil) or got == want,
+              at .. string.format(" at %d,%d: %s, the oracle %s", x, y, tostring(got), tostring(want)))
+          end
+        end
+      else
+        local dist = oracle.distances(world, s.x, s.y)
+        local want = math.huge
+        for i, t in ipairs(kind == "nearest" and targets or { goal }) do
+          if oracle.stands(world, t.x, t.y) and i > 0 then want = math.min(want, dist[t.y][t.x]) end
+        end
+        if want == math.huge then
+          assert(answer == nil, at .. ": a path the oracle says does not exist")
+        else
+          assert(answer and info.cost == want, at .. ": cost " .. tostring(info.cost) .. ", the oracle " .. want)
+          assert(oracle.path_cost(world, answer, s.x, s.y) == want, at .. ": the path's own cost")
+          found = found + 1
+        end
+      end
+      if writes > 0 and info.restarts == 0 then went_on = went_on + 1 end
+      restarted = restarted + info.restarts
+    end
+    assert.is_true(went_on > scale(80) / 10 and restarted > scale(80) / 10 and found > scale(80) / 8,
+      "went on " .. went_on .. ", restarts " .. restarted .. ", found " .. found)
+  end)
+
+  it("a 2x2 job does not go on past a write two cells from what it expanded", function()
+    -- a corridor of rows 1-2 with (4, 2) blocked: a 2x2 unit goes round by rows 3-4. The job has
+    -- expanded (1, 1) and (2, 1) (it touched (1, 2) and (2, 2)) when (4, 2) opens: no cell it
+    -- reached is next to (4, 2), but (2, 1) read the step onto (3, 1), whose footprint covers it
+    local rows = { "..........", "...#......", "..........", ".........." }
+    local world = oracle.world_from_rows(rows, "never")
+    world.size = 2
+    local g = oracle.grid(astar, world)
+    local job = g:search(1, 1, 8, 1, { size = 2 })
+    job:step(2)
+    assert.are.equal("running", job:status())
+    g:set_cost(4, 2, 1)
+    world.cost[2][4] = 1
+    job:step()
+    local path, info = job:result()
+    assert.are.equal(oracle.cost(world, 1, 1, 8, 1), info.cost) -- 7, straight along row 1
+    assert.are.equal(info.cost, oracle.path_cost(world, path))
+    assert.are.equal(1, info.restarts)
+  end)
+
+  it("the scheduler's requests with size follow writes between ticks, against the oracle", function()
+    local rng = oracle.rng(SEED + 4)
+    local sched = astar.scheduler({ budget = 6, concurrent = 4 })
+    local cases = {}
+    for n = 1, scale(20) do
+      local world, grid, opts = sized_world(rng, 13)
+      world.size = rng.int(2, 3)
+      opts.size = world.size
+      local s, goal = standing_cell(rng, world), standing_cell(rng, world)
+      local case = { world = world, s = s, goal = goal, n = n }
+      cases[n] = case
+      sched:request(grid, s.x, s.y, goal.x, goal.y, opts, function(path, info) case.path, case.info = path, info end)
+      for _ = 1, 3 do
+        sched:tick()
+        if not case.info then write_near(rng, world, grid, s.x, s.y) end -- while it runs
+      end
+    end
+    for _ = 1, 10000 do
+      if sched:pending() == 0 then break end
+      sched:tick()
+    end
+    assert.are.equal(0, sched:pending())
+    for _, c in ipairs(cases) do
+      local want = oracle.cost(c.world, c.s.x, c.s.y, c.goal.x, c.goal.y)
+      local at = where(c.n, c.world, "scheduler")
+      if want == nil then
+        assert(c.path == nil and c.info.status == "unreachable", at .. ": " .. tostring(c.info.status))
+      else
+        assert(c.path and c.info.cost == want, at .. ": cost " .. tostring(c.info.cost) .. ", the oracle " .. want)
+      end
+    end
   end)
 end)

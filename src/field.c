@@ -440,7 +440,7 @@ astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, c
  * Whether the field may go on after the terrain changes since s->job_version: none was under
  * a cell it reached (astar_job_changes_unread: every step it read is as it was, and a cell it
  * has not reached is read as it is now when reached), and none opened a goal (TO) that was
- * blocked at its start (left out then, and never reached).
+ * blocked (for a bigger unit: a cell under it) at its start (left out then, and never reached).
  */
 static bool field_follows(const astar_search *s) {
     const struct astar_field_job *fj = &s->field;
@@ -449,8 +449,9 @@ static bool field_follows(const astar_search *s) {
     for (uint32_t v = s->job_version + 1; v != g->version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
         const astar_change *ch = astar_grid_change(g, v);
         if (ch->before != INFINITY) continue;
-        for (int32_t i = 0; i < fj->ncells; i++)
-            if (astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width) == ch->cell) return false;
+        for (int32_t i = 0; i < fj->ncells; i++) /* (a bigger unit's goal: any cell of its footprint) */
+            if (astar_covers(&s->job, astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width), ch->cell))
+                return false;
     }
     return true;
 }

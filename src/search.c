@@ -298,7 +298,6 @@ static astar_status begin_search(astar_search *s, astar_grid *g, const astar_que
 
 astar_status astar_search_start(astar_search *s, astar_grid *g, const astar_query *q,
                                  astar_result *res) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     return begin_search(s, g, q, true, NULL, 0, res); /* the engine astar_find takes */
 }
 

@@ -229,6 +229,12 @@ static inline double astar_entered_cost(const query_ctx *c, int32_t b, int d) {
     return dearest;
 }
 
+/* Whether the footprint of anchor a covers cell x (one cell: a is x): a change of x is one of a. */
+static inline bool astar_covers(const query_ctx *c, int32_t a, int32_t x) {
+    int32_t dy = x / c->stride - a / c->stride, dx = x % c->stride - a % c->stride;
+    return dx >= 0 && dy >= 0 && dx < (c->size > 1 ? c->size : 1) && dy < (c->size > 1 ? c->size : 1);
+}
+
 /* Effective walkability of a cell: terrain as the query sees it, then what node_cost blocks. */
 static inline bool astar_walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (astar_terrain_cost(c, cell) == INFINITY) return false;
