@@ -323,4 +323,83 @@ describe("units bigger than one cell in every grid query", function()
       end
     end
   end)
+
+  -- Walls of the query's own: fog (an unknown cell is open at cost 1, whatever its terrain) and
+  -- classes (a class set to false is a wall). The oracle checks every footprint cell as the
+  -- query sees it; the library checks, from a cell the unit fits on, only the cells a step
+  -- newly covers.
+  local function fogged_or_classed(rng, world, grid, opts)
+    if rng.next() < 0.5 then
+      world.known = {}
+      local share = rng.next()
+      for y = 1, world.h do
+        world.known[y] = {}
+        for x = 1, world.w do world.known[y][x] = rng.next() < share end
+      end
+      opts.known = oracle.mask(astar, world)
+      return "known"
+    end
+    world.class = {}
+    for y = 1, world.h do
+      world.class[y] = {}
+      for x = 1, world.w do
+        world.class[y][x] = rng.int(0, 3)
+        grid:set_class(x, y, world.class[y][x])
+      end
+    end
+    world.classes = { [0] = 1, [1] = rng.next() < 0.5 and false or 0.5, [2] = false, [3] = 1 + rng.next() * 3 }
+    if rng.next() < 0.3 then world.classes[2] = 2 end -- no wall: the table alone says where it fits
+    opts.classes = world.classes
+    return "classes"
+  end
+
+  it("known and classes with size: find, find_nearest, fields and jobs equal the footprint oracle (" ..
+     scale(80) .. " worlds)", function()
+    local rng = oracle.rng(SEED + 5)
+    local found, none = 0, 0
+    for n = 1, scale(80) do
+      local world, grid, opts = sized_world(rng)
+      world.size = rng.int(2, 3)
+      opts.size = world.size
+      local kind = fogged_or_classed(rng, world, grid, opts)
+      local s, goal = standing_cell(rng, world), standing_cell(rng, world)
+      local at = where(n, world, string.format("%s %d,%d -> %d,%d", kind, s.x, s.y, goal.x, goal.y))
+      local want = oracle.cost(world, s.x, s.y, goal.x, goal.y)
+      local path, info = grid:find(s.x, s.y, goal.x, goal.y, opts)
+      if want == nil then
+        assert(path == nil, at .. ": a path the oracle says does not exist")
+        none = none + 1
+      else
+        assert(path and info.cost == want, at .. ": cost " .. tostring(info.cost) .. ", the oracle " .. want)
+        assert(oracle.path_cost(world, path, s.x, s.y) == want, at .. ": the path's own cost")
+        found = found + 1
+      end
+      -- the same as a job, stepped in slices, and as find_nearest with a second target
+      local job = grid:search(s.x, s.y, goal.x, goal.y, opts)
+      while job:step(3) == "running" do end
+      local _, jinfo = job:result()
+      assert(jinfo.cost == want, at .. ": the job's cost " .. tostring(jinfo.cost))
+      local other = random_cell(rng, world)
+      local dist = oracle.distances(world, s.x, s.y)
+      local near = want or math.huge
+      if oracle.stands(world, other.x, other.y) then near = math.min(near, dist[other.y][other.x]) end
+      local _, ninfo = grid:find_nearest(s.x, s.y, { goal, other }, opts)
+      assert((near == math.huge and ninfo.cost == nil) or ninfo.cost == near,
+        at .. ": nearest " .. tostring(ninfo.cost) .. ", the oracle " .. near)
+      -- fields take known, not classes
+      if kind == "known" then
+        world.claim_radius, opts.claim_radius = nil, nil
+        local to = oracle.distances_to(world, goal.x, goal.y)
+        local field = grid:distance_field({ goal }, opts)
+        for y = 1, world.h do
+          for x = 1, world.w do
+            local w, got = to[y][x], field:distance(x, y)
+            assert((w == math.huge and got == nil) or got == w,
+              at .. string.format(" field at %d,%d: %s, the oracle %s", x, y, tostring(got), tostring(w)))
+          end
+        end
+      end
+    end
+    assert.is_true(found > scale(80) / 5 and none > 0, found .. " found, " .. none .. " not")
+  end)
 end)
