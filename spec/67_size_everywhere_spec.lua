@@ -402,4 +402,57 @@ describe("units bigger than one cell in every grid query", function()
     end
     assert.is_true(found > scale(80) / 5 and none > 0, found .. " found, " .. none .. " not")
   end)
+
+  -- Translated from Jumper (github.com/Yonaba/Jumper), specs/pathfinder_specs.lua,
+  -- "Pathfinder:annotateGrid() calculates clearance for the entire grid" (the map of
+  -- examples/makeClearance.lua, after aigamedev.com's clearance-based pathfinding, figure 10).
+  -- Jumper's clearance is ours: the largest free square anchored top-left at a cell, the map's
+  -- edge counting as blocked; its walkable test is value ~= 2. We do not expose the table: a
+  -- unit of size n can stand on a cell (find from the cell to itself answers) exactly when the
+  -- cell's clearance is at least n.
+  it("Jumper's clearance cases: a unit of size n stands where Jumper's clearance is >= n", function()
+    local map = {
+      { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+      { 0, 0, 0, 0, 0, 0, 0, 0, 1, 0 },
+      { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+      { 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 },
+      { 0, 0, 1, 0, 0, 0, 0, 0, 2, 0 },
+      { 0, 0, 1, 1, 1, 0, 0, 2, 0, 0 },
+      { 0, 0, 0, 1, 1, 0, 2, 0, 0, 2 },
+      { 0, 0, 0, 0, 1, 0, 0, 0, 0, 2 },
+      { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+      { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+    }
+    local clearances = {
+      { 6, 6, 5, 5, 4, 4, 4, 3, 2, 1 },
+      { 6, 5, 5, 4, 4, 3, 3, 3, 2, 1 },
+      { 6, 5, 4, 4, 3, 3, 2, 2, 2, 1 },
+      { 6, 5, 4, 3, 3, 2, 2, 1, 1, 1 },
+      { 6, 5, 4, 3, 2, 2, 1, 1, 0, 1 },
+      { 5, 5, 4, 3, 2, 1, 1, 0, 1, 1 },
+      { 4, 4, 4, 3, 2, 1, 0, 2, 1, 0 },
+      { 3, 3, 3, 3, 3, 3, 3, 2, 1, 0 },
+      { 2, 2, 2, 2, 2, 2, 2, 2, 2, 1 },
+      { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 },
+    }
+    local g = astar.grid(10, 10)
+    for y = 1, 10 do
+      for x = 1, 10 do g:set_cost(x, y, map[y][x] ~= 2 and 1 or false) end
+    end
+    for y = 1, 10 do
+      for x = 1, 10 do
+        for n = 1, 8 do
+          local stands = g:find(x, y, x, y, { size = n }) ~= nil
+          assert(stands == (clearances[y][x] >= n),
+            string.format("(%d,%d) size %d: stands %s, Jumper's clearance %d", x, y, n, tostring(stands), clearances[y][x]))
+        end
+      end
+    end
+    -- and its neighbour pruning (grid.lua getNeighbours with a clearance): a 2x2 unit at (7, 8)
+    -- (clearance 3) may step right onto (8, 8) (2) but not up onto (7, 7) (0)
+    assert.is_not_nil(g:find(7, 8, 8, 8, { size = 2 }))
+    assert.are.equal(2, #g:find(7, 8, 8, 8, { size = 2 }))
+    local around = g:find(7, 8, 7, 7, { size = 2 })
+    assert.is_nil(around)
+  end)
 end)
