@@ -455,4 +455,36 @@ describe("units bigger than one cell in every grid query", function()
     local around = g:find(7, 8, 7, 7, { size = 2 })
     assert.is_nil(around)
   end)
+
+  -- Rule 6: size is read once with the other options, before the grid is checked; an options
+  -- table whose metamethods free the grid makes each call raise, never crash (ASan run).
+  it("reads size once, and an options table that frees the grid makes every call raise", function()
+    local function close(object) getmetatable(object).__gc(object) end
+    local calls = {
+      function(g, o) return g:find(1, 1, 5, 5, o) end,
+      function(g, o) return g:find_nearest(1, 1, { { x = 5, y = 5 } }, o) end,
+      function(g, o) return g:find_many({ { sx = 1, sy = 1, gx = 5, gy = 5 } }, o) end,
+      function(g, o) return g:distance_field({ { x = 5, y = 5 } }, o) end,
+      function(g, o) return g:range(1, 1, 4, o) end,
+      function(g, o) return g:check_path({ { x = 1, y = 1 }, { x = 2, y = 2 } }, 1, o) end,
+      function(g, o) return g:repair({ { x = 1, y = 1 }, { x = 2, y = 2 } }, 1, o) end,
+      function(g, o) return g:search(1, 1, 5, 5, o) end,
+      function(g, o) return g:search_nearest(1, 1, { { x = 5, y = 5 } }, o) end,
+      function(g, o) return g:field_job({ { x = 5, y = 5 } }, o) end,
+    }
+    for i, call in ipairs(calls) do
+      local g = astar.grid(6, 6)
+      local reads = 0
+      local once = setmetatable({}, { __index = function(_, k)
+        if k == "size" then reads = reads + 1; return reads == 1 and 2 or 9 end
+      end })
+      assert(pcall(call, g, once), "call " .. i .. " with size read through __index")
+      assert(reads == 1, "call " .. i .. " read size " .. reads .. " times")
+      local freeing = setmetatable({}, { __index = function(_, k)
+        if k == "size" then close(g) return 2 end
+      end })
+      local ok, err = pcall(call, g, freeing)
+      assert(not ok and tostring(err):find("freed"), "call " .. i .. ": " .. tostring(err))
+    end
+  end)
 end)

@@ -2575,13 +2575,13 @@ end
 -- (1..3) or hostile (0, 9, fractions, strings, NaN, weird values) given to every grid query and
 -- a job stepped with terrain writes between its slices; a good one on a small square grid,
 -- with or without a fog mask, held to the oracle (which checks every footprint cell itself).
-local SIZES = { 0, 9, -1, 1.5, "2", NAN, HUGE, 2 ^ 53 }
+local UNIT_SIZES = { 0, 9, -1, 1.5, "2", NAN, HUGE, 2 ^ 53 }
 function A.size(st)
   local e = st:pick("grid")
   if not e then return end
   local g = e.obj
   local good = st:chance(0.7)
-  local n = good and st:int(1, 3) or st:choice(SIZES)
+  local n = good and st:int(1, 3) or st:choice(UNIT_SIZES)
   if not good and st:chance(0.3) then n = st:weird() end
   local sx, sy, gx, gy = st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h)
   local mask = st:chance(0.25) and st:pick("mask") or nil
