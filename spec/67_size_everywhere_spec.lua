@@ -365,6 +365,10 @@ describe("units bigger than one cell in every grid query", function()
       local s, goal = standing_cell(rng, world), standing_cell(rng, world)
       local at = where(n, world, string.format("%s %d,%d -> %d,%d", kind, s.x, s.y, goal.x, goal.y))
       local want = oracle.cost(world, s.x, s.y, goal.x, goal.y)
+      -- first on threads, before any query made the grid's table (astar_find_prepare makes it)
+      local many = grid:find_many({ { sx = s.x, sy = s.y, gx = goal.x, gy = goal.y },
+        { sx = goal.x, sy = goal.y, gx = s.x, gy = s.y } }, opts, { threads = 2 })
+      assert(many[1].info.cost == want, at .. ": find_many's cost " .. tostring(many[1].info.cost))
       local path, info = grid:find(s.x, s.y, goal.x, goal.y, opts)
       if want == nil then
         assert(path == nil, at .. ": a path the oracle says does not exist")
