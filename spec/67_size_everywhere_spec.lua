@@ -10,10 +10,11 @@ local scale = require("spec.support.scale")
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261167")
 
 -- A small random world with a unit of size 1..3, its grid and the options that make the grid
--- see what the oracle sees (layers, claims and noise now and then: they count at the anchor).
+-- see what the oracle sees (layers, claims, noise and node_cost now and then: they count at the
+-- anchor).
 local function sized_world(rng, side)
   local features = { w = rng.int(side or 3, side or 9), h = rng.int(side or 3, side or 9), layers = rng.next() < 0.2,
-                     claims = rng.next() < 0.2, noise = rng.next() < 0.15 }
+                     claims = rng.next() < 0.2, noise = rng.next() < 0.15, node_cost = rng.next() < 0.2 }
   local world = worlds.random_world(rng, features)
   world.size = rng.int(1, 3)
   local grid = oracle.grid(astar, world)
