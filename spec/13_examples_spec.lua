@@ -152,6 +152,22 @@ describe("examples", function()
     assert.is_true(reach.cavalry > reach.infantry)
   end)
 
+  it("tank_and_infantry.lua: the soldier takes the 1-cell gap, the 2x2 tank the gate, and none once it is shut", function()
+    local lines = run("examples/tank_and_infantry.lua")
+    local ssteps, scost, sgap = lines[1]:match("^Soldier: (%d+) steps, cost ([%d.]+), through the gap: (%a+)")
+    local tsteps, tcost, tgap, tgate =
+      lines[2]:match("^Tank %(2x2%): (%d+) steps, cost ([%d.]+), through the gap: (%a+), through the gate: (%a+)")
+    assert.are.equal("true", sgap)
+    assert.are.same({ "false", "true" }, { tgap, tgate })
+    assert.is_true(tonumber(tcost) > tonumber(scost) and tonumber(tsteps) > tonumber(ssteps))
+    local drawn = table.concat(lines, "\n", 3, 14)
+    local _, walls = drawn:gsub("#", "")
+    assert.are.equal(67, walls) -- every wall cell of the map still drawn: no footprint covers one
+    local tank_reach, soldier_reach = lines[15]:match("^The tank reaches (%d+) anchors for 12; the soldier (%d+) cells")
+    assert.is_true(tonumber(tank_reach) < tonumber(soldier_reach))
+    assert.truthy(lines[16]:match("^Gate half shut: tank unreachable, soldier walks %d+ steps"))
+  end)
+
   it("flee.lua: the scout ends safe, never nearer an archer than it stood; wander repeats per seed", function()
     local lines = run("examples/flee.lua")
     local from, away, safe = lines[1]:match("^Scout at %(%d+,%d+%), ([%d.]+) from .- cost [%d.]+, ([%d.]+) away %((%a+)%)")

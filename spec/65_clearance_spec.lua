@@ -93,14 +93,15 @@ describe("units bigger than one cell (size)", function()
       "found " .. seen.found .. ", unreachable " .. seen.unreachable)
   end)
 
-  it("refuses a size outside 1..8, and elsewhere than find", function()
+  it("refuses a size outside 1..8, on graphs, hexes and with hierarchical", function()
     local g = astar.grid(4, 4)
     for _, bad in ipairs({ 0, 9, 1.5, -1, "2", math.huge, 0 / 0 }) do
       assert.has_error(function() g:find(1, 1, 2, 2, { size = bad }) end)
     end
-    assert.has_error(function() g:range(1, 1, 3, { size = 2 }) end)
-    assert.has_error(function() g:find_nearest(1, 1, { { x = 2, y = 2 } }, { size = 2 }) end)
-    assert.has_error(function() g:search(1, 1, 2, 2, { size = 2 }) end)
+    local graph = astar.graph()
+    graph:add_node(0, 0)
+    assert.has_error(function() graph:find(1, 1, { size = 2 }) end) -- a footprint of cells: grids only
+    assert.has_error(function() g:search(1, 1, 2, 2, { size = 2, hierarchical = true }) end)
     assert.has_error(function() g:find(1, 1, 2, 2, { size = 2, hierarchical = true }) end)
     local hex = astar.grid(4, 4, { topology = "hex" })
     assert.has_error(function() hex:find(1, 1, 2, 2, { size = 2 }) end)

@@ -438,8 +438,7 @@ typedef struct astar_query {
     int32_t size;                     /* 1 (the default; 0 means 1) .. ASTAR_MAX_SIZE: the unit covers the
                                          size x size cells whose top-left is the path's cell; a
                                          step costs the dearest cell it newly covers (contract).
-                                         Above 1: astar_find and astar_find_many only, not on
-                                         hexes, nor with known or classes (EINVAL) */
+                                         Above 1: not on hexes (EINVAL) */
 } astar_query;
 
 void astar_query_init(astar_query *q);

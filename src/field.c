@@ -123,8 +123,10 @@ static astar_status run_toward(query_ctx *c, uint64_t budget, astar_result *res)
     astar_loop L = {&s->pool, &s->alloc, &s->path, NULL, NULL, NULL, NULL, 0, 0.0, false, 0, false, false,
                     c->q->max_cost, 1.0, c->q->max_expansions, &c->meter, c->expansions, false, c->start, 0,
                     INFINITY, 0.0};
-    /* (a class the query walls is a wall the grid's tables do not know) */
-    toward_frame f = {c, !c->q->node_cost && !c->q->known && !c->class_walls, c->penalties || c->q->edge_cost};
+    /* (a class the query walls is a wall the grid's tables do not know; a bigger unit's moves
+     * come from the clearance table, not the grid's bits) */
+    toward_frame f = {c, !c->q->node_cost && !c->q->known && !c->class_walls && c->size <= 1,
+                      c->penalties || c->q->edge_cost};
     astar_status st = c->q->node_cost || c->q->edge_cost ? astar_loop_run(&TOWARD_AHEAD, &f, &L, budget, res)
                                                          : astar_loop_run(&TOWARD, &f, &L, budget, res);
     c->expansions = L.expansions; /* where a paused slice left off */
@@ -180,7 +182,6 @@ static astar_status field_run(query_ctx *c, astar_field_kind kind, uint64_t budg
 
 astar_status astar_field_begin(astar_search *s, astar_grid *g, const astar_query *q, int32_t id,
                                astar_field_kind kind) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     if (q->heuristic != ASTAR_H_ZERO || q->gx != q->sx || q->gy != q->sy) return ASTAR_EINVAL;
     return field_setup(&s->job, s, g, q, &id, 1, kind);
 }
@@ -379,7 +380,6 @@ static astar_query field_query(const astar_query *q) {
 astar_status astar_field_build(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind,
                                astar_result *res) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this build's now, even for a bad request */
@@ -420,7 +420,6 @@ static astar_status field_job_setup(astar_search *s, astar_grid *g) {
 
 astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, const astar_query *q,
                                const int32_t *cells, int32_t ncells, astar_field_kind kind, astar_result *res) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     s->path.len = 0;
     s->job_live = false; /* the workspace is this field's now, even for a bad request */
@@ -444,7 +443,7 @@ astar_status astar_field_start(astar_field *f, astar_search *s, astar_grid *g, c
  * Whether the field may go on after the terrain changes since s->job_version (and with
  * classes the class writes since s->job_class_version): none was under a cell it reached (astar_job_changes_unread: every step it read is as it was, and a cell it
  * has not reached is read as it is now when reached), and none opened a goal (TO) that was
- * blocked at its start (left out then, and never reached).
+ * blocked (for a bigger unit: a cell under it) at its start (left out then, and never reached).
  */
 static bool field_follows(astar_search *s) {
     const struct astar_field_job *fj = &s->field;
@@ -463,8 +462,9 @@ static bool field_follows(astar_search *s) {
     for (uint32_t v = s->job_version + 1; v != g->version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
         const astar_change *ch = astar_grid_change(g, v);
         if (ch->before != INFINITY) continue;
-        for (int32_t i = 0; i < fj->ncells; i++)
-            if (astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width) == ch->cell) return false;
+        for (int32_t i = 0; i < fj->ncells; i++) /* (a bigger unit's goal: any cell of its footprint) */
+            if (astar_covers(&s->job, astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width), ch->cell))
+                return false;
     }
     return true;
 }

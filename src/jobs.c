@@ -30,6 +30,23 @@ static bool reached_cell(const query_ctx *c, int32_t cell) {
 }
 
 /*
+ * For a unit of size n (docs/design/clearance.md): a change of cell x alters the anchors whose
+ * footprint covers it, the n x n square up-left of x (whether they hold the unit, what a step
+ * onto them costs, the diagonals that pass them as a side anchor). Every step that reads one
+ * starts at a neighbour of it, so a job that reached none of the square widened by one cell
+ * each way read none of them. Rows and columns outside the bordered arrays are skipped.
+ */
+static bool footprints_reached(const query_ctx *c, int32_t x) {
+    const int32_t n = c->size, row = x / c->stride, col = x % c->stride;
+    for (int32_t r = row - n; r <= row + 1; r++) {
+        if (r < 0 || r > c->g->height + 1) continue;
+        for (int32_t k = col - n; k <= col + 1; k++)
+            if (k >= 0 && k <= c->g->width + 1 && reached_cell(c, r * c->stride + k)) return true;
+    }
+    return false;
+}
+
+/*
  * Whether the job has reached a cell of the 3x3 block around cell x. Every step whose cost or
  * legality a change of x alters has both ends in that block: the step onto x, and the
  * diagonals whose corner rule sees x (on hexes, a subset). The loop reads a step only when it
@@ -37,6 +54,7 @@ static bool reached_cell(const query_ctx *c, int32_t cell) {
  * and none of its nodes has a way in through them.
  */
 static bool block_reached(const query_ctx *c, int32_t x) {
+    if (c->size > 1) return footprints_reached(c, x);
     if (reached_cell(c, x)) return true;
     for (int d = 0; d < 8; d++)
         if (reached_cell(c, x + c->offset[d])) return true;
@@ -57,11 +75,13 @@ static bool step_past(const query_ctx *c, int32_t b, int from, int32_t x) {
 static bool target_cell(const query_ctx *c, int32_t cell, double before) {
     const astar_search *s = c->s;
     if (!c->ntargets) return false;
-    if (s->target_gen[cell] == s->pool.gen) return true;
-    if (before != INFINITY) return false;
+    if (c->size <= 1 && s->target_gen[cell] == s->pool.gen) return true;
+    if (before != INFINITY && c->size <= 1) return false;
+    /* (A bigger unit: every target whose footprint covers the cell, marked or left out.) */
     const astar_query *q = c->q;
     for (int32_t i = 0; i < q->ntargets; i++)
-        if (astar_cell(c->stride, q->targets[i] % c->g->width, q->targets[i] / c->g->width) == cell) return true;
+        if (astar_covers(c, astar_cell(c->stride, q->targets[i] % c->g->width, q->targets[i] / c->g->width), cell))
+            return true;
     return false;
 }
 
@@ -427,7 +447,8 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
             if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
             c->uniform_cost = 0.0;
         }
-        if (x == c->start || x == c->goal || target_cell(c, x, ch->before)) return false;
+        if (astar_covers(c, c->start, x) || (c->goal >= 0 && astar_covers(c, c->goal, x)) || target_cell(c, x, ch->before))
+            return false;
         if (c->twin && ch->before == INFINITY) return false; /* its interests, marked by island */
         if (de && !view_allows(c, de, x)) {
             if (!repairable(c)) return false;

@@ -135,11 +135,9 @@ static astar_status check_query(const astar_search *s, const astar_grid *g, cons
         return ASTAR_EINVAL;
     if (q->jps != ASTAR_JPS_AUTO && q->jps != ASTAR_JPS_OFF && q->jps != ASTAR_JPS_ONLINE)
         return ASTAR_EINVAL;
-    /* Not yet (docs/design/clearance.md): hexes have no square footprint; fog and classes
-     * would need the table over what the query sees. */
+    /* Hexes have no square footprint (docs/design/clearance.md). */
     if (q->size < 0 || q->size > ASTAR_MAX_SIZE || /* 0: a query made without astar_query_init, one cell */
-        (q->size > 1 && (q->diagonal == ASTAR_DIAG_HEX || (q->diagonal == ASTAR_DIAG_DEFAULT && g->diagonal == ASTAR_DIAG_HEX) ||
-                         q->known || q->classes)))
+        (q->size > 1 && (q->diagonal == ASTAR_DIAG_HEX || (q->diagonal == ASTAR_DIAG_DEFAULT && g->diagonal == ASTAR_DIAG_HEX))))
         return ASTAR_EINVAL;
     if (q->ntargets < 0 ||
         (q->ntargets > 0 && (!q->targets || (q->heuristic == ASTAR_H_CUSTOM && !s->job_aim))))
@@ -308,6 +306,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     if (q->ninterests > 0 && !make_twin(s)) return ASTAR_ENOMEM;
     c->size = q->size;
     if (q->size > 1 && (st = astar_clearance_get(g, &c->clearance)) != ASTAR_OK) return st;
+    c->size_walls = q->size > 1 && (q->known || c->class_walls);
     /* A unit bigger than a cell takes the general loop: its moves come from the clearance
      * table (astar_query_moves), its steps from the cells it enters (astar_entered_cost). */
     bool callbacks = general || q->size > 1 || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||

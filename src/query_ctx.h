@@ -39,6 +39,8 @@ typedef struct query_ctx {
     bool class_walls;        /* and some factor is INFINITY: a class the query walls */
     int32_t size;            /* the unit's side (astar_query.size) */
     const uint8_t *clearance; /* with size > 1: the grid's clearance table (clearance.c) */
+    bool size_walls;         /* size > 1 with walls of the query's own (known, a class it walls):
+                                the table alone does not say where the unit fits (astar_fits) */
     bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c) */
     int32_t stride;
     int32_t offset[8];       /* cell index step of each direction */

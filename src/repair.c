@@ -38,7 +38,6 @@ static astar_query walk_query(const astar_grid *g, const astar_query *q, const i
 
 astar_status astar_path_costs(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
                               int32_t n, int32_t from, double *cost) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     if (!s || !g || !q || !cost || !path_ok(g, ids, n, from)) return ASTAR_EINVAL;
     if (q->ninterests > 0 || q->ntargets > 0) return ASTAR_EINVAL;
     astar_query w = walk_query(g, q, ids, n, from);
@@ -197,7 +196,6 @@ static astar_status join_rest(astar_search *s, astar_grid *g, const astar_query 
 astar_status astar_repair(astar_search *s, astar_grid *g, const astar_query *q, const int32_t *ids,
                           int32_t n, int32_t from, int32_t within, astar_result *res,
                           astar_repair_info *info) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     if (info) {
         info->rejoin = -1;

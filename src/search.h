@@ -233,10 +233,33 @@ static inline double astar_entered_cost(const query_ctx *c, int32_t b, int d) {
     return dearest;
 }
 
+/* Whether the footprint of anchor a covers cell x (one cell: a is x): a change of x is one of a. */
+static inline bool astar_covers(const query_ctx *c, int32_t a, int32_t x) {
+    int32_t dy = x / c->stride - a / c->stride, dx = x % c->stride - a % c->stride;
+    return dx >= 0 && dy >= 0 && dx < (c->size > 1 ? c->size : 1) && dy < (c->size > 1 ? c->size : 1);
+}
+
+/*
+ * Whether a unit of size > 1 fits at anchor `cell`, every cell of its footprint walkable as the
+ * query sees it. The grid's clearance table says it for the terrain (the map's border included).
+ * With walls of the query's own (size_walls): a class it walls, cell by cell beside the table;
+ * under fog the table is not read at all (an unknown cell is open to the query, whatever its
+ * terrain; the mask's border is known, so a footprint never leaves the map). n^2 reads: for a
+ * start, a goal, a cell a path or a field offers; the loop's steps read 2n - 1 (terrain_bits).
+ */
+static inline bool astar_fits(const query_ctx *c, int32_t cell) {
+    if (!c->q->known && c->clearance[cell] < c->size) return false;
+    if (!c->size_walls) return true;
+    for (int32_t j = 0; j < c->size; j++)
+        for (int32_t i = 0; i < c->size; i++)
+            if (astar_terrain_cost(c, cell + j * c->stride + i) == INFINITY) return false;
+    return true;
+}
+
 /* Effective walkability of a cell: terrain as the query sees it, then what node_cost blocks. */
 static inline bool astar_walkable(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
     if (astar_terrain_cost(c, cell) == INFINITY) return false;
-    if (c->size > 1 && c->clearance[cell] < c->size) return false; /* the unit does not fit */
+    if (c->size > 1 && !astar_fits(c, cell)) return false; /* the unit does not fit */
     if (!c->q->node_cost) return true;
     return astar_node_penalty(c, cell, x, y) != INFINITY;
 }

@@ -97,6 +97,12 @@ int penalties_run(const bench_map *m); /* penalties.c */
 void penalties_totals(void);
 int classes_run(const bench_map *m); /* penalties.c */
 void classes_totals(void);
+int size1_run(const bench_map *m); /* penalties.c */
+int size2_run(const bench_map *m);
+int size3_run(const bench_map *m);
+void size1_totals(void);
+void size2_totals(void);
+void size3_totals(void);
 int influence_run(const bench_map *m);
 int refastar_run(const bench_map *m); /* refastar.c */
 void refastar_totals(void);

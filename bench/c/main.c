@@ -6,7 +6,8 @@
  *
  * The workloads are the table below, run in its order whatever the order of the list (default:
  * plain,penalties); an unknown name is an error that lists them. Each is described at the top of
- * its file: grid.c (plain, islands, field, interests, many), penalties.c (penalties, classes, influence),
+ * its file: grid.c (plain, islands, field, interests, many), penalties.c (penalties, classes, size1-3,
+ * influence),
  * refastar.c, graph.c, builds.c (landmarks, builds, hierarchy), repair.c, deadends.c, doors.c,
  * jps.c (jps, jps4, jpsplus, jpsplus4).
  *
@@ -33,6 +34,9 @@ static const bench_workload workloads[] = {
     {"plain", plain_run, plain_totals},
     {"penalties", penalties_run, penalties_totals},
     {"classes", classes_run, classes_totals},
+    {"size1", size1_run, size1_totals},
+    {"size2", size2_run, size2_totals},
+    {"size3", size3_run, size3_totals},
 #ifdef ASTAR_REFASTAR_SOURCE
     {"refastar", refastar_run, refastar_totals},
 #else

@@ -8,6 +8,13 @@
  *              {1: 1.5, 2: 2, 3: 1} (class 0 not listed: 1), per problem. Checked: found, no
  *              cost below the optimum (no factor is below 1). Compare its instructions per
  *              expansion with plain's (bench/callgrind.sh).
+ *   size2, size3  a unit of 2x2 (3x3) cells (astar_query.size), per problem. Checked: no
+ *              cost below the one-cell optimum (a bigger unit's way is never shorter; it may
+ *              find none). Compare its instructions per expansion with plain's and size1's
+ *              (bench/callgrind.sh): the general loop, 8 clearance reads and 2n - 1 terrain
+ *              reads a step.
+ *   size1      the yardstick of the two: one cell through the general loop they run (a fog
+ *              mask with every cell known, which changes no answer). Checked: optimal.
  *   influence  a 256x256 layer updated as a game would each frame: 64 units stamped
  *              (radius 6), one spread step over walkable cells (the first map's 256x256
  *              corner, or open ground) and a decay; 200 frames. Runs once, on the first map;
@@ -92,6 +99,46 @@ int classes_run(const bench_map *m) {
 }
 
 void classes_totals(void) { report_all("classes", &classes_all); }
+
+static stats size_all[3];
+static const char *const SIZE_NAMES[3] = {"size1", "size2", "size3"};
+
+static int size_run(const bench_map *m, int32_t n) {
+    astar_grid *g = m->grid;
+    const astar_scen *sc = m->scen;
+    stats st = stats_new(sc);
+    astar_mask *all = NULL; /* size1: every cell known, for the general loop */
+    if (n == 1) {
+        int32_t w = astar_grid_width(g), h = astar_grid_height(g);
+        all = astar_mask_new(w, h, NULL);
+        astar_mask_reveal(all, w / 2, h / 2, (double)(w + h));
+    }
+    for (int32_t i = 0; i < sc->count; i++) {
+        const astar_scenario *p = &sc->items[i];
+        if (!endpoints_open(g, p)) continue;
+        astar_query q;
+        query_for(&q, p);
+        q.size = n;
+        q.known = all;
+        astar_result res;
+        astar_status rc = timed_find(&st, m->search, g, &q, &res);
+        if (rc == ASTAR_OK && res.cost < p->optimal - fmax(1e-4 * p->optimal, p->precision)) st.mismatches++;
+        if (rc != ASTAR_OK && (n == 1 || rc != ASTAR_UNREACHABLE)) st.mismatches++;
+        if (n == 1 && rc == ASTAR_OK && !tolerant_equal(res.cost, p)) st.mismatches++;
+    }
+    astar_mask_free(all);
+    report(SIZE_NAMES[n - 1], m->name, &st);
+    stats_sum(&size_all[n - 1], &st);
+    stats_free(&st);
+    return st.mismatches;
+}
+
+int size1_run(const bench_map *m) { return size_run(m, 1); }
+int size2_run(const bench_map *m) { return size_run(m, 2); }
+int size3_run(const bench_map *m) { return size_run(m, 3); }
+void size1_totals(void) { report_all("size1", &size_all[0]); }
+void size2_totals(void) { report_all("size2", &size_all[1]); }
+void size3_totals(void) { report_all("size3", &size_all[2]); }
 
 int influence_run(const bench_map *m) {
     if (!m->first) return 0;

@@ -40,7 +40,9 @@
 -- hostile) and graph fields ("gfields": graph:distance_field, graph:range and graph:find_nearest
 -- with the query options and bad sources, targets and budgets, and the field's methods) came
 -- after all of them: every seed of seeds.txt disables both, and flee and wander ("flee":
--- grid:flee from points or a layer, grid:wander, their own options good and weird).
+-- grid:flee from points or a layer, grid:wander, their own options good and weird), and units
+-- bigger than one cell ("size": every grid query and a job with size, good and hostile, checked
+-- by the oracle) too.
 -- As a module (spec/32): loadfile(this)("--module") returns { run = ..., read_seeds = ... }.
 local astar = require("astar")
 
@@ -2633,6 +2635,59 @@ function A.flee(st)
   end)
 end
 
+-- Units bigger than one cell ("size"; every seed found before them disables it): a size good
+-- (1..3) or hostile (0, 9, fractions, strings, NaN, weird values) given to every grid query and
+-- a job stepped with terrain writes between its slices; a good one on a small square grid,
+-- with or without a fog mask, held to the oracle (which checks every footprint cell itself).
+local UNIT_SIZES = { 0, 9, -1, 1.5, "2", NAN, HUGE, 2 ^ 53 }
+function A.size(st)
+  local e = st:pick("grid")
+  if not e then return end
+  local g = e.obj
+  local good = st:chance(0.7)
+  local n = good and st:int(1, 3) or st:choice(UNIT_SIZES)
+  if not good and st:chance(0.3) then n = st:weird() end
+  local sx, sy, gx, gy = st:coord(e.w), st:coord(e.h), st:coord(e.w), st:coord(e.h)
+  local mask = st:chance(0.25) and st:pick("mask") or nil
+  local diagonal = st:chance(0.5) and st:choice({ "never", "always", "one_walkable", "no_corner_cut" }) or nil
+  local opts = { size = n, diagonal = diagonal, known = mask and mask.obj or nil }
+  local kind = st:choice({ "find", "find", "nearest", "range", "field", "search", "check" })
+  if kind == "find" then
+    local r = st:call("grid:find size", g.find, g, sx, sy, gx, gy, opts)
+    local square = type(e.w) == "number" and e.w * e.h <= 100 and g.topology ~= "hex"
+    if r[1] and good and square and not e.closed and not (mask and mask.closed) and
+       type(sx) == "number" and type(sy) == "number" and type(gx) == "number" and type(gy) == "number" then
+      local world = grid_world(g, nil, mask and mask.obj, diagonal)
+      world.size = n
+      st:check_optimal("find size " .. n, world, sx, sy, gx, gy, r[2], r[3])
+    end
+  elseif kind == "nearest" then
+    st:call("grid:find_nearest size", g.find_nearest, g, sx, sy, { { x = gx, y = gy }, { x = sy, y = sx } }, opts)
+  elseif kind == "range" then
+    st:call("grid:range size", g.range, g, sx, sy, st:choice({ 0, 3, 12.5, HUGE, -1 }), opts)
+  elseif kind == "field" then
+    st:call("grid:distance_field size", g.distance_field, g, { { x = gx, y = gy } }, opts)
+  elseif kind == "check" then
+    local r = st:call("grid:find", g.find, g, sx, sy, gx, gy)
+    if r[1] and type(r[2]) == "table" then
+      st:call("grid:set_cost", g.set_cost, g, st:coord(e.w), st:coord(e.h), false)
+      st:call("grid:check_path size", g.check_path, g, r[2], 1, opts)
+      st:call("grid:repair size", g.repair, g, r[2], 1, opts)
+    end
+  else
+    local r = st:call("grid:search size", g.search, g, sx, sy, gx, gy, opts)
+    local job = r[1] and r[2]
+    for _ = 1, job and st:int(1, 6) or 0 do
+      st:call("job:step", job.step, job, st:int(1, 5))
+      st:call("grid:set_cost", g.set_cost, g, st:coord(e.w), st:coord(e.h), st:choice({ false, 1, 2.5 }))
+    end
+    if job then
+      st:call("job:step", job.step, job)
+      st:call("job:result", job.result, job)
+    end
+  end
+end
+
 -- A find with interests (list: plain entries) held to the oracle when it can follow the query:
 -- the best score (oracle.interest_score), the path's steps summing to info.cost, the score that
 -- cost less the value collected. Exact below a cost of 2^20 (docs/contract.md, "Interests").
@@ -2786,6 +2841,7 @@ local ACTIONS = {
   { "prepare", 3, "living" }, { "living", 4, "living" }, { "sched_frame", 4, "frame" },
   { "engines", 5, "engines" }, { "classes", 4, "classes" }, { "graph_fields", 5, "gfields" },
   { "flee", 4, "flee" },
+  { "size", 4, "size" },
 }
 local NESTED = { new_grid = false, load_map = false, load_scen = false, new_sched = false, new_graph = false,
   sched_burst = false }

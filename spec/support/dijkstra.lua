@@ -148,12 +148,18 @@ local function walkable(world, x, y)
 end
 M.walkable = walkable
 
--- Can the unit stand with its top-left on (x, y): every cell of its footprint walkable.
+-- Can the unit stand with its top-left on (x, y): every cell of its footprint inside and of
+-- walkable terrain as the query sees it; node_cost counts at the anchor alone (docs/contract.md,
+-- "Units bigger than one cell"), so only the anchor asks it.
 local function stands(world, x, y)
+  if not walkable(world, x, y) then return false end
   local n = world.size or 1
   for j = 0, n - 1 do
     for i = 0, n - 1 do
-      if not walkable(world, x + i, y + j) then return false end
+      local cx, cy = x + i, y + j
+      if cx > world.w or cy > world.h then return false end
+      local t = terrain(world, cx, cy)
+      if t == false or t == math.huge then return false end
     end
   end
   return true

@@ -222,9 +222,9 @@ int grid_search(lua_State *L) {
     check_xy(L, 4, &c->grid->base, &c->q.gx, &c->q.gy);
     query_args a;
     read_options(L, 6, IN_FIND, "search", &a, &c->q);
-    if (c->q.size > 1) /* a job's repairs follow cells, not the table: not yet */
-        arg_error_fmt(L, 6, "option 'size' does not apply to search (units bigger than a cell: grid:find only, for now)");
     bool tiered = read_hierarchical(L, &a);
+    if (tiered && c->q.size > 1) /* clusters' entrances per size: not yet (as find) */
+        arg_error_fmt(L, 6, "option 'size' does not apply with 'hierarchical' (not yet)");
     resolve_grid_query(L, c, &a);
     if (tiered) {
         resolve_hierarchical(L, c);

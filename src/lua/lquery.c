@@ -97,8 +97,9 @@ static const option OPTIONS[NOPTIONS] = {
     [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in lrepair.c */
     [O_CLASSES] = {"classes", K_VALUE, IN_GRID & ~IN_AWAY, 0, 0, NULL, BY_HAND},
     [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_AWAY, 0, 0, " (flee and wander: not yet)", BY_HAND},
-    [O_SIZE] = {"size", K_BOUNDED, IN_FIND, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
-    [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_ALL & ~IN_FIND, 0, 0, " (units bigger than a cell: grid:find only, for now)",
+    [O_SIZE] = {"size", K_BOUNDED, IN_GRID & ~IN_AWAY, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
+    [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_GRAPH | IN_AWAY, 0, 0,
+                          " (a unit's footprint is a square of cells: grid queries, not flee and wander yet)",
                           BY_HAND},
     [O_AWAY_MAX_COST] = {"max_cost", K_REFUSED, IN_AWAY, 0, 0,
                          ": its budget is option 'radius' (flee) or the cost (wander)", BY_HAND},

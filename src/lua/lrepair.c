@@ -63,13 +63,13 @@ static bool read_version(lua_State *L, int idx, uint32_t *v) {
  * 1) whose cell the query opts no longer lets a path enter, or whose step from the one before
  * is no longer legal; nil when the rest of the path is still allowed.
  *
- * Only node_cost, edge_cost, known (fog) and classes can block a step the terrain allows (influence,
+ * Only node_cost, edge_cost, known (fog), classes and size can block a step the terrain allows (influence,
  * claims, noise and turns add costs, never a wall); without them the answer is the
  * terrain's, and astar_path_terrain gives it with no query set up, reading a flat path's
  * cells on demand: all of them in order, or with opts.since = v (a version the whole path
  * was allowed at: info.version of the find that made it) only those near the cells blocked
- * since. With node_cost, edge_cost, known or classes, since is not used: the full walk runs (the
- * callbacks, the mask and the classes may answer differently without any terrain change).
+ * since. With node_cost, edge_cost, known, classes or size > 1, since is not used: the full walk
+ * runs (the callbacks, the mask and the classes may answer differently without any terrain change).
  */
 int grid_check_path(lua_State *L) {
     walk_ctx ctx;
@@ -85,8 +85,9 @@ int grid_check_path(lua_State *L) {
     if (a.slot[O_SINCE] && !read_version(L, a.slot[O_SINCE], &since))
         arg_error_fmt(L, 4, "option 'since' must be a version (an integer in 0..4294967295: grid:version(), "
                             "info.version), got %s", value_str(L, a.slot[O_SINCE]));
-    /* (classes: a class the query walls blocks, and a class write bumps no version for since) */
-    bool walk = a.slot[O_NODE_COST] || a.slot[O_EDGE_COST] || a.slot[O_KNOWN] || a.slot[O_CLASSES];
+    /* (classes: a class the query walls blocks, and a class write bumps no version for since;
+     * a bigger unit's steps are its footprint's, which the terrain's bits do not tell) */
+    bool walk = a.slot[O_NODE_COST] || a.slot[O_EDGE_COST] || a.slot[O_KNOWN] || a.slot[O_CLASSES] || c->f.q.size > 1;
     if (walk) { /* the whole walk: every cell read now (its callbacks may change the table) */
         if (!p.ids) {
             int32_t *ids = astar_newuserdata_plain(L, (size_t)p.n * sizeof *ids);
