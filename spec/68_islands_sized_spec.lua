@@ -1,0 +1,112 @@
+-- Islands per unit size, and the two-tier search (hierarchical) for units bigger than one
+-- cell. A query of size n whose goal anchor lies in another component of the anchors the unit
+-- fits on is answered "no path" by the labels of that size, without expanding a node
+-- (info.expansions == 0); terrain writes after the labels are made must keep them exact. The
+-- oracle is a breadth-first walk over spec/support/dijkstra.lua's own legal steps, which
+-- checks every footprint cell and knows nothing of clearance or labels.
+local astar = require("astar")
+local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale")
+
+local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261168")
+
+-- Every goal anchor against the oracle from one start: returns the goals the labels answered
+-- (unreachable for the unit, though a single cell gets there).
+local function check_from(grid, world, sx, sy, where)
+  local seen = oracle.reachable(world, sx, sy)
+  local one = world.size
+  world.size = 1
+  local seen_one = oracle.reachable(world, sx, sy)
+  world.size = one
+  local proved = 0
+  for gy = 1, world.h do
+    for gx = 1, world.w do
+      if (gx ~= sx or gy ~= sy) and oracle.stands(world, gx, gy) then
+        local path, info = grid:find(sx, sy, gx, gy, { size = world.size, info = {} })
+        local at = string.format("%s: %d,%d -> %d,%d", where, sx, sy, gx, gy)
+        assert((seen[gy][gx] == true) == (path ~= nil), at .. (path and ": a path the oracle has not" or ": no path"))
+        if not seen[gy][gx] then
+          assert(info.expansions == 0, at .. ": searched " .. info.expansions .. " nodes for no path")
+          if seen_one[gy][gx] then proved = proved + 1 end
+        end
+      end
+    end
+  end
+  return proved
+end
+
+-- A start the unit fits on (or nil).
+local function some_anchor(rng, world)
+  for _ = 1, 20 do
+    local x, y = rng.int(1, world.w), rng.int(1, world.h)
+    if oracle.stands(world, x, y) then return x, y end
+  end
+end
+
+describe("islands per unit size", function()
+  it("a gap a 2x2 unit cannot pass is 'no path' without a search, through writes", function()
+    -- a wall down column 5, with a gap of one cell at row 3
+    local g = astar.grid(9, 8)
+    for y = 1, 8 do g:set_cost(5, y, false) end
+    g:set_cost(5, 3, 1)
+    local info = {}
+    assert.is_not_nil(g:find(1, 3, 8, 3, { info = info })) -- one cell passes
+    assert.is_nil(g:find(1, 3, 8, 3, { size = 2, info = info }))
+    assert.are.equal(0, info.expansions)
+    g:set_cost(5, 6, 1) -- a gap of two: the labels of size 2 join
+    g:set_cost(5, 7, 1)
+    assert.is_not_nil(g:find(1, 3, 8, 3, { size = 2, info = info }))
+    assert.is_nil(g:find(1, 3, 6, 3, { size = 3, info = info }))
+    assert.are.equal(0, info.expansions)
+    g:set_cost(5, 7, false) -- closed again: they split
+    assert.is_nil(g:find(1, 3, 8, 3, { size = 2, info = info }))
+    assert.are.equal(0, info.expansions)
+    g:fill(1) -- a bulk write builds them again at the write
+    g:set_cost(5, 1, false)
+    assert.is_not_nil(g:find(1, 3, 6, 3, { size = 3, info = info }))
+  end)
+
+  it("corners: a diagonal between two anchors joins them only with 'always'", function()
+    -- 2x2 units at (1,1) and (2,2): the only step between them is the diagonal whose side
+    -- anchors (2,1) and (1,2) do not fit
+    for _, mode in ipairs(oracle.DIAGONALS) do
+      local g = astar.grid(3, 3, { diagonal = mode })
+      g:set_cost(3, 1, false)
+      g:set_cost(1, 3, false)
+      local info = {}
+      local path = g:find(1, 1, 2, 2, { size = 2, info = info })
+      assert.are.equal(mode == "always", path ~= nil, mode)
+      if not path then assert.are.equal(0, info.expansions, mode) end
+    end
+  end)
+
+  it("agree with the oracle on random worlds, through writes (" .. scale(30) .. " worlds)", function()
+    local rng = oracle.rng(SEED)
+    local proved = 0
+    for n = 1, scale(30) do
+      local world = { w = rng.int(6, 14), h = rng.int(6, 14), cost = {}, diagonal = oracle.DIAGONALS[(n - 1) % 4 + 1],
+                      size = rng.int(2, 4) }
+      local density = 0.05 + rng.next() * 0.15
+      for y = 1, world.h do
+        world.cost[y] = {}
+        for x = 1, world.w do world.cost[y][x] = rng.next() >= density and rng.int(1, 3) end
+      end
+      local grid = oracle.grid(astar, world)
+      for round = 1, 4 do
+        local sx, sy = some_anchor(rng, world)
+        local where = string.format("world %d round %d (%dx%d %s size %d)", n, round, world.w, world.h,
+          world.diagonal, world.size)
+        if sx then proved = proved + check_from(grid, world, sx, sy, where) end
+        -- writes after the labels are made: they must follow (opening joins, closing splits)
+        for _ = 1, rng.int(1, 6) do
+          local x, y = rng.int(1, world.w), rng.int(1, world.h)
+          local c = world.cost[y][x] and false or rng.int(1, 3)
+          world.cost[y][x] = c
+          grid:set_cost(x, y, c)
+        end
+      end
+    end
+    -- the check is not empty: many goals a single cell reaches were proved out of reach
+    assert.is_true(proved > scale(30) * 3, "proved " .. proved)
+  end)
+end)
