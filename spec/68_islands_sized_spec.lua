@@ -110,3 +110,97 @@ describe("islands per unit size", function()
     assert.is_true(proved > scale(30) * 3, "proved " .. proved)
   end)
 end)
+
+-- A world of 12..18 cells a side, walls with gaps of 2..4 cells (so that a bigger unit's way
+-- bends through them), terrain costs 1..3, under a mode a hierarchy is built for.
+local MODES = { "never", "one_walkable", "no_corner_cut" }
+local function walled_world(rng, size)
+  local world = { w = rng.int(12, 18), h = rng.int(12, 18), cost = {}, diagonal = MODES[rng.int(1, 3)], size = size }
+  for y = 1, world.h do
+    world.cost[y] = {}
+    for x = 1, world.w do world.cost[y][x] = rng.next() >= 0.03 and rng.int(1, 3) end
+  end
+  for _ = 1, rng.int(1, 3) do
+    local across, at, gap, wide = rng.next() < 0.5, rng.int(3, 10), rng.int(1, 9), rng.int(2, 4)
+    for i = 1, across and world.h or world.w do
+      if i < gap or i >= gap + wide then
+        if across then world.cost[i][at] = false else world.cost[at][i] = false end
+      end
+    end
+  end
+  return world
+end
+
+-- A hierarchical answer against the oracle's optimum (nil: none): legal, the cost of its own
+-- steps, never below the optimum; the ratio to it.
+local function check_tiered(world, dist, path, info, gx, gy, where)
+  local want = dist[gy][gx]
+  if want == math.huge or not oracle.stands(world, gx, gy) then
+    assert(path == nil, where .. ": a path the oracle says does not exist")
+    return nil
+  end
+  assert(path, where .. ": no path (" .. tostring(info.status) .. "), the oracle's costs " .. want)
+  local walked = oracle.path_cost(world, path, path[1].x, path[1].y) -- errors on an illegal step
+  assert(oracle.near(walked, info.cost), where .. ": walks for " .. walked .. ", info says " .. info.cost)
+  assert(info.cost >= want - 1e-9 * math.max(1, want), where .. ": below the optimum " .. want)
+  return want > 0 and info.cost / want or 1
+end
+
+describe("two-tier search for bigger units (hierarchical with size)", function()
+  it("legal, never below the optimum, within 1.5x (1.03x on average), found iff reachable; " ..
+     "after writes the same answers as a fresh build (" .. scale(60) .. " worlds)", function()
+    local rng = oracle.rng(SEED + 1)
+    local ratios, sum, worst, tiered, unreachable = 0, 0, 1, 0, 0
+    for n = 1, scale(60) do
+      local size = rng.int(2, 3)
+      local world = walled_world(rng, size)
+      local grid = oracle.grid(astar, world)
+      local clusters = rng.int(3, 6)
+      grid:hierarchy(clusters)
+      for round = 1, 2 do
+        local sx, sy = some_anchor(rng, world)
+        if sx then
+          local dist = oracle.distances(world, sx, sy)
+          for _ = 1, 3 do
+            local gx, gy = some_anchor(rng, world)
+            gx, gy = gx or 1, gy or 1
+            local info = {}
+            local path = grid:find(sx, sy, gx, gy, { size = size, hierarchical = true, info = info })
+            local where = string.format("world %d round %d (%dx%d %s, cluster %d, size %d) %d,%d -> %d,%d", n, round,
+              world.w, world.h, world.diagonal, clusters, size, sx, sy, gx, gy)
+            local r = check_tiered(world, dist, path, info, gx, gy, where)
+            if r then
+              ratios, sum, worst = ratios + 1, sum + r, math.max(worst, r)
+              assert(r <= 1.5, where .. string.format(": %.3fx the optimum", r))
+              if info.abstract_expansions > 0 then tiered = tiered + 1 end
+            else
+              unreachable = unreachable + 1
+            end
+            if round == 2 then -- after the writes: what a build from scratch answers
+              local fresh = oracle.grid(astar, world)
+              fresh:hierarchy(clusters)
+              local again = {}
+              fresh:find(sx, sy, gx, gy, { size = size, hierarchical = true, info = again })
+              assert(again.status == info.status and again.cost == info.cost and
+                     again.abstract_expansions == info.abstract_expansions,
+                where .. ": " .. tostring(info.cost) .. " after the writes, a fresh build " .. tostring(again.cost))
+            end
+          end
+        end
+        -- writes after the tables of this size are made: the clusters they touch go dirty
+        for _ = 1, rng.int(2, 8) do
+          local x, y = rng.int(1, world.w), rng.int(1, world.h)
+          local c = (world.cost[y][x] and rng.next() < 0.6) and false or rng.int(1, 3)
+          world.cost[y][x] = c
+          grid:set_cost(x, y, c)
+        end
+      end
+    end
+    assert(ratios > scale(60) and tiered > scale(60) / 2 and unreachable > 0,
+      string.format("found %d (%d through the abstract graph), unreachable %d", ratios, tiered, unreachable))
+    if os.getenv("ASTAR_SPEC_VERBOSE") then
+      print(string.format("\nhierarchy with size: %d found (%d tiered), %d unreachable, mean %.4fx, worst %.3fx", ratios, tiered, unreachable, sum / ratios, worst))
+    end
+    assert(sum / ratios <= 1.03, string.format("mean %.4fx, worst %.3fx", sum / ratios, worst))
+  end)
+end)

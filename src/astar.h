@@ -616,7 +616,7 @@ typedef struct astar_hierarchy_stats {
     int64_t edges;           /* abstract arcs: within clusters (connected pairs) and across */
     int32_t dirty;           /* clusters waiting for a rebuild */
     astar_diagonal diagonal; /* the mode it was built under */
-    size_t bytes;            /* the tables and the query scratch */
+    size_t bytes;            /* the tables and the query scratch (bigger units' too) */
 } astar_hierarchy_stats;
 
 /* The hierarchy's figures, kept as clusters change: no pass over the tables. */

@@ -454,11 +454,10 @@ astar_status astar_islands_sized(astar_grid *g, int kind, int size, astar_island
     *out = NULL;
     if (size < 1) size = 1;
     astar_islands *is = &g->islands[astar_island_set(kind, size)];
+    /* A bigger unit's ground is the clearance table's, which its caller made (the table tells
+     * these labels of its changes: clearance.c is below). */
+    if (size > 1 && !g->clearance) return ASTAR_EINVAL;
     if (!is->label) {
-        /* A bigger unit's ground is read from the clearance table, kept in step from now on. */
-        const uint8_t *clearance;
-        astar_status st = size > 1 ? astar_clearance_get(g, &clearance) : ASTAR_OK;
-        if (st != ASTAR_OK) return st;
         /* The floods' scratch with the labels: a change allocates nothing. */
         is->label = astar_mem(&g->alloc, NULL, 0, label_bytes(g));
         is->pool = is->label ? astar_mem(&g->alloc, NULL, 0, (size_t)pool_chunks(g) * CHUNK * sizeof(int32_t)) : NULL;

@@ -380,6 +380,8 @@ astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query
 astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     double lo, hi;
     astar_status st = astar_grid_cost_range(g, &lo, &hi);
+    const uint8_t *clearance; /* a bigger unit's table, made here, not by the threads (partial too) */
+    if (st == ASTAR_OK && q->size > 1) st = astar_clearance_get(g, &clearance);
     if (st != ASTAR_OK || q->partial || q->known) return st; /* astar_find leaves the labels alone then */
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     astar_islands *is;
@@ -390,8 +392,6 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     astar_heuristic h = q->heuristic != ASTAR_H_DEFAULT ? q->heuristic
                         : mode == ASTAR_DIAG_NEVER    ? ASTAR_H_MANHATTAN
                                                       : ASTAR_H_OCTILE; /* as astar_query_begin */
-    const uint8_t *clearance; /* a bigger unit's table, made here, not by the threads */
-    if (q->size > 1 && (st = astar_clearance_get(g, &clearance)) != ASTAR_OK) return st;
     astar_jps_table *table;
     if (q->jps == ASTAR_JPS_AUTO && jps_applies(q, mode, h, lo == hi && isfinite(lo)))
         return astar_jps_table_get(g, astar_jps_table_kind(mode), &table);
