@@ -203,4 +203,45 @@ describe("two-tier search for bigger units (hierarchical with size)", function()
     end
     assert(sum / ratios <= 1.03, string.format("mean %.4fx, worst %.3fx", sum / ratios, worst))
   end)
+
+  it("callbacks: an error, a nested find of another size, a rebuild refused; the grid stays usable", function()
+    local grid = astar.grid(48, 48)
+    for y = 1, 44 do grid:set_cost(24, y, false) end -- a wall with a gap of 4 at the bottom
+    grid:hierarchy(8)
+    local _, alone = grid:find(1, 1, 40, 1, { size = 2, hierarchical = true })
+    assert.are.equal("found", alone.status)
+    local n = 0
+    local ok, err = pcall(grid.find, grid, 1, 1, 40, 1, { size = 2, hierarchical = true, node_cost = function()
+      n = n + 1
+      if n == 30 then error("boom") end
+    end })
+    assert.is_false(ok)
+    assert.is_truthy(tostring(err):find("boom"))
+    local inner, refused = {}, nil
+    n = 0
+    local path, info = grid:find(1, 1, 40, 1, { size = 2, hierarchical = true, node_cost = function()
+      n = n + 1
+      if n % 50 == 0 then
+        local _, i = grid:find(1, 1, 40, 1, { size = 3, hierarchical = true }) -- answered by plain find
+        inner[#inner + 1] = i
+        local _, none = grid:find(1, 1, 40, 1, { size = 5 }) -- a new size's labels, made in a callback
+        inner[#inner + 1] = none
+        refused = select(2, pcall(grid.hierarchy, grid, 4))
+      end
+    end })
+    assert.is_truthy(path)
+    assert.are.equal(alone.cost, info.cost)
+    assert.is_true(#inner > 0)
+    for k = 1, #inner, 2 do
+      assert.are.equal("found", inner[k].status)
+      assert.is_true(inner[k].fallback)
+      assert.are.equal("unreachable", inner[k + 1].status) -- a gap of 4 is too narrow for 5
+      assert.are.equal(0, inner[k + 1].expansions)
+    end
+    assert.is_truthy(tostring(refused):find("in use"))
+    local _, again = grid:find(1, 1, 40, 1, { size = 2, hierarchical = true })
+    assert.are.equal(alone.cost, again.cost)
+    local _, five = grid:find(1, 1, 40, 1, { size = 5, hierarchical = true })
+    assert.are.equal(0, five.expansions)
+  end)
 end)

@@ -24,6 +24,8 @@ static double random_cost(int blocked_percent) {
 /* The labels of g and f (same terrain) as partitions: roots map one to one. */
 static void compare_islands(astar_grid *g, astar_grid *f, int kind, int size) {
     astar_islands *a = NULL, *b = NULL;
+    /* followed through every write, never left to be built again by a query */
+    CHECK(g->islands[astar_island_set(kind, size)].fresh);
     CHECK(astar_islands_sized(g, kind, size, &a) == ASTAR_OK);
     CHECK(astar_islands_sized(f, kind, size, &b) == ASTAR_OK);
     if (!a || !b) return;
