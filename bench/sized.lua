@@ -141,7 +141,8 @@ for _, path in ipairs(maps) do
   print(string.format("  size 2, %d problems (%d found, %d no path: %d of them answered with 0 expansions by both)",
     picked, found, none, none_zero))
   if found > 0 then
-    print(string.format("    expansions: flat %.0f, hierarchical %.0f a found query (%.1fx fewer); cost %.4fx mean, %.3fx worst; %d fallbacks",
+    print(string.format("    expansions: flat %.0f, hierarchical %.0f a found query (%.1fx fewer); " ..
+      "cost %.4fx mean, %.3fx worst; %d fallbacks",
       flat_x / found, tier_x / found, flat_x / math.max(1, tier_x), ratio_sum / found, worst, fallbacks))
     print(string.format("    time: flat %.3f ms, hierarchical %.3f ms a query", flat_t / picked, tier_t / picked))
   end

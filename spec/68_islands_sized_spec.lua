@@ -199,7 +199,8 @@ describe("two-tier search for bigger units (hierarchical with size)", function()
     assert(ratios > scale(60) and tiered > scale(60) / 2 and unreachable > 0,
       string.format("found %d (%d through the abstract graph), unreachable %d", ratios, tiered, unreachable))
     if os.getenv("ASTAR_SPEC_VERBOSE") then
-      print(string.format("\nhierarchy with size: %d found (%d tiered), %d unreachable, mean %.4fx, worst %.3fx", ratios, tiered, unreachable, sum / ratios, worst))
+      print(string.format("\nhierarchy with size: %d found (%d tiered), %d unreachable, mean %.4fx, worst %.3fx",
+        ratios, tiered, unreachable, sum / ratios, worst))
     end
     assert(sum / ratios <= 1.03, string.format("mean %.4fx, worst %.3fx", sum / ratios, worst))
   end)
