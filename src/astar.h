@@ -438,7 +438,8 @@ typedef struct astar_query {
     int32_t size;                     /* 1 (the default; 0 means 1) .. ASTAR_MAX_SIZE: the unit covers the
                                          size x size cells whose top-left is the path's cell; a
                                          step costs the dearest cell it newly covers (contract).
-                                         Above 1: astar_find and astar_find_many only, not on
+                                         Above 1: astar_find, astar_find_many and
+                                         astar_find_hierarchical only, not on
                                          hexes, nor with known or classes (EINVAL) */
 } astar_query;
 
@@ -626,7 +627,8 @@ astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_sta
  * costs inside it gives the path (its cost exact for that path; a cheaper one outside the
  * corridor is missed; when the corridor holds none, astar_find over the whole grid answers:
  * res->fallback). Rebuilds dirty clusters first: one at a time per grid, none while other
- * threads query it.
+ * threads query it. With q->size above 1 it reads the clusters of that size (HAA*), made on its
+ * first use with the grid's hierarchy's clusters and mode, and the island labels of the size.
  * @return as astar_find; ASTAR_EINVAL with targets or interests, another diagonal mode than
  *         the hierarchy's, or no hierarchy. */
 astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar_query *q,
