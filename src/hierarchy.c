@@ -50,9 +50,9 @@ typedef struct cluster_frame {
 /* Offers the neighbours of local cell at, settled at g_at: forward the moves cell -> other the
  * terrain allows, at other's terrain; backward the moves other -> cell, read at each other, at
  * cell's terrain. A bigger unit's hierarchy reads its moves and steps from the clearance table
- * and the footprints (the branch is the same one for a whole build). */
+ * and the footprints: spaces of their own (below), so that one cell's loop stays as it was. */
 static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, astar_node *nodes, uint16_t gen,
-                                        int32_t at, double g_at, const bool backward) {
+                                        int32_t at, double g_at, const bool backward, const bool big) {
     const double *cost = f->cost;
     const uint8_t *open = f->open, *legal = f->legal;
     const int32_t w = f->w, hh = f->hh;
@@ -60,7 +60,6 @@ static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, a
     int32_t cell = astar_cell(f->stride, f->x0 + lx, f->y0 + ly);
     /* The eight in turn: taking the set bits one by one made fewer instructions but a 14%
      * slower build on Paris_0_1024 (the loop's end mispredicts). */
-    const bool big = f->h->unit > 1;
     unsigned moves = backward ? 0xFFu : big ? astar_hier_moves(f->g, f->h, cell) : legal[open[cell]];
     for (int d = 0; d < 8; d++) {
         if (!(moves >> d & 1u)) continue;
@@ -82,20 +81,21 @@ static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, a
     return ASTAR_OFFER_DONE;
 }
 
-static ALWAYS_INLINE int forward_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                        int32_t at, int32_t node, bool upper, double g_at, int64_t quanta) {
-    (void)pruned, (void)node, (void)upper, (void)quanta;
-    return cluster_expand(ctx, L, nodes, gen, at, g_at, false);
-}
-
-static ALWAYS_INLINE int backward_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                         int32_t at, int32_t node, bool upper, double g_at, int64_t quanta) {
-    (void)pruned, (void)node, (void)upper, (void)quanta;
-    return cluster_expand(ctx, L, nodes, gen, at, g_at, true);
-}
+#define CLUSTER_EXPAND(name, backward, big)                                                                  \
+    static ALWAYS_INLINE int name(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,      \
+                                  int32_t at, int32_t node, bool upper, double g_at, int64_t quanta) {          \
+        (void)pruned, (void)node, (void)upper, (void)quanta;                                                    \
+        return cluster_expand(ctx, L, nodes, gen, at, g_at, backward, big);                                     \
+    }
+CLUSTER_EXPAND(forward_expand, false, false)
+CLUSTER_EXPAND(backward_expand, true, false)
+CLUSTER_EXPAND(forward_big_expand, false, true)
+CLUSTER_EXPAND(backward_big_expand, true, true)
 
 static const astar_space FORWARD = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, forward_expand};
 static const astar_space BACKWARD = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, backward_expand};
+static const astar_space FORWARD_BIG = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, forward_big_expand};
+static const astar_space BACKWARD_BIG = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, backward_big_expand};
 
 /* Settles cells of a Dijkstra begun on pool p inside cluster k, at most `most`; *settled gets
  * them. Returns false on OOM; *done when the open list ran dry. */
@@ -113,8 +113,11 @@ static ALWAYS_INLINE bool dijkstra_run(const astar_grid *g, const struct astar_h
     astar_loop L = {.pool = p, .alloc = a, .max_cost = INFINITY, .weight = 1.0, .max_expansions = UINT64_MAX,
                     .meter = &meter, .best = -1, .best_h = INFINITY};
     astar_result res;
-    astar_status st = backward ? astar_loop_run(&BACKWARD, &f, &L, most, &res)
-                               : astar_loop_run(&FORWARD, &f, &L, most, &res);
+    astar_status st;
+    if (h->unit > 1) /* each call its own instance of the loop, its space known at compile time */
+        st = backward ? astar_loop_run(&BACKWARD_BIG, &f, &L, most, &res) : astar_loop_run(&FORWARD_BIG, &f, &L, most, &res);
+    else
+        st = backward ? astar_loop_run(&BACKWARD, &f, &L, most, &res) : astar_loop_run(&FORWARD, &f, &L, most, &res);
     *settled = res.expansions;
     *done = p->heap.len == 0;
     return st != ASTAR_ENOMEM;
