@@ -456,7 +456,7 @@ astar_status astar_islands_sized(astar_grid *g, int kind, int size, astar_island
     astar_islands *is = &g->islands[astar_island_set(kind, size)];
     /* A bigger unit's ground is the clearance table's, which its caller made (the table tells
      * these labels of its changes: clearance.c is below). */
-    if (size > 1 && !g->clearance) return ASTAR_EINVAL;
+    if (size > 1 && (!g->clearance || kind >= ASTAR_ISLAND_SIZED_KINDS)) return ASTAR_EINVAL; /* no hexes */
     if (!is->label) {
         /* The floods' scratch with the labels: a change allocates nothing. */
         is->label = astar_mem(&g->alloc, NULL, 0, label_bytes(g));

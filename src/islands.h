@@ -58,7 +58,7 @@ uint64_t astar_islands_reset_units(const astar_grid *g);
 astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out);
 /* The same for a unit of `size` (1..ASTAR_MAX_SIZE; kind 0 or 1 when above 1), built in a pass
  * over the map on the first use of a size; above 1 the caller has made the clearance table
- * (astar_clearance_get: ASTAR_EINVAL without it). */
+ * (astar_clearance_get: ASTAR_EINVAL without it, or with hexes' kind). */
 astar_status astar_islands_sized(astar_grid *g, int kind, int size, astar_islands **out);
 /* The island of a cell: a label >= 0, the same for all of its cells; ASTAR_ISLAND_NONE for a
  * blocked one. Reads only, so concurrent queries may share the labels. */

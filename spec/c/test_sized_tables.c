@@ -112,5 +112,19 @@ int main(void) {
         int size = round % 10 == 9 ? ASTAR_MAX_SIZE : 2 + (int)(rnd() % 3);
         world(w, h, modes[round % 3], size, 3 + (int32_t)(rnd() % 6), 40 + (int)(rnd() % 80));
     }
+    /* No labels of a bigger unit on hexes (a square footprint has no meaning there), nor before
+     * the clearance table they read is made. */
+    astar_grid *hex = astar_grid_new(6, 6, ASTAR_DIAG_HEX, NULL), *sq = astar_grid_new(6, 6, ASTAR_DIAG_NEVER, NULL);
+    const uint8_t *clr;
+    astar_islands *is = NULL;
+    CHECK(hex && sq);
+    if (hex && sq) {
+        CHECK(astar_islands_sized(sq, 0, 2, &is) == ASTAR_EINVAL && is == NULL);
+        CHECK(astar_clearance_get(hex, &clr) == ASTAR_OK);
+        CHECK(astar_islands_sized(hex, 2, 2, &is) == ASTAR_EINVAL && is == NULL);
+        CHECK(astar_islands_sized(hex, 2, 1, &is) == ASTAR_OK && is != NULL);
+    }
+    astar_grid_free(hex);
+    astar_grid_free(sq);
     return check_summary();
 }
