@@ -615,7 +615,7 @@ typedef struct astar_hierarchy_stats {
     int64_t edges;           /* abstract arcs: within clusters (connected pairs) and across */
     int32_t dirty;           /* clusters waiting for a rebuild */
     astar_diagonal diagonal; /* the mode it was built under */
-    size_t bytes;            /* the tables and the query scratch */
+    size_t bytes;            /* the tables and the query scratch (bigger units' too) */
 } astar_hierarchy_stats;
 
 /* The hierarchy's figures, kept as clusters change: no pass over the tables. */
@@ -625,7 +625,8 @@ astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_sta
  * costs inside it gives the path (its cost exact for that path; a cheaper one outside the
  * corridor is missed; when the corridor holds none, astar_find over the whole grid answers:
  * res->fallback). Rebuilds dirty clusters first: one at a time per grid, none while other
- * threads query it.
+ * threads query it. With q->size above 1 it reads the clusters of that size (HAA*), made on its
+ * first use with the grid's hierarchy's clusters and mode, and the island labels of the size.
  * @return as astar_find; ASTAR_EINVAL with targets or interests, another diagonal mode than
  *         the hierarchy's, or no hierarchy. */
 astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar_query *q,

@@ -42,9 +42,28 @@ astar_status astar_clearance_get(astar_grid *g, const uint8_t **out) {
 
 void astar_clearance_cell_changed(astar_grid *g, int32_t cell) {
     if (!g->clearance) return;
+    uint8_t *clr = g->clearance;
     int32_t y = cell / g->stride - 1, x = cell % g->stride - 1;
     int32_t x0 = x - (ASTAR_MAX_SIZE - 1), y0 = y - (ASTAR_MAX_SIZE - 1);
-    recompute(g, x0 < 0 ? 0 : x0, y0 < 0 ? 0 : y0, x, y);
+    if (x0 < 0) x0 = 0;
+    if (y0 < 0) y0 = 0;
+    uint8_t before[ASTAR_MAX_SIZE * ASTAR_MAX_SIZE], after[ASTAR_MAX_SIZE * ASTAR_MAX_SIZE];
+    int32_t w = x - x0 + 1, i = 0;
+    for (int32_t j = y0; j <= y; j++)
+        for (int32_t k = x0; k <= x; k++) before[i++] = clr[astar_cell(g->stride, k, j)];
+    recompute(g, x0, y0, x, y);
+    /* The island labels of bigger units (islands.c) take the changes an anchor at a time, each
+     * seeing the others as they were: the old values back, then the new ones one by one. */
+    for (i = 0; i < w * (y - y0 + 1); i++) {
+        int32_t at = astar_cell(g->stride, x0 + i % w, y0 + i / w);
+        after[i] = clr[at];
+        clr[at] = before[i];
+    }
+    for (i = 0; i < w * (y - y0 + 1); i++) {
+        int32_t at = astar_cell(g->stride, x0 + i % w, y0 + i / w);
+        clr[at] = after[i];
+        if (after[i] != before[i]) astar_islands_anchor_changed(g, at, before[i], after[i]);
+    }
 }
 
 void astar_clearance_bulk_changed(astar_grid *g) {

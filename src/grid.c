@@ -269,9 +269,9 @@ void astar_grid_terrain_reset(astar_grid *g) {
         }
     }
     /* The tables built before, built again here at the write's own cost: never in a query. */
+    astar_clearance_bulk_changed(g); /* first: bigger units' island labels read it */
     astar_islands_terrain_reset(g);
     astar_dead_ends_bulk_changed(g);
-    astar_clearance_bulk_changed(g);
     astar_jps_table_bulk_changed(g);
     astar_landmarks_invalidate(g); /* bulk writes: no telling which way (set aside until built) */
     if (g->hierarchy) astar_hierarchy_all_dirty(g); /* a hierarchical query or prepare rebuilds */

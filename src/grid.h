@@ -96,7 +96,7 @@ struct astar_grid {
     uint32_t known_since;       /* the log holds every change after this version (a bulk
                                    write, or one the log could not hold, sets it) */
     astar_change *log;          /* ASTAR_CHANGE_LOG entries */
-    astar_islands islands[ASTAR_ISLAND_KINDS];
+    astar_islands islands[ASTAR_ISLAND_SETS]; /* by astar_island_set: size 1's by kind */
     astar_dead_ends dead_ends[ASTAR_DEAD_END_KINDS]; /* by astar_dead_end_kind */
     astar_jps_table jps_tables[ASTAR_JPS_TABLE_KINDS]; /* JPS+ tables, by astar_jps_table_kind */
     struct astar_landmarks *landmarks; /* NULL: none built */

@@ -118,7 +118,7 @@ static int64_t insert(astar_grid *g, struct astar_hierarchy *h, int32_t k, int32
 static int64_t insert_blocked_start(astar_grid *g, struct astar_hierarchy *h, int32_t start, int32_t ks) {
     int64_t settled = 0;
     int32_t sx = start % g->stride - 1, sy = start / g->stride - 1;
-    unsigned moves = g->legal[(int)h->mode][g->open[start]];
+    unsigned moves = astar_hier_moves(g, h, start);
     for (int d = 0; d < 8; d++) {
         if (!(moves & (1u << d))) continue;
         int32_t nx = sx + ASTAR_DX[d], ny = sy + ASTAR_DY[d];
@@ -136,7 +136,7 @@ static int64_t insert_blocked_start(astar_grid *g, struct astar_hierarchy *h, in
         int64_t got = cluster_dijkstra(g, h, kn, n, false);
         if (got < 0) return got;
         settled += got;
-        double first = astar_step_cost(g->cost[n], d);
+        double first = astar_step_cost(astar_hier_entered(g, h, n, d), d);
         for (int32_t j = 0; j < c->n; j++) {
             double v = first + astar_pool_g(&h->local, astar_hier_local(h, g, kn, c->cell[j]));
             if (v < out[j]) out[j] = v;
@@ -240,7 +240,9 @@ static bool abstract_search(astar_grid *g, struct astar_hierarchy *h, abstract_q
                 int32_t across = cell + offset[d];
                 int32_t k2 = astar_hier_cluster_of(h, across % stride - 1, across / stride - 1);
                 int32_t j2 = astar_hier_find_entrance(&h->clusters[k2], across);
-                if (j2 >= 0) ok = relax(h, g, aq, h->base[k2] + j2, across, u, gu + astar_step_cost(g->cost[across], d));
+                if (j2 >= 0)
+                    ok = relax(h, g, aq, h->base[k2] + j2, across, u,
+                               gu + astar_step_cost(astar_hier_entered(g, h, across, d), d));
             }
             if (k == aq->kg && ok && h->to_goal[i] != INFINITY)
                 ok = relax(h, g, aq, aq->G, aq->goal, u, gu + h->to_goal[i]);
@@ -385,7 +387,6 @@ static astar_status done(astar_result *res, astar_status st, uint64_t expansions
 
 astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar_query *q,
                                      astar_result *res) {
-    if (q->size > 1) return ASTAR_EINVAL; /* a bigger unit: astar_find only, for now */
     astar_result_init(res);
     struct astar_hierarchy *h = g->hierarchy;
     if (!h || q->ntargets || q->ninterests || s->width != g->width || s->height != g->height ||
@@ -396,12 +397,28 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     if (mode != h->mode) return astar_finish(res, ASTAR_EINVAL);
     int32_t start = astar_cell(g->stride, q->sx, q->sy), goal = astar_cell(g->stride, q->gx, q->gy);
     astar_status st;
-    /* Its clusters' costs are the terrain's: a query with classes takes A* (the same answer). */
-    if (near(h, q) || start == goal || g->cost[goal] == INFINITY || q->classes) {
+    /* Its clusters' costs are the terrain's: a query with classes takes A* (the same answer).
+     * A bigger unit (HAA*) searches the hierarchy of its size; one astar_find refuses (fog or
+     * classes with a size, a size out of range) is refused there. */
+    bool big = q->size > 1;
+    if (big && (q->size > ASTAR_MAX_SIZE || q->known || q->classes)) {
         st = astar_find(s, g, q, res);
         return done(res, st, res->expansions, 0);
     }
-    st = astar_hierarchy_refresh(g);
+    if (big && (st = astar_hierarchy_sized(g, q->size, &h)) != ASTAR_OK) return astar_finish(res, st);
+    /* Another island of its size (islands.c): A* answers at once, from the labels. */
+    bool apart = false;
+    if (big && !q->partial && astar_hier_ground(g, h, start) && astar_hier_ground(g, h, goal)) {
+        astar_islands *is;
+        if ((st = astar_islands_sized(g, astar_island_kind(mode), q->size, &is)) != ASTAR_OK)
+            return astar_finish(res, st);
+        apart = astar_islands_root(is, start) != astar_islands_root(is, goal);
+    }
+    if (apart || near(h, q) || start == goal || !astar_hier_ground(g, h, goal) || q->classes) {
+        st = astar_find(s, g, q, res);
+        return done(res, st, res->expansions, 0);
+    }
+    st = astar_hierarchy_refresh(g, h);
     if (st != ASTAR_OK) return astar_finish(res, st);
     if (!astar_hier_scratch(g, h)) return astar_finish(res, ASTAR_ENOMEM);
     double lo, hi;
@@ -412,7 +429,7 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
     h->start_clusters = 1;
     h->start_cluster[0] = aq.ks;
     int64_t in = insert(g, h, aq.ks, start, false, h->from_start);
-    if (in >= 0 && g->cost[start] == INFINITY) {
+    if (in >= 0 && !astar_hier_ground(g, h, start)) {
         int64_t more = insert_blocked_start(g, h, start, aq.ks);
         in = more < 0 ? more : in + more;
     }

@@ -37,6 +37,8 @@ static bool dijkstra_begin(astar_pool *p, const astar_alloc *a, int32_t at) {
 
 /* The cluster space: cluster k's cells, by local id (row by row, w wide). */
 typedef struct cluster_frame {
+    const astar_grid *g;        /* for a bigger unit's moves and steps (astar_hier_moves, _entered) */
+    const struct astar_hierarchy *h;
     const double *cost;         /* the grid's terrain, */
     const uint8_t *open;        /* its kind of cell (for legal) */
     const uint8_t *legal;       /* and the hierarchy's mode's moves */
@@ -47,9 +49,10 @@ typedef struct cluster_frame {
 
 /* Offers the neighbours of local cell at, settled at g_at: forward the moves cell -> other the
  * terrain allows, at other's terrain; backward the moves other -> cell, read at each other, at
- * cell's terrain. */
+ * cell's terrain. A bigger unit's hierarchy reads its moves and steps from the clearance table
+ * and the footprints: spaces of their own (below), so that one cell's loop stays as it was. */
 static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, astar_node *nodes, uint16_t gen,
-                                        int32_t at, double g_at, const bool backward) {
+                                        int32_t at, double g_at, const bool backward, const bool big) {
     const double *cost = f->cost;
     const uint8_t *open = f->open, *legal = f->legal;
     const int32_t w = f->w, hh = f->hh;
@@ -57,15 +60,18 @@ static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, a
     int32_t cell = astar_cell(f->stride, f->x0 + lx, f->y0 + ly);
     /* The eight in turn: taking the set bits one by one made fewer instructions but a 14%
      * slower build on Paris_0_1024 (the loop's end mispredicts). */
-    unsigned moves = backward ? 0xFFu : legal[open[cell]];
+    unsigned moves = backward ? 0xFFu : big ? astar_hier_moves(f->g, f->h, cell) : legal[open[cell]];
     for (int d = 0; d < 8; d++) {
         if (!(moves >> d & 1u)) continue;
         int32_t nx = lx + (backward ? -ASTAR_DX[d] : ASTAR_DX[d]);
         int32_t ny = ly + (backward ? -ASTAR_DY[d] : ASTAR_DY[d]);
         if (nx < 0 || ny < 0 || nx >= w || ny >= hh) continue;
         int32_t other = cell + f->step[d];
-        if (backward && (cost[other] == INFINITY || !(legal[open[other]] >> d & 1u))) continue;
-        double nd = g_at + astar_step_cost(cost[backward ? cell : other], d);
+        if (backward && (big ? !astar_hier_ground(f->g, f->h, other) || !(astar_hier_moves(f->g, f->h, other) >> d & 1u)
+                             : cost[other] == INFINITY || !(legal[open[other]] >> d & 1u)))
+            continue;
+        int32_t onto = backward ? cell : other;
+        double nd = g_at + astar_step_cost(big ? astar_hier_entered(f->g, f->h, onto, d) : cost[onto], d);
         int32_t n = at + f->local_step[d];
         astar_node *rec = astar_node_touch(nodes, gen, n);
         if (!(nd < rec->g)) continue;
@@ -75,26 +81,27 @@ static ALWAYS_INLINE int cluster_expand(const cluster_frame *f, astar_loop *L, a
     return ASTAR_OFFER_DONE;
 }
 
-static ALWAYS_INLINE int forward_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                        int32_t at, int32_t node, bool upper, double g_at, int64_t quanta) {
-    (void)pruned, (void)node, (void)upper, (void)quanta;
-    return cluster_expand(ctx, L, nodes, gen, at, g_at, false);
-}
-
-static ALWAYS_INLINE int backward_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                         int32_t at, int32_t node, bool upper, double g_at, int64_t quanta) {
-    (void)pruned, (void)node, (void)upper, (void)quanta;
-    return cluster_expand(ctx, L, nodes, gen, at, g_at, true);
-}
+#define CLUSTER_EXPAND(name, backward, big)                                                                  \
+    static ALWAYS_INLINE int name(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,      \
+                                  int32_t at, int32_t node, bool upper, double g_at, int64_t quanta) {          \
+        (void)pruned, (void)node, (void)upper, (void)quanta;                                                    \
+        return cluster_expand(ctx, L, nodes, gen, at, g_at, backward, big);                                     \
+    }
+CLUSTER_EXPAND(forward_expand, false, false)
+CLUSTER_EXPAND(backward_expand, true, false)
+CLUSTER_EXPAND(forward_big_expand, false, true)
+CLUSTER_EXPAND(backward_big_expand, true, true)
 
 static const astar_space FORWARD = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, forward_expand};
 static const astar_space BACKWARD = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, backward_expand};
+static const astar_space FORWARD_BIG = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, forward_big_expand};
+static const astar_space BACKWARD_BIG = {false, false, NULL, NULL, NULL, NULL, NULL, NULL, backward_big_expand};
 
 /* Settles cells of a Dijkstra begun on pool p inside cluster k, at most `most`; *settled gets
  * them. Returns false on OOM; *done when the open list ran dry. */
 static ALWAYS_INLINE bool dijkstra_run(const astar_grid *g, const struct astar_hierarchy *h, int32_t k, bool backward,
                          astar_pool *p, const astar_alloc *a, uint64_t most, uint64_t *settled, bool *done) {
-    cluster_frame f = {g->cost, g->open, g->legal[(int)h->mode], g->stride, 0, 0, 0, 0, {0}, {0}};
+    cluster_frame f = {g, h, g->cost, g->open, g->legal[(int)h->mode], g->stride, 0, 0, 0, 0, {0}, {0}};
     astar_hier_bounds(h, g, k, &f.x0, &f.y0, &f.w, &f.hh);
     for (int d = 0; d < 8; d++) {
         int sign = backward ? -1 : 1;
@@ -106,8 +113,11 @@ static ALWAYS_INLINE bool dijkstra_run(const astar_grid *g, const struct astar_h
     astar_loop L = {.pool = p, .alloc = a, .max_cost = INFINITY, .weight = 1.0, .max_expansions = UINT64_MAX,
                     .meter = &meter, .best = -1, .best_h = INFINITY};
     astar_result res;
-    astar_status st = backward ? astar_loop_run(&BACKWARD, &f, &L, most, &res)
-                               : astar_loop_run(&FORWARD, &f, &L, most, &res);
+    astar_status st;
+    if (h->unit > 1) /* each call its own instance of the loop, its space known at compile time */
+        st = backward ? astar_loop_run(&BACKWARD_BIG, &f, &L, most, &res) : astar_loop_run(&FORWARD_BIG, &f, &L, most, &res);
+    else
+        st = backward ? astar_loop_run(&BACKWARD, &f, &L, most, &res) : astar_loop_run(&FORWARD, &f, &L, most, &res);
     *settled = res.expansions;
     *done = p->heap.len == 0;
     return st != ASTAR_ENOMEM;
@@ -172,8 +182,8 @@ static bool scan_entrances(const astar_grid *g, const struct astar_hierarchy *h,
             }
             left--;
             int32_t i = j->at;
-            bool open = i < len && g->cost[first + i * step] != INFINITY &&
-                        g->cost[first + i * step + across] != INFINITY;
+            bool open = i < len && astar_hier_ground(g, h, first + i * step) &&
+                        astar_hier_ground(g, h, first + i * step + across);
             if (open && j->run < 0) j->run = i;
             if (open || j->run < 0) continue;
             int32_t run = j->run, last = i - 1, n = j->found;
@@ -252,6 +262,7 @@ static int64_t cluster_edges(const double *dist, const uint8_t *sides, int32_t n
 
 void astar_hierarchy_destroy(const astar_grid *g, struct astar_hierarchy *h) {
     if (!h) return;
+    for (int i = 0; i < ASTAR_MAX_SIZE - 1; i++) astar_hierarchy_destroy(g, h->bigger[i]);
     astar_alloc a = h->alloc;
     int32_t count = h->cols * h->rows;
     for (int32_t k = 0; k < count; k++) free_cluster(&a, &h->clusters[k]);
@@ -291,6 +302,7 @@ astar_status astar_hierarchy_make(const astar_grid *g, int32_t cluster_size, str
     memset(h, 0, sizeof *h);
     h->alloc = a;
     h->size = cluster_size;
+    h->unit = 1;
     h->cols = (g->width + cluster_size - 1) / cluster_size;
     h->rows = (g->height + cluster_size - 1) / cluster_size;
     h->mode = mode;
@@ -426,9 +438,8 @@ oom:
     return ASTAR_ENOMEM;
 }
 
-/* Builds cluster k now, in budgets of what the progress handler allows. */
-static astar_status build_cluster(astar_grid *g, int32_t k) {
-    struct astar_hierarchy *h = g->hierarchy;
+/* Builds cluster k of h now, in budgets of what the progress handler allows. */
+static astar_status build_cluster(astar_grid *g, struct astar_hierarchy *h, int32_t k) {
     if (!h || k < 0 || k >= h->cols * h->rows) return ASTAR_EINVAL;
     astar_hier_job j;
     astar_hier_job_init(&j, k);
@@ -459,33 +470,56 @@ void astar_hierarchy_number(struct astar_hierarchy *h) {
     h->stale = dirty;
 }
 
-astar_status astar_hierarchy_refresh(astar_grid *g) {
-    struct astar_hierarchy *h = g->hierarchy;
+astar_status astar_hierarchy_refresh(astar_grid *g, struct astar_hierarchy *h) {
     if (!h->stale) return ASTAR_OK;
     int32_t count = h->cols * h->rows;
     for (int32_t k = 0; k < count; k++) {
         if (!h->clusters[k].dirty) continue;
-        astar_status st = build_cluster(g, k);
+        astar_status st = build_cluster(g, h, k);
         if (st != ASTAR_OK) return st;
     }
     astar_hierarchy_number(h);
     return ASTAR_OK;
 }
 
+astar_status astar_hierarchy_sized(astar_grid *g, int32_t unit, struct astar_hierarchy **out) {
+    struct astar_hierarchy *base = g->hierarchy;
+    *out = base;
+    if (unit <= 1) return ASTAR_OK;
+    struct astar_hierarchy **slot = &base->bigger[unit - 2];
+    if (!*slot) {
+        const uint8_t *clearance; /* what its entrances and costs read */
+        astar_status st = astar_clearance_get(g, &clearance);
+        if (st == ASTAR_OK) st = astar_hierarchy_make(g, base->size, slot);
+        if (st != ASTAR_OK) return st;
+        (*slot)->unit = unit;
+        (*slot)->mode = base->mode; /* the mode the grid's was built under */
+    }
+    *out = *slot;
+    return ASTAR_OK;
+}
+
+/* What one hierarchy holds: its clusters, tables and query scratch. */
+static size_t hier_bytes(const astar_grid *g, const struct astar_hierarchy *h) {
+    size_t count = (size_t)h->cols * (size_t)h->rows;
+    size_t bytes = sizeof *h + count * (sizeof *h->clusters + sizeof *h->base) + scratch_bytes(h);
+    if (h->corridor) bytes += g->cells * sizeof *h->corridor;
+    return bytes + (size_t)atomic_load(&h->table_bytes);
+}
+
 astar_status astar_grid_hierarchy_stats(const astar_grid *g, astar_hierarchy_stats *out) {
     memset(out, 0, sizeof *out);
     const struct astar_hierarchy *h = g->hierarchy;
     if (!h) return ASTAR_OK;
-    int32_t count = h->cols * h->rows;
     out->cluster_size = h->size;
-    out->clusters = count;
+    out->clusters = h->cols * h->rows;
     out->diagonal = h->mode;
-    size_t bytes = sizeof *h + (size_t)count * (sizeof *h->clusters + sizeof *h->base) + scratch_bytes(h);
-    if (h->corridor) bytes += g->cells * sizeof *h->corridor;
     out->entrances = atomic_load(&h->entrances);
     out->edges = atomic_load(&h->edges);
     out->dirty = (int32_t)atomic_load(&h->dirty);
-    out->bytes = bytes + (size_t)atomic_load(&h->table_bytes);
+    out->bytes = hier_bytes(g, h);
+    for (int i = 0; i < ASTAR_MAX_SIZE - 1; i++) /* bigger units' tables: memory the grid holds */
+        if (h->bigger[i]) out->bytes += hier_bytes(g, h->bigger[i]);
     return ASTAR_OK;
 }
 
@@ -514,16 +548,36 @@ int astar_hier_touched(const struct astar_hierarchy *h, const astar_grid *g, int
     return n;
 }
 
-void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability) {
-    (void)walkability; /* both kinds reach across a border (astar_hier_touched) */
+static void touch(struct astar_hierarchy *h, const astar_grid *g, int32_t cell) {
     int32_t k[5];
-    int n = astar_hier_touched(g->hierarchy, g, cell, k);
-    for (int i = 0; i < n; i++) astar_hier_mark(g->hierarchy, k[i]);
+    int n = astar_hier_touched(h, g, cell, k);
+    for (int i = 0; i < n; i++) astar_hier_mark(h, k[i]);
 }
 
-void astar_hierarchy_all_dirty(astar_grid *g) {
-    struct astar_hierarchy *h = g->hierarchy;
+void astar_hierarchy_cell_changed(astar_grid *g, int32_t cell, bool walkability) {
+    (void)walkability; /* both kinds reach across a border (astar_hier_touched) */
+    touch(g->hierarchy, g, cell);
+    /* A bigger unit's: a cell is in the footprints of the n x n anchors up-left of it, whose
+     * ground (clearance >= n) and entered costs are all it can change; each touches what a
+     * cell of its own would. At most n^2 anchors, per size made. */
+    int32_t y = cell / g->stride - 1, x = cell % g->stride - 1;
+    for (int i = 0; i < ASTAR_MAX_SIZE - 1; i++) {
+        struct astar_hierarchy *b = g->hierarchy->bigger[i];
+        if (!b) continue;
+        for (int32_t ay = y - b->unit + 1; ay <= y; ay++)
+            for (int32_t ax = x - b->unit + 1; ax <= x; ax++)
+                if (ax >= 0 && ay >= 0) touch(b, g, astar_cell(g->stride, ax, ay));
+    }
+}
+
+static void all_dirty(struct astar_hierarchy *h) {
     for (int32_t k = 0; k < h->cols * h->rows; k++) h->clusters[k].dirty = true;
     atomic_store(&h->dirty, h->cols * h->rows);
     h->stale = true;
+}
+
+void astar_hierarchy_all_dirty(astar_grid *g) {
+    all_dirty(g->hierarchy);
+    for (int i = 0; i < ASTAR_MAX_SIZE - 1; i++)
+        if (g->hierarchy->bigger[i]) all_dirty(g->hierarchy->bigger[i]);
 }

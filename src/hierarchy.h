@@ -25,6 +25,13 @@ typedef struct astar_hier_cluster {
 
 struct astar_hierarchy {
     int32_t size;               /* cluster side in cells */
+    int32_t unit;               /* the unit's side its tables are for: 1 over walkable cells,
+                                   n > 1 over the anchors a unit of n fits on (HAA*: entrances
+                                   and costs per size, docs/design/clearance.md) */
+    /* On the grid's own (unit 1) hierarchy: those of bigger units, [n - 2] for n, each made by
+     * the first two-tier query of that size with the same clusters and mode; NULL: none yet.
+     * They go with it (a new build of the grid's hierarchy drops them). */
+    struct astar_hierarchy *bigger[ASTAR_MAX_SIZE - 1];
     int32_t cols, rows;         /* clusters across and down */
     astar_diagonal mode;        /* the moves its costs were measured under */
     astar_hier_cluster *clusters;
@@ -62,6 +69,38 @@ struct astar_hierarchy {
     uint32_t *cand_stamp;       /* per cluster */
     astar_alloc alloc;
 };
+
+/* Whether a cell is ground for h's unit: walkable, or an anchor the unit fits on. */
+static inline bool astar_hier_ground(const astar_grid *g, const struct astar_hierarchy *h, int32_t cell) {
+    return h->unit <= 1 ? g->cost[cell] != INFINITY : g->clearance[cell] >= h->unit;
+}
+
+/* The moves from a cell under h's mode for h's unit: for a bigger unit the side anchors take
+ * the side cells' part in the diagonal rule, as in a query (grid_cost.c's terrain_bits). */
+static inline unsigned astar_hier_moves(const astar_grid *g, const struct astar_hierarchy *h, int32_t cell) {
+    const uint8_t *legal = g->legal[(int)h->mode];
+    if (h->unit <= 1) return legal[g->open[cell]];
+    unsigned bits = 0;
+    for (int d = 0; d < 8; d++)
+        bits |= (unsigned)(g->clearance[cell + ASTAR_DY[d] * g->stride + ASTAR_DX[d]] >= h->unit) << d;
+    return legal[bits];
+}
+
+/* The terrain a step in direction d onto cell b pays for h's unit: b's own, or for a bigger
+ * unit the dearest of the cells its footprint newly covers (a query reads the same rule through
+ * what it sees of the terrain: astar_entered_cost, search.h). */
+static inline double astar_hier_entered(const astar_grid *g, const struct astar_hierarchy *h, int32_t b, int d) {
+    if (h->unit <= 1) return g->cost[b];
+    int32_t n = h->unit, dx = ASTAR_DX[d], dy = ASTAR_DY[d];
+    int32_t col = b + (dx > 0 ? n - 1 : 0), row = b + (dy > 0 ? (n - 1) * g->stride : 0);
+    double dearest = 0.0;
+    for (int32_t i = 0; i < n; i++) {
+        double t = dx ? g->cost[col + i * g->stride] : 0.0, u = dy ? g->cost[row + i] : 0.0;
+        if (t > dearest) dearest = t;
+        if (u > dearest) dearest = u;
+    }
+    return dearest;
+}
 
 /* Cluster k's first cell column and row, and its size (the last ones may be cut short). */
 static inline void astar_hier_bounds(const struct astar_hierarchy *h, const astar_grid *g, int32_t k,
@@ -132,8 +171,12 @@ astar_status astar_hier_job_run(const astar_grid *g, struct astar_hierarchy *h, 
                                 const astar_alloc *a, uint64_t budget, uint64_t *used);
 /* Frees what the job holds and makes it start over. */
 void astar_hier_job_drop(astar_hier_job *j, const astar_alloc *a);
-/* Rebuilds the dirty clusters and the numbering; ASTAR_ENOMEM leaves it stale but usable. */
-astar_status astar_hierarchy_refresh(astar_grid *g);
+/* Rebuilds h's dirty clusters and the numbering; ASTAR_ENOMEM leaves it stale but usable. */
+astar_status astar_hierarchy_refresh(astar_grid *g, struct astar_hierarchy *h);
+/* The hierarchy a two-tier query of a unit of `unit` cells reads (the grid's for 1; for more,
+ * the one of that size, made on first need with the grid's clusters and mode, every cluster
+ * dirty, after the clearance table), not yet refreshed. */
+astar_status astar_hierarchy_sized(astar_grid *g, int32_t unit, struct astar_hierarchy **out);
 
 /*
  * Terrain costs inside cluster k from cell `from` (backward: to it) under the hierarchy's

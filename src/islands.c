@@ -32,6 +32,13 @@
                                         of a root given label f */
 #define CHUNK 32                     /* int32_t per chunk of a flood's list */
 
+/* Whether a cell is ground of these labels: walkable terrain for one cell, an anchor the unit
+ * fits on (clearance >= size) for a bigger unit. The rest of this file reads only this, so the
+ * same build, joins and splits keep the labels of every size. */
+static inline bool ground(const astar_grid *g, const astar_islands *is, int32_t cell) {
+    return is->size <= 1 ? g->cost[cell] != INFINITY : g->clearance[cell] >= is->size;
+}
+
 /* find with path halving, for the writers (the build and the changes). */
 static int32_t find_halving(int32_t *parent, int32_t id) {
     while (parent[id] >= 0) {
@@ -103,7 +110,7 @@ static astar_status build(const astar_grid *g, int kind, astar_islands *is, asta
     if (astar_progress_charge(p, g->cells)) return ASTAR_ESTOPPED;
     const int32_t stride = g->stride;
     for (int32_t at = 0; at < (int32_t)g->cells; at++) {
-        if (g->cost[at] == INFINITY) {
+        if (!ground(g, is, at)) {
             link[at] = ASTAR_ISLAND_NONE;
             continue;
         }
@@ -151,7 +158,7 @@ static astar_status join(const astar_grid *g, int kind, astar_islands *is, int32
     int32_t id = -1;
     for (int d = 0; d < 8; d++) {
         int32_t next = cell + off[d];
-        if (!(dirs >> d & 1u) || g->cost[next] == INFINITY) continue;
+        if (!(dirs >> d & 1u) || !ground(g, is, next)) continue;
         int32_t root = find_halving(is->parent, is->label[next]);
         id = id < 0 ? root : unite(is->parent, id, root);
     }
@@ -272,7 +279,7 @@ static int group_of(const int *group, int f) {
 }
 
 /* 1: the seeds are joined without `cell`; 0: not shown; -1: stopped. */
-static int walks_join(const astar_grid *g, int kind, int32_t cell, const int32_t *seed, int k, const int32_t off[8],
+static int walks_join(const astar_grid *g, const astar_islands *is, int kind, int32_t cell, const int32_t *seed, int k, const int32_t off[8],
                       astar_progress *p) {
     int group[FLOODS], arc[FLOODS], groups = k;
     int32_t at[FLOODS];
@@ -303,7 +310,7 @@ static int walks_join(const astar_grid *g, int kind, int32_t cell, const int32_t
             unsigned dirs = joined_at(g, kind, at[f]);
             int turn = 1; /* clockwise from where it came from */
             while (turn <= 8 && !((dirs >> CLOCKWISE[(back[f] + turn) & 7] & 1u) &&
-                                  g->cost[at[f] + off[CLOCKWISE[(back[f] + turn) & 7]]] != INFINITY))
+                                  ground(g, is, at[f] + off[CLOCKWISE[(back[f] + turn) & 7]])))
                 turn++;
             if (turn > 8) return 0; /* a seed alone: a side of its own */
             bool first = at[f] == seed[f] && back[f] == gap[f];
@@ -344,9 +351,9 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
     sp.k = 0;
     unsigned dirs = joined_at(g, kind, cell);
     for (int d = 0; d < 8; d++)
-        if ((dirs >> d & 1u) && g->cost[cell + off[d]] != INFINITY) seed[sp.k++] = cell + off[d];
+        if ((dirs >> d & 1u) && ground(g, is, cell + off[d])) seed[sp.k++] = cell + off[d];
     if (sp.k < 2) return ASTAR_OK; /* nothing to cut apart */
-    int still = walks_join(g, kind, cell, seed, sp.k, off, p);
+    int still = walks_join(g, is, kind, cell, seed, sp.k, off, p);
     if (still) return still > 0 ? ASTAR_OK : ASTAR_ESTOPPED;
     /* Labels used up (after a sixteenth of the cells' splits): all afresh, here at the change. */
     if (is->labels > is->room - FLOODS) return build(g, kind, is, p);
@@ -365,7 +372,7 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
             unsigned to = joined_at(g, kind, at);
             for (int d = 0; d < 8; d++) {
                 int32_t next = at + off[d];
-                if (!(to >> d & 1u) || g->cost[next] == INFINITY) continue;
+                if (!(to >> d & 1u) || !ground(g, is, next)) continue;
                 int32_t label = is->label[next];
                 if (label >= 0) { /* not reached yet */
                     /* The pool used up: the floods reached a quarter of the cells; a build
@@ -406,33 +413,50 @@ static astar_status split(const astar_grid *g, int kind, astar_islands *is, int3
     return ASTAR_OK;
 }
 
+/* One set of labels follows one cell's (or anchor's) change of ground. */
+static void follow(astar_grid *g, int set, int32_t cell, bool now, astar_progress *p) {
+    astar_islands *is = &g->islands[set];
+    if (!is->fresh) return; /* none, or to be built on their next use */
+    int kind = set % ASTAR_ISLAND_KINDS;
+    astar_status st = now ? join(g, kind, is, cell, p) : split(g, kind, is, cell, p);
+    /* A set_cost cannot fail half-way: stopped (or, building afresh, out of memory), the
+     * labels are left to be built again on their next use. */
+    if (st != ASTAR_OK) is->fresh = false;
+}
+
 void astar_islands_cell_changed(astar_grid *g, int32_t cell, bool walkable) {
     astar_progress *p = astar_progress_get();
-    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
-        astar_islands *is = &g->islands[kind];
-        if (!is->fresh) continue; /* none, or to be built on their next use */
-        astar_status st = walkable ? join(g, kind, is, cell, p) : split(g, kind, is, cell, p);
-        /* A set_cost cannot fail half-way: stopped (or, building afresh, out of memory), the
-         * labels are left to be built again on their next use. */
-        if (st != ASTAR_OK) is->fresh = false;
-    }
+    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) follow(g, kind, cell, walkable, p);
+}
+
+void astar_islands_anchor_changed(astar_grid *g, int32_t cell, uint8_t before, uint8_t after) {
+    astar_progress *p = astar_progress_get();
+    for (int size = 2; size <= ASTAR_MAX_SIZE; size++)
+        if ((before >= size) != (after >= size))
+            for (int kind = 0; kind < ASTAR_ISLAND_SIZED_KINDS; kind++)
+                follow(g, astar_island_set(kind, size), cell, after >= size, p);
 }
 
 uint64_t astar_islands_reset_units(const astar_grid *g) {
     uint64_t units = 0;
-    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++)
-        if (g->islands[kind].label) units += 3 * (uint64_t)g->cells; /* a build's at most */
+    for (int set = 0; set < ASTAR_ISLAND_SETS; set++)
+        if (g->islands[set].label) units += 3 * (uint64_t)g->cells; /* a build's at most */
     return units;
 }
 
 void astar_islands_terrain_reset(astar_grid *g) {
-    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++)
-        if (g->islands[kind].label) build(g, kind, &g->islands[kind], astar_progress_none());
+    for (int set = 0; set < ASTAR_ISLAND_SETS; set++)
+        if (g->islands[set].label)
+            build(g, set % ASTAR_ISLAND_KINDS, &g->islands[set], astar_progress_none());
 }
 
-astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out) {
-    astar_islands *is = &g->islands[kind];
+astar_status astar_islands_sized(astar_grid *g, int kind, int size, astar_islands **out) {
     *out = NULL;
+    if (size < 1) size = 1;
+    astar_islands *is = &g->islands[astar_island_set(kind, size)];
+    /* A bigger unit's ground is the clearance table's, which its caller made (the table tells
+     * these labels of its changes: clearance.c is below). */
+    if (size > 1 && (!g->clearance || kind >= ASTAR_ISLAND_SIZED_KINDS)) return ASTAR_EINVAL; /* no hexes */
     if (!is->label) {
         /* The floods' scratch with the labels: a change allocates nothing. */
         is->label = astar_mem(&g->alloc, NULL, 0, label_bytes(g));
@@ -443,6 +467,7 @@ astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out) {
             return ASTAR_ENOMEM;
         }
         is->chunks = pool_chunks(g);
+        is->size = (uint8_t)size;
     }
     if (!is->fresh) {
         astar_status st = build(g, kind, is, astar_progress_get());
@@ -452,9 +477,13 @@ astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out) {
     return ASTAR_OK;
 }
 
+astar_status astar_islands_get(astar_grid *g, int kind, astar_islands **out) {
+    return astar_islands_sized(g, kind, 1, out);
+}
+
 void astar_islands_free(astar_grid *g) {
-    for (int kind = 0; kind < ASTAR_ISLAND_KINDS; kind++) {
-        astar_islands *is = &g->islands[kind];
+    for (int set = 0; set < ASTAR_ISLAND_SETS; set++) {
+        astar_islands *is = &g->islands[set];
         astar_mem(&g->alloc, is->label, is->label ? label_bytes(g) : 0, 0);
         astar_mem(&g->alloc, is->pool, (size_t)is->chunks * CHUNK * sizeof(int32_t), 0);
         astar_mem(&g->alloc, is->parent, (size_t)is->room * sizeof(int32_t), 0);

@@ -52,7 +52,7 @@ astar_status astar_search_prepare(astar_search *s, astar_grid *g, astar_diagonal
 astar_status astar_grid_prepare_hierarchy(astar_grid *g, int32_t cluster_size) {
     if (!g || cluster_size < 2) return ASTAR_EINVAL;
     const struct astar_hierarchy *h = g->hierarchy;
-    astar_status st = h && h->size == cluster_size && h->mode == g->diagonal ? astar_hierarchy_refresh(g)
+    astar_status st = h && h->size == cluster_size && h->mode == g->diagonal ? astar_hierarchy_refresh(g, g->hierarchy)
                                                                              : astar_grid_hierarchy(g, cluster_size);
     if (st != ASTAR_OK) return st;
     return astar_hier_scratch(g, g->hierarchy) ? ASTAR_OK : ASTAR_ENOMEM; /* the first query's */

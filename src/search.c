@@ -206,8 +206,11 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     /* Another island: no search. (The labels' only lazy writes, with the JPS+ tables below;
      * astar_find_prepare makes them ahead for the threads of astar_find_many.) */
     /* (Not with fog of war: the unknown cells the labels count as blocked may be open.) */
-    if (!q->partial && !q->known && g->cost[start] != INFINITY && (q->ntargets || start != c->goal)) {
-        st = astar_islands_get(g, astar_island_kind(c->diagonal), &c->islands);
+    /* A bigger unit: the labels of its size, over the anchors it fits on (a start it does not
+     * fit on gets no check, as a blocked one). */
+    bool start_fits = c->size > 1 ? c->clearance[start] >= c->size : g->cost[start] != INFINITY;
+    if (!q->partial && !q->known && start_fits && (q->ntargets || start != c->goal)) {
+        st = astar_islands_sized(g, astar_island_kind(c->diagonal), c->size, &c->islands);
         if (st != ASTAR_OK) return st;
         bool same = false;
         int32_t home = astar_islands_root(c->islands, start);
@@ -394,7 +397,7 @@ astar_status astar_find_prepare(astar_grid *g, const astar_query *q) {
     if (st != ASTAR_OK || q->partial || q->known) return st; /* astar_find leaves the labels alone then */
     astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? g->diagonal : q->diagonal;
     astar_islands *is;
-    if ((st = astar_islands_get(g, astar_island_kind(mode), &is)) != ASTAR_OK) return st;
+    if ((st = astar_islands_sized(g, astar_island_kind(mode), q->size, &is)) != ASTAR_OK) return st;
     astar_dead_ends *de;
     if (dead_ends_apply(q) && (st = astar_dead_ends_get(g, astar_dead_end_kind(mode), &de)) != ASTAR_OK)
         return st;

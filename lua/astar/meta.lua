@@ -67,7 +67,7 @@
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
 ---@field classes table<integer, number|false>? terrain classes (grid:set_class): { [class] = factor or false }; a cell's terrain cost is multiplied by its class's factor (in (0, 1e100]; 1 for a class not listed), false blocks the class; read raw (no metamethods). Every grid query: find, find_nearest, find_many, their jobs, distance_field, field_job, range, check_path (the whole path is walked: since is not used) and repair. Names: astar.class_names
----@field size integer? a unit of size x size cells (1..8, default 1), the path's cells its top-left: every cell it covers must be walkable, a step costs the dearest cell it newly covers (docs/contract.md, Units bigger than one cell). Every grid query and job but flee and wander (with known or classes: the footprint as the query sees it); not with hierarchical or on hexes
+---@field size integer? a unit of size x size cells (1..8, default 1), the path's cells its top-left: every cell it covers must be walkable, a step costs the dearest cell it newly covers (docs/contract.md, Units bigger than one cell). Every grid query and job but flee and wander (with known or classes: the footprint as the query sees it; hierarchical: the clusters of that size); not on hexes
 ---@field path "points"|"flat"? the path's form (find, find_nearest, their jobs search and search_nearest, repair): default "points"
 ---@field into table? find, find_nearest, search, search_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, search, search_nearest, repair, graph:find: the info is written into this table (raw), returned
@@ -489,7 +489,7 @@ function Grid:build_landmarks(k, opts) end
 ---@field entrances integer abstract nodes
 ---@field edges integer abstract arcs (within clusters and across borders)
 ---@field dirty integer clusters a terrain change left to rebuild (the next hierarchical find does)
----@field bytes integer memory of the tables and the query scratch
+---@field bytes integer memory of the tables and the query scratch (those of bigger units, `size`, included)
 ---@field diagonal astar.Diagonal the mode it was built under (queries must move under it)
 
 ---Builds the two-tier search's clusters (HPA*) on the terrain, replacing any (0 drops them),

@@ -260,6 +260,31 @@ function M.distances_to(world, gx, gy)
   end)
 end
 
+-- The anchors a unit can reach from (sx, sy): seen[y][x] true, by a breadth-first walk over
+-- the oracle's own legal steps (every footprint cell and swept corner checked by M.step),
+-- costs ignored. A start the unit does not fit on may still be left, as in a query.
+function M.reachable(world, sx, sy)
+  local seen, queue = {}, { { sx, sy } }
+  for y = 1, world.h do seen[y] = {} end
+  seen[sy][sx] = true
+  local head = 1
+  while queue[head] do
+    local ax, ay = queue[head][1], queue[head][2]
+    head = head + 1
+    for dy = -1, 1 do
+      for dx = -1, 1 do
+        local bx, by = ax + dx, ay + dy
+        if (dx ~= 0 or dy ~= 0) and bx >= 1 and by >= 1 and bx <= world.w and by <= world.h
+          and not seen[by][bx] and M.step(world, ax, ay, bx, by, sx, sy) then
+          seen[by][bx] = true
+          queue[#queue + 1] = { bx, by }
+        end
+      end
+    end
+  end
+  return seen
+end
+
 -- The optimal cost from start to goal, or nil when there is no path.
 function M.cost(world, sx, sy, gx, gy)
   if not stands(world, gx, gy) then return nil end

@@ -204,8 +204,6 @@ static int find_path(lua_State *L, bool nearest) {
     query_args a;
     read_options(L, opts, nearest ? IN_NEAREST : IN_FIND, nearest ? "find_nearest" : "find", &a, &c->q);
     bool tiered = !nearest && read_hierarchical(L, &a);
-    if (tiered && c->q.size > 1) /* clusters' entrances per size: not yet */
-        arg_error_fmt(L, opts, "option 'size' does not apply with 'hierarchical' (not yet)");
     resolve_grid_query(L, c, &a);
     if (tiered) resolve_hierarchical(L, c);
     return run_grid_query(L, c);
