@@ -2155,6 +2155,12 @@ function A.sched_request(st)
     -- A request whose search raised ends with status "error" (meta.lua, Scheduler:request).
     local failed = type(info) == "table" and info.status == "error" and path == nil
     if st.rng.next() < 0.2 and not ge.closed and not failed then
+      -- options drawn with path = "flat" (forms) answer flat, as the search they make does
+      if type(path) == "table" and type(rawget(path, 1)) == "number" then
+        local points = {}
+        for i = 1, math.floor(#path / 2) do points[i] = { x = rawget(path, 2 * i - 1), y = rawget(path, 2 * i) } end
+        path = points
+      end
       st:check_answer("scheduler callback", ge, nil, nil, nil, path, info, true)
     end
   end))
