@@ -307,8 +307,9 @@ describe("astar.flee", function()
     assert.are.same({ 5, 1, true }, { info.x, info.y, info.in_band })
     assert.has_error(function() line:wander(1, 1, 4, { size = 9 }) end,
       "bad argument #4 to 'wander' (option 'size' must be an integer in 1..8, got 9)")
+    -- no footprint on hexes, as for every query; even where the unit stands safe already
     assert.has_error(function() astar.grid(4, 4, { topology = "hex" }):flee(1, 1, { { x = 4, y = 4 } },
-      { distance = 1, size = 2 }) end)
+      { distance = 1, size = 2 }) end, "flee failed: invalid argument")
     -- graphs still refuse it by name
     local graph = astar.graph()
     graph:add_node(0, 0)
