@@ -55,6 +55,21 @@ local function maybe_options(rng, world, opts)
     world.layers = { { vals = vals, weight = 1 } }
     opts.influence = layer
   end
+  if rng.next() < 0.3 then -- terrain classes: 1 dearer (x2 or x3), 2 a wall for this unit
+    world.class, world.classes = {}, { [1] = rng.int(2, 3), [2] = false }
+    for y = 1, world.h do
+      world.class[y] = {}
+      for x = 1, world.w do
+        local r = rng.next()
+        world.class[y][x] = r < 0.15 and 2 or (r < 0.45 and 1 or 0)
+      end
+    end
+    opts.classes = world.classes
+  end
+  if not world.topology and rng.next() < 0.4 then -- a unit of 2x2 or 3x3 cells (no footprint on hexes)
+    world.size = rng.int(2, 3)
+    opts.size = world.size
+  end
   if rng.next() < 0.25 then
     world.known = {}
     for y = 1, world.h do
@@ -65,9 +80,22 @@ local function maybe_options(rng, world, opts)
   end
 end
 
--- The terrain alone: what threat distances are measured on.
+-- The terrain alone: what threat distances are measured on (no classes, one cell).
 local function terrain_of(world)
   return { w = world.w, h = world.h, cost = world.cost, diagonal = world.diagonal, topology = world.topology }
+end
+
+-- The threat distance of the unit anchored at (x, y): the least of T over the cells of its
+-- footprint inside the map (docs/design/flee.md: a unit is as near a threat as its nearest part).
+local function footprint_threat(world, T, x, y)
+  local n, t = world.size or 1, math.huge
+  for j = 0, n - 1 do
+    for i = 0, n - 1 do
+      local v = T[y + j] and T[y + j][x + i]
+      if v and v < t then t = v end
+    end
+  end
+  return t
 end
 
 -- The threats as a list of points, or a third of the time as an influence layer: 2 on each
@@ -90,7 +118,7 @@ end
 describe("astar.flee", function()
   it("reaches the cheapest cell at least `distance` from every threat, never nearer to one than it stood", function()
     local rng = oracle.rng(65)
-    local safe, unsafe, already = 0, 0, 0
+    local safe, unsafe, already, big, classed = 0, 0, 0, 0, 0
     for n = 1, scale(60) do
       local world = random_world(rng)
       local opts = {}
@@ -121,6 +149,13 @@ describe("astar.flee", function()
             for x = 1, world.w do T[y][x] = math.min(T[y][x], to[y][x]) end
           end
         end
+        -- The unit's threat distances: its footprint's nearest cell.
+        local F = {}
+        for y = 1, world.h do
+          F[y] = {}
+          for x = 1, world.w do F[y][x] = footprint_threat(world, T, x, y) end
+        end
+        T = F
         local t0 = T[start.y][start.x]
         local last = path[#path]
         assert.are.same({ x = start.x, y = start.y }, path[1])
@@ -129,7 +164,9 @@ describe("astar.flee", function()
           assert(#path == 1 and info.safe and info.cost == 0, where .. ": already safe, yet moved")
           already = already + 1
         else
-          -- The unit's walk, with every cell nearer a threat than t0 a wall.
+          if world.size then big = big + 1 end
+          if world.classes then classed = classed + 1 end
+          -- The unit's walk, with every anchor nearer a threat than t0 a wall.
           local own = world.node_cost
           local walk = copy_world(world, function(x, y)
             if T[y][x] < t0 then return false end
@@ -167,8 +204,8 @@ describe("astar.flee", function()
         end
       end
     end
-    assert(safe >= scale(10) and unsafe >= scale(3) and already >= scale(3),
-      ("safe %d, unsafe %d, already %d"):format(safe, unsafe, already))
+    assert(safe >= scale(10) and unsafe >= scale(3) and already >= scale(3) and big >= scale(5) and classed >= scale(5),
+      ("safe %d, unsafe %d, already %d, size %d, classes %d"):format(safe, unsafe, already, big, classed))
   end)
 
   it("reads its options once and checks the grid after", function()
@@ -200,7 +237,7 @@ describe("astar.flee", function()
   it("takes the options of find that weigh the unit's walk, and refuses the others by name", function()
     local grid = astar.grid(8, 8)
     for _, name in ipairs({ "heuristic", "weight", "partial", "max_cost", "turn_penalty", "claim_window",
-      "interests", "jump", "dead_ends", "classes", "size", "hierarchical", "since", "rejoin_within" }) do
+      "interests", "jump", "dead_ends", "hierarchical", "since", "rejoin_within" }) do
       local ok, err = pcall(grid.flee, grid, 2, 2, { { x = 1, y = 1 } }, { distance = 3.3, [name] = true })
       assert.is_false(ok, name)
       assert.matches("option '" .. name .. "' does not apply to flee", err, 1, true)
@@ -238,6 +275,47 @@ describe("astar.flee", function()
     assert.are.same({ { { x = 2, y = 2 } }, 0, false }, { path, got.cost, got.safe })
     path, got = grid:wander(2, 2, 3, { max_expansions = 0 })
     assert.are.same({ { { x = 2, y = 2 } }, 0, false }, { path, got.cost, got.in_band })
+  end)
+
+  it("measures a bigger unit's safety over its whole footprint, and walls what its classes wall", function()
+    local grid = astar.grid(20, 20, { diagonal = "never" })
+    -- Anchored at (3, 3), the threat at (6, 6): the anchor is 6 away, its cell (4, 4) only 4. Every
+    -- cell 6 away: the nearest, (x + 1, y + 1), is 10 - x - y away, so x + y = 4, 2 steps.
+    local path, info = grid:flee(3, 3, { { x = 6, y = 6 } }, { distance = 5.5, size = 2 })
+    assert.is_true(info.safe and info.cost == 2 and info.x + info.y == 4 and #path == 3)
+    info = select(2, grid:flee(3, 3, { { x = 6, y = 6 } }, { distance = 5.5 })) -- one cell: safe where it stands
+    assert.is_true(info.safe and info.cost == 0)
+    -- A 2x2 unit whose footprint covers (4, 4), 4 from the threat: not safe beyond the field either
+    info = select(2, grid:flee(3, 3, { { x = 6, y = 6 } }, { distance = 5.5, size = 2, radius = 1 }))
+    assert.is_true(info.safe == false and info.cost == 1 and info.threat_distance == 5)
+    -- A corridor: the threat at 5, the unit at 4, safe at 2 unless class 1 (cell 3) is a wall to it.
+    local line = astar.grid(9, 1)
+    line:set_class(3, 1, 1)
+    info = select(2, line:flee(4, 1, { { x = 5, y = 1 } }, { distance = 2.5 }))
+    assert.are.same({ 2, 1, 2, true }, { info.x, info.y, info.cost, info.safe })
+    info = select(2, line:flee(4, 1, { { x = 5, y = 1 } }, { distance = 2.5, classes = { [1] = false } }))
+    assert.are.same({ 4, 1, 0, false }, { info.x, info.y, info.cost, info.safe })
+    info = select(2, line:flee(4, 1, { { x = 5, y = 1 } }, { distance = 2.5, classes = { [1] = 3 } }))
+    assert.are.same({ 2, 1, 4, true }, { info.x, info.y, info.cost, info.safe })
+    -- the threats walk the plain terrain: a class wall between one and the unit does not shield
+    -- it (2 away through cell 3, it is not safe where it stands)
+    info = select(2, line:flee(2, 1, { { x = 4, y = 1 } }, { distance = 2.5, classes = { [1] = false } }))
+    assert.are.same({ 1, 1, 1, true }, { info.x, info.y, info.cost, info.safe })
+    info = select(2, line:wander(1, 1, 4, { tolerance = 0, classes = { [1] = false } }))
+    assert.are.same({ 2, 1, false }, { info.x, info.y, info.in_band })
+    info = select(2, line:wander(1, 1, 4, { tolerance = 0 }))
+    assert.are.same({ 5, 1, true }, { info.x, info.y, info.in_band })
+    assert.has_error(function() line:wander(1, 1, 4, { size = 9 }) end,
+      "bad argument #4 to 'wander' (option 'size' must be an integer in 1..8, got 9)")
+    -- no footprint on hexes, as for every query; even where the unit stands safe already
+    assert.has_error(function() astar.grid(4, 4, { topology = "hex" }):flee(1, 1, { { x = 4, y = 4 } },
+      { distance = 1, size = 2 }) end, "flee failed: invalid argument")
+    -- graphs still refuse it by name
+    local graph = astar.graph()
+    graph:add_node(0, 0)
+    assert.has_error(function() graph:range(1, 1, { size = 2 }) end,
+      "bad argument #3 to 'range' (option 'size' does not apply to range (a unit's footprint is a square of "
+        .. "cells: grid queries))")
   end)
 
   it("keeps the layer of threats and the grid from being closed while it runs", function()
@@ -283,7 +361,7 @@ end)
 describe("astar.wander", function()
   it("goes to a reachable cell whose cost is in the band, the same one for the same seed", function()
     local rng = oracle.rng(6565)
-    local in_band, out, differ = 0, 0, 0
+    local in_band, out, differ, big, classed = 0, 0, 0, 0, 0
     for n = 1, scale(60) do
       local world = random_world(rng)
       local opts = {}
@@ -319,6 +397,8 @@ describe("astar.wander", function()
           assert(not info.in_band and oracle.near(info.cost, far), where .. ": not the farthest reached")
           out = out + 1
         end
+        if world.size then big = big + 1 end
+        if world.classes then classed = classed + 1 end
         local again = astar.wander(grid, start.x, start.y, cost, opts)
         assert.are.same(path, again)
         opts.seed = opts.seed + 1
@@ -326,8 +406,8 @@ describe("astar.wander", function()
         if other[#other].x ~= last.x or other[#other].y ~= last.y then differ = differ + 1 end
       end
     end
-    assert(in_band >= scale(20) and out >= scale(2) and differ >= scale(5),
-      ("in band %d, out %d, differ %d"):format(in_band, out, differ))
+    assert(in_band >= scale(20) and out >= scale(2) and differ >= scale(5) and big >= scale(5) and classed >= scale(5),
+      ("in band %d, out %d, differ %d, size %d, classes %d"):format(in_band, out, differ, big, classed))
   end)
 
   it("reads its own options once, passes the rest raw, and refuses a bad cost or seed", function()

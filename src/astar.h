@@ -733,7 +733,7 @@ typedef struct astar_flee_opts {
 /* Where flee or wander went, besides its astar_result. */
 typedef struct astar_flee_info {
     int32_t x, y;                 /* the path's last cell, 0-based */
-    int safe;                     /* flee: the cell's threat distance is >= distance */
+    int safe;                     /* flee: the cell's threat distance (size: footprint's) is >= distance */
     double threat_distance;       /* flee: the cell's (INFINITY: beyond distance) */
     int in_band;                  /* wander: the cost is within the band */
     int32_t candidates;           /* wander: the cells the pick was among */
@@ -741,11 +741,12 @@ typedef struct astar_flee_info {
 } astar_flee_info;
 
 /* A path from (q->sx, q->sy) to the cheapest cell at least o->distance from every threat
- * (its threat distance: the terrain cost from it to the nearest threat under q's diagonal),
- * never entering a cell nearer a threat than the start; else the farthest from them it
- * reaches within o->radius. q's own options apply to the unit's walk (not heuristic, weight,
- * partial, targets, interests, turn_penalty, claim_window, size > 1: ASTAR_EINVAL); q's
- * max_cost is replaced by the radius. The path is at astar_search_path. s is its workspace.
+ * (its threat distance: the terrain cost from it to the nearest threat under q's diagonal,
+ * one cell, no classes; with q->size n, the least over the anchor's n x n footprint), never
+ * entering a cell nearer a threat than the start; else the farthest from them it reaches
+ * within o->radius. q's own options apply to the unit's walk, classes and size included (not
+ * heuristic, weight, partial, targets, interests, turn_penalty, claim_window, size > 1 on
+ * hexes: ASTAR_EINVAL); q's max_cost is replaced by the radius. The path is at astar_search_path. s is its workspace.
  * @param[out] info  where it went.
  * @param[out] res   status ASTAR_OK (a path, maybe just the start), cost, length, expansions
  *                   (of every search it made).

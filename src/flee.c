@@ -4,7 +4,9 @@
  * multi-target astar_find from the unit whose targets are the safe cells bordering that field
  * (the search stops at the first it settles), the cells nearer a threat than the unit stands
  * blocked by a node_cost of C; only when no safe cell is within reach a range (a field from
- * the unit) gives the farthest cell. Wander is a range and a seeded pick. What they keep
+ * the unit) gives the farthest cell. A bigger unit (size n) walks anchors, and is as near a
+ * threat as the nearest cell of its footprint; the threat field stays one cell's, on the
+ * plain terrain (the threats' own walk). Wander is a range and a seeded pick. What they keep
  * between calls (two fields, the scratch) is the workspace's: a Lua callback's error may
  * leave them at any point, and nothing leaks.
  */
@@ -15,18 +17,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The unit's walk refuses the cells nearer a threat than it stands (threat distance < t0);
- * the query's own node_cost, if any, is asked about the others only. */
+/* The threat distance of a unit of n x n cells anchored at (x, y): the least over its
+ * footprint's cells inside the map (a unit is as near a threat as its nearest part; n = 1:
+ * its cell's). */
+static double footprint_threat(const astar_field *threat, int32_t x, int32_t y, int32_t n) {
+    double t = INFINITY;
+    for (int32_t j = 0; j < n; j++)
+        for (int32_t i = 0; i < n; i++) {
+            double c = astar_field_distance(threat, x + i, y + j); /* NaN outside: skipped */
+            if (c < t) t = c;
+        }
+    return t;
+}
+
+/* The footprint's side of a query (0 from a query made without astar_query_init: one cell). */
+static int32_t size_of(const astar_query *q) { return q->size > 1 ? q->size : 1; }
+
+/* The unit's walk refuses the anchors nearer a threat than it stands (footprint threat
+ * distance < t0); the query's own node_cost, if any, is asked about the others only. */
 typedef struct flee_filter {
     const astar_field *threat;
     double t0;
+    int32_t n;
     astar_node_cost_fn own;
     void *own_ud;
 } flee_filter;
 
 static int flee_node_cost(void *ud, int32_t x, int32_t y, double *extra) {
     const flee_filter *f = ud;
-    if (astar_field_distance(f->threat, x, y) < f->t0) return ASTAR_CB_BLOCK;
+    if (footprint_threat(f->threat, x, y, f->n) < f->t0) return ASTAR_CB_BLOCK;
     if (f->own) return f->own(f->own_ud, x, y, extra);
     *extra = 0.0;
     return ASTAR_CB_PASS;
@@ -45,11 +64,14 @@ static astar_field *field_of(astar_search *s, astar_field **at) {
     return *at;
 }
 
-/* Whether the unit's options are ones both a multi-target find and a range take. */
+/* Whether the unit's options are ones both a multi-target find and a range take (its size
+ * checked here too: a unit safe where it stands runs no search that would refuse it). */
 static bool unit_query_ok(const astar_grid *g, const astar_query *q) {
+    astar_diagonal mode = q->diagonal == ASTAR_DIAG_DEFAULT ? astar_grid_diagonal(g) : q->diagonal;
     return q->sx >= 0 && q->sy >= 0 && q->sx < astar_grid_width(g) && q->sy < astar_grid_height(g) &&
            q->heuristic == ASTAR_H_DEFAULT && q->weight == 1.0 && !q->partial && q->ntargets == 0 &&
-           q->ninterests == 0 && !(q->turn_penalty > 0) && q->claim_window < 0 && q->size <= 1 && !q->classes;
+           q->ninterests == 0 && !(q->turn_penalty > 0) && q->claim_window < 0 && q->size >= 0 &&
+           q->size <= ASTAR_MAX_SIZE && !(q->size > 1 && mode == ASTAR_DIAG_HEX);
 }
 
 /* The cells the field at f reached, listed into the scratch: dist (doubles first, for their
@@ -108,26 +130,32 @@ static int compare_ids(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The safe cells (threat distance >= d) next to a cell of the threat field nearer than d, as
- * node ids, each once, into targets: the first safe cell on any way out of the threats' reach
- * is one of them (its predecessor is nearer than d), so the cheapest safe cell is. Work in
- * proportion to the field. Returns how many. */
+/* The safe anchors (footprint threat distance >= d) next to an anchor whose footprint holds a
+ * cell of the threat field nearer than d, as node ids, each once, into targets (room for
+ * 4n + 4 per cell of the field): the first safe anchor on any way out of the threats' reach
+ * is one of them, so the cheapest safe anchor is. Its predecessor's footprint holds such a
+ * cell c, inside the (n + 2) x (n + 2) square around its own footprint and outside that
+ * footprint: it is on the ring of anchors [c - n, c + 1]^2 less [c - n + 1, c]^2 (n = 1: c's
+ * 8 neighbours). Work in proportion to the field (times 4n + 4, and n^2 field reads per
+ * anchor kept). Returns how many. */
 static int32_t safe_border(const astar_field *threat, int32_t w, int32_t h, const int32_t *ids, const double *dist,
-                           int32_t m, double d, int32_t *targets) {
-    int32_t n = 0;
+                           int32_t m, double d, int32_t n, int32_t *targets) {
+    int32_t count = 0;
     for (int32_t i = 0; i < m; i++) {
         if (!(dist[i] < d)) continue;
         int32_t x = ids[i] % w, y = ids[i] / w;
-        for (int k = 0; k < 8; k++) {
-            int32_t nx = x + ASTAR_DX[k], ny = y + ASTAR_DY[k];
-            if (nx < 0 || ny < 0 || nx >= w || ny >= h || astar_field_distance(threat, nx, ny) < d) continue;
-            targets[n++] = ny * w + nx;
-        }
+        for (int32_t ay = y - n; ay <= y + 1; ay++)
+            for (int32_t ax = x - n; ax <= x + 1; ax++) {
+                bool inner = ax > x - n && ax <= x && ay > y - n && ay <= y; /* its footprint holds c */
+                if (!inner && ax >= 0 && ay >= 0 && ax < w && ay < h) targets[count++] = ay * w + ax;
+            }
     }
-    qsort(targets, (size_t)n, sizeof *targets, compare_ids);
+    qsort(targets, (size_t)count, sizeof *targets, compare_ids);
     int32_t kept = 0;
-    for (int32_t i = 0; i < n; i++)
-        if (kept == 0 || targets[kept - 1] != targets[i]) targets[kept++] = targets[i];
+    for (int32_t i = 0; i < count; i++)
+        if ((kept == 0 || targets[kept - 1] != targets[i]) &&
+            footprint_threat(threat, targets[i] % w, targets[i] / w, n) >= d)
+            targets[kept++] = targets[i];
     return kept;
 }
 
@@ -175,7 +203,8 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
     bool none;
     astar_status st = build_threats(s, g, q, o, threat, &none, res);
     if (st != ASTAR_OK) return astar_finish(res, st);
-    double d = o->distance, t0 = none ? INFINITY : astar_field_distance(threat, q->sx, q->sy);
+    int32_t n = size_of(q);
+    double d = o->distance, t0 = none ? INFINITY : footprint_threat(threat, q->sx, q->sy, n);
     info->x = q->sx;
     info->y = q->sy;
     info->threat_cells = none ? 0 : astar_field_reached(threat);
@@ -184,7 +213,7 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
         info->threat_distance = t0;
         return stay(s, q, res);
     }
-    flee_filter filter = {threat, t0, q->node_cost, q->node_cost_ud};
+    flee_filter filter = {threat, t0, n, q->node_cost, q->node_cost_ud};
     astar_query uq = *q;
     uq.node_cost = flee_node_cost;
     uq.node_cost_ud = &filter;
@@ -192,12 +221,12 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
 
     /* One search to the nearest safe cell. */
     int32_t m = astar_field_reached(threat);
-    if (m > INT32_MAX / 9) return astar_finish(res, ASTAR_ENOMEM);
+    if (m > INT32_MAX / (4 * n + 5)) return astar_finish(res, ASTAR_ENOMEM);
     int32_t *ids;
-    double *dist = list_field(s, threat, 8, &ids, &st);
+    double *dist = list_field(s, threat, 4 * n + 4, &ids, &st);
     if (!dist) return astar_finish(res, st);
     int32_t *targets = ids + m;
-    int32_t nt = safe_border(threat, w, h, ids, dist, m, d, targets);
+    int32_t nt = safe_border(threat, w, h, ids, dist, m, d, n, targets);
     if (nt > 0) {
         uq.targets = targets;
         uq.ntargets = nt;
@@ -214,7 +243,7 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
             info->x = last % w;
             info->y = last / w;
             info->safe = 1;
-            info->threat_distance = astar_field_distance(threat, info->x, info->y);
+            info->threat_distance = footprint_threat(threat, info->x, info->y, n);
             return ASTAR_OK;
         }
         res->expansions += fr.expansions;
@@ -234,7 +263,7 @@ astar_status astar_flee(astar_search *s, astar_grid *g, const astar_query *q, co
     int32_t best = -1;
     double best_t = -1.0;
     for (int32_t i = 0; i < m; i++) {
-        double t = astar_field_distance(threat, ids[i] % w, ids[i] / w);
+        double t = footprint_threat(threat, ids[i] % w, ids[i] / w, n);
         bool safe = t >= d, best_safe = best_t >= d;
         if (best < 0 || (safe && (!best_safe || dist[i] < dist[best])) ||
             (!safe && !best_safe && (t > best_t || (t == best_t && dist[i] < dist[best])))) {

@@ -2596,8 +2596,26 @@ end
 
 -- Flee and wander ("flee"; every seed found before them disables it): grid:flee from points or
 -- an influence layer, grid:wander, with the query's options (good and hostile) and their own
--- (distance, radius, threshold, tolerance) good or weird. A found answer starts at the start.
+-- (distance, radius, threshold, tolerance) good or weird, sometimes classes and a size (good or
+-- hostile). A found answer starts at the start; with good classes and size and no fog, every
+-- later anchor's footprint is inside, open and of no class the query walls.
 local AWAY_NUMBERS = { 3.3, 1, 0.5, 10, 0, -1, NAN, HUGE, 1e101, true, "2" }
+local UNIT_SIZES = { 0, 9, -1, 1.5, "2", NAN, HUGE, 2 ^ 53 }
+
+-- Whether every anchor of path after the first holds a unit of n x n cells of g as classes
+-- see them (inside, walkable, no class set to false); the first that does not, else nil.
+local function footprint_breach(g, path, n, classes)
+  for i = 2, #path do
+    local p = path[i]
+    for y = p.y, p.y + n - 1 do
+      for x = p.x, p.x + n - 1 do
+        if x > g.width or y > g.height or not g:get_cost(x, y) or (classes and classes[g:get_class(x, y)] == false) then
+          return p
+        end
+      end
+    end
+  end
+end
 function A.flee(st)
   local e, sx, sy, _, _, opts, uses = st:grid_query()
   if not e then return end
@@ -2622,6 +2640,21 @@ function A.flee(st)
     own[2] = { "radius", st:chance(0.3) and number(8) or nil }
     own[3] = { "threshold", st:chance(0.2) and number(0.5) or nil }
   end
+  local classes, n
+  if st:chance(0.3) then
+    classes = {}
+    for _ = 1, st:int(0, 3) do
+      rawset(classes, st:int(0, 5), good and st:choice({ 0.5, 2, false }) or st:choice(CLASS_FACTORS))
+    end
+    own[#own + 1] = { "classes", good and classes or st:choice({ classes, st:weird() }) }
+    for _ = 1, st:int(0, 4) do
+      st:call("grid:set_class", g.set_class, g, st:coord(e.w), st:coord(e.h), st:int(0, 5))
+    end
+  end
+  if st:chance(0.3) then
+    n = good and st:int(1, 3) or st:choice(UNIT_SIZES)
+    own[#own + 1] = { "size", n }
+  end
   if opts == nil then opts = {} end
   if type(opts) == "table" then
     for _, kv in ipairs(own) do rawset(opts, kv[1], kv[2]) end
@@ -2638,6 +2671,15 @@ function A.flee(st)
       st:failure(string.format("%s: the path starts at (%s,%s), not (%d,%d)", wander and "wander" or "flee",
         tostring(path[1].x), tostring(path[1].y), sx, sy))
     end
+    local plain = type(opts) == "table" and getmetatable(opts) == nil and rawget(opts, "known") == nil and
+      rawget(opts, "path") ~= "flat" and rawget(opts, "into") == nil
+    if r[1] and good and plain and (classes or n) and not e.closed and type(path) == "table" then
+      local at = footprint_breach(g, path, n or 1, classes)
+      if at then
+        st:failure(string.format("%s: anchor (%s,%s) of size %d stands on a wall or a walled class",
+          wander and "wander" or "flee", tostring(at.x), tostring(at.y), n or 1))
+      end
+    end
   end)
 end
 
@@ -2645,7 +2687,6 @@ end
 -- (1..3) or hostile (0, 9, fractions, strings, NaN, weird values) given to every grid query and
 -- a job stepped with terrain writes between its slices; a good one on a small square grid,
 -- with or without a fog mask, held to the oracle (which checks every footprint cell itself).
-local UNIT_SIZES = { 0, 9, -1, 1.5, "2", NAN, HUGE, 2 ^ 53 }
 function A.size(st)
   local e = st:pick("grid")
   if not e then return end

@@ -66,8 +66,8 @@
 ---@field noise number? adds noise x a deterministic value in [0, 1) per cell
 ---@field seed integer? the noise's seed
 ---@field jump boolean? false: never jump point search (default: on for uniform queries)
----@field classes table<integer, number|false>? terrain classes (grid:set_class): { [class] = factor or false }; a cell's terrain cost is multiplied by its class's factor (in (0, 1e100]; 1 for a class not listed), false blocks the class; read raw (no metamethods). Every grid query: find, find_nearest, find_many, their jobs, distance_field, field_job, range, check_path (the whole path is walked: since is not used) and repair. Names: astar.class_names
----@field size integer? a unit of size x size cells (1..8, default 1), the path's cells its top-left: every cell it covers must be walkable, a step costs the dearest cell it newly covers (docs/contract.md, Units bigger than one cell). Every grid query and job but flee and wander (with known or classes: the footprint as the query sees it; hierarchical: the clusters of that size); not on hexes
+---@field classes table<integer, number|false>? terrain classes (grid:set_class): { [class] = factor or false }; a cell's terrain cost is multiplied by its class's factor (in (0, 1e100]; 1 for a class not listed), false blocks the class; read raw (no metamethods). Every grid query: find, find_nearest, find_many, their jobs, distance_field, field_job, range, check_path (the whole path is walked: since is not used), repair, flee and wander. Names: astar.class_names
+---@field size integer? a unit of size x size cells (1..8, default 1), the path's cells its top-left: every cell it covers must be walkable, a step costs the dearest cell it newly covers (docs/contract.md, Units bigger than one cell). Every grid query and job, flee and wander included (with known or classes: the footprint as the query sees it; hierarchical: the clusters of that size, not in search); not on hexes
 ---@field path "points"|"flat"? the path's form (find, find_nearest, their jobs search and search_nearest, repair): default "points"
 ---@field into table? find, find_nearest, search, search_nearest, repair, graph:find: the path is written into this table (raw), returned; emptied when there is no path
 ---@field info table? find, find_nearest, search, search_nearest, repair, graph:find: the info is written into this table (raw), returned
@@ -77,7 +77,7 @@
 ---@field toward boolean? graph:distance_field only: true, each node's cost *to* the nearest source over the arcs reversed (a flow field on one-way arcs: next(id) is its next step, path(id) the way from id); a source the query cannot enter is none. Default false: the cost from the sources along the arcs. A grid's field is toward its goals already
 
 ---@class astar.FleeOptions: astar.FindOptions
----@field distance number required, in (0, 1e100]: a cell is safe when its threat distance (its terrain cost to the nearest threat, under the query's diagonal) is at least this
+---@field distance number required, in (0, 1e100]: a cell is safe when its threat distance (its terrain cost to the nearest threat, under the query's diagonal: one cell on the plain terrain, whatever classes or size) is at least this; with size, an anchor's threat distance is the least of its footprint's cells
 ---@field radius number? >= 0, default 2 * distance: the most the unit spends getting there (max_cost is refused: this is the budget)
 ---@field threshold number? threats given as an influence layer: its cells whose value is above this (>= 0, default 0) are the threats
 
@@ -88,7 +88,7 @@
 ---@field x integer the path's last cell
 ---@field y integer
 ---@field safe boolean its threat distance is at least distance
----@field threat_distance number? its threat distance (nil: beyond distance)
+---@field threat_distance number? its threat distance (with size: the least of its footprint's cells; nil: beyond distance)
 
 ---@class astar.WanderInfo: astar.Info
 ---@field x integer the path's last cell
@@ -422,7 +422,7 @@ function Grid:distance_field(goals, opts) end
 ---@return astar.Info info
 function Grid:range(sx, sy, budget, opts) end
 
----A path away from the threats to the cheapest cell at least `distance` from every one, never entering a cell nearer a threat than the unit stands (it never runs past one); within `radius`. None safe within reach: the reachable cell farthest from the threats (then the cheapest, then the first by row, column). Already safe: its own cell. One search in C that stops at the first safe cell (docs/design/flee.md, contract "Flee and wander"). Options of find that apply to the unit's walk: diagonal, influence, claims, node_cost, edge_cost, known, noise, seed, max_expansions, path, into, info; the others are refused by name.
+---A path away from the threats to the cheapest cell at least `distance` from every one, never entering a cell nearer a threat than the unit stands (it never runs past one); within `radius`. None safe within reach: the reachable cell farthest from the threats (then the cheapest, then the first by row, column). Already safe: its own cell. One search in C that stops at the first safe cell (docs/design/flee.md, contract "Flee and wander"). Options of find that apply to the unit's walk: diagonal, influence, claims, node_cost, edge_cost, known, classes, size, noise, seed, max_expansions, path, into, info; the others are refused by name. Threat distances are the threats': the plain terrain, one cell; a unit of size n is as near a threat as its nearest cell (safe: its whole footprint at least distance away).
 ---@param x integer
 ---@param y integer
 ---@param threats astar.Point[]|astar.Influence points, or a layer whose cells above opts.threshold are threats

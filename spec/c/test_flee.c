@@ -43,8 +43,13 @@ static void refusals(astar_search *s, astar_grid *g) {
     qq.heuristic = ASTAR_H_ZERO;
     CHECK(astar_flee(s, g, &qq, &o, &info, &res) == ASTAR_EINVAL);
     qq = q;
-    qq.size = 2;
+    qq.size = ASTAR_MAX_SIZE + 1;
     CHECK(astar_flee(s, g, &qq, &o, &info, &res) == ASTAR_EINVAL);
+    qq.size = 2; /* no footprint on hexes, even for a unit safe where it stands */
+    qq.diagonal = ASTAR_DIAG_HEX;
+    bad = o;
+    bad.distance = 1.0;
+    CHECK(astar_flee(s, g, &qq, &bad, &info, &res) == ASTAR_EINVAL);
     qq = q;
     qq.sx = 20;
     CHECK(astar_flee(s, g, &qq, &o, &info, &res) == ASTAR_EINVAL);
@@ -90,6 +95,27 @@ static void open_map(astar_search *s, astar_grid *g, bool layer) {
     astar_layer_free(l);
 }
 
+/* A 2x2 unit is as near a threat as its nearest cell: on an open map (no diagonals: threat
+ * distances are Manhattan), anchored at (2, 2) with the threat at (5, 5) its anchor is 6 away
+ * but its cell (3, 3) only 4; with distance 5.5 it moves until every cell is 6 away (its
+ * nearest, (x + 1, y + 1), is 8 - x - y away): 2 steps, to an anchor with x + y = 2. */
+static void big_unit(astar_search *s, astar_grid *g) {
+    int32_t threat = 5 * 20 + 5;
+    astar_flee_opts o = {&threat, 1, NULL, 0.0, 5.5, 11.0};
+    astar_query q;
+    astar_query_init(&q);
+    q.diagonal = ASTAR_DIAG_NEVER;
+    q.sx = q.sy = 2;
+    q.size = 2;
+    astar_flee_info info;
+    astar_result res;
+    CHECK(astar_flee(s, g, &q, &o, &info, &res) == ASTAR_OK);
+    CHECK(info.safe && info.x + info.y == 2 && res.cost == 2.0 && info.threat_distance == INFINITY);
+    q.size = 1; /* one cell: its anchor alone counts, already safe */
+    CHECK(astar_flee(s, g, &q, &o, &info, &res) == ASTAR_OK);
+    CHECK(info.safe && info.x == 2 && info.y == 2 && res.cost == 0.0);
+}
+
 /* Out of memory at the k-th allocation of a fresh workspace's first flee and wander: an error
  * or an answer, never a leak; then the same calls answer as a fresh workspace does. */
 static void out_of_memory(astar_grid *g) {
@@ -131,6 +157,7 @@ int main(void) {
     refusals(s, g);
     open_map(s, g, false);
     open_map(s, g, true);
+    big_unit(s, g);
     out_of_memory(g);
     /* wander: the same seed, the same cell; the band holds it */
     astar_query q;

@@ -95,12 +95,10 @@ static const option OPTIONS[NOPTIONS] = {
     [O_FIELD_DEAD_ENDS] = {"dead_ends", K_REFUSED, IN_FIELD | IN_RANGE | IN_CHECK | IN_AWAY, 0, 0,
                            " (it may cover every cell it reaches, or walks the path given)", BY_HAND},
     [O_SINCE] = {"since", K_VALUE, IN_CHECK, 0, 0, NULL, BY_HAND}, /* a version: checked in lrepair.c */
-    [O_CLASSES] = {"classes", K_VALUE, IN_GRID & ~IN_AWAY, 0, 0, NULL, BY_HAND},
-    [O_CLASSES_ELSEWHERE] = {"classes", K_REFUSED, IN_AWAY, 0, 0, " (flee and wander: not yet)", BY_HAND},
-    [O_SIZE] = {"size", K_BOUNDED, IN_GRID & ~IN_AWAY, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
-    [O_SIZE_ELSEWHERE] = {"size", K_REFUSED, IN_GRAPH | IN_AWAY, 0, 0,
-                          " (a unit's footprint is a square of cells: grid queries, not flee and wander yet)",
-                          BY_HAND},
+    [O_CLASSES] = {"classes", K_VALUE, IN_GRID, 0, 0, NULL, BY_HAND},
+    [O_SIZE] = {"size", K_BOUNDED, IN_GRID, 1, ASTAR_MAX_SIZE, "an integer in 1..8", GRID_AT(size)},
+    [O_GRAPH_SIZE] = {"size", K_REFUSED, IN_GRAPH, 0, 0, " (a unit's footprint is a square of cells: grid queries)",
+                      BY_HAND},
     [O_AWAY_MAX_COST] = {"max_cost", K_REFUSED, IN_AWAY, 0, 0,
                          ": its budget is option 'radius' (flee) or the cost (wander)", BY_HAND},
     [O_DISTANCE] = {"distance", K_VALUE, IN_FLEE, 0, 0, NULL, BY_HAND}, /* required: checked in lflee.c */
