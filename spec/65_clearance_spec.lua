@@ -93,7 +93,7 @@ describe("units bigger than one cell (size)", function()
       "found " .. seen.found .. ", unreachable " .. seen.unreachable)
   end)
 
-  it("refuses a size outside 1..8, on graphs, hexes and with hierarchical", function()
+  it("refuses a size outside 1..8, on graphs and on hexes", function()
     local g = astar.grid(4, 4)
     for _, bad in ipairs({ 0, 9, 1.5, -1, "2", math.huge, 0 / 0 }) do
       assert.has_error(function() g:find(1, 1, 2, 2, { size = bad }) end)
@@ -101,7 +101,6 @@ describe("units bigger than one cell (size)", function()
     local graph = astar.graph()
     graph:add_node(0, 0)
     assert.has_error(function() graph:find(1, 1, { size = 2 }) end) -- a footprint of cells: grids only
-    assert.has_error(function() g:search(1, 1, 2, 2, { size = 2, hierarchical = true }) end) -- a job's tiers: not yet
     local hex = astar.grid(4, 4, { topology = "hex" })
     assert.has_error(function() hex:find(1, 1, 2, 2, { size = 2 }) end)
     assert.is_not_nil(g:find(1, 1, 3, 3, { size = 2 }))

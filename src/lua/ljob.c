@@ -223,8 +223,6 @@ int grid_search(lua_State *L) {
     query_args a;
     read_options(L, 6, IN_FIND, "search", &a, &c->q);
     bool tiered = read_hierarchical(L, &a);
-    if (tiered && c->q.size > 1) /* clusters' entrances per size: not yet (as find) */
-        arg_error_fmt(L, 6, "option 'size' does not apply with 'hierarchical' (not yet)");
     resolve_grid_query(L, c, &a);
     if (tiered) {
         resolve_hierarchical(L, c);
