@@ -54,4 +54,31 @@ describe("issue 29 attacks", function()
     while job:step(5) == "running" do end
     same_field(job:result(), field_to(world, goals), world, "field job")
   end)
+  it("a search job whose classes all weigh alike follows a door toggled far from it at every slice", function()
+    -- Such a query runs as plain terrain (every class on the map at one factor); it started
+    -- over at every terrain write anywhere, so under a door toggled each slice it never ended.
+    -- Now a wall opened or closed at the terrain's one cost is followed as a plain job follows it.
+    local rng = oracle.rng(72)
+    for _, classes in ipairs({ { [0] = 3, [2] = 3 }, { [2] = 1 } }) do
+      local world = open_world(24, 24, { classes = classes })
+      for y = 3, 24 do
+        for x = 3, 24 do if rng.next() < 0.2 then world.cost[y][x] = false end end
+      end
+      world.class[24][24] = 2
+      world.cost[1][24] = 1
+      local grid = oracle.grid(astar, world)
+      local job = grid:search(1, 1, 20, 20, { classes = classes })
+      local slices = 0
+      while job:step(1) == "running" and slices < 3000 do
+        slices = slices + 1
+        world.cost[1][24] = not world.cost[1][24] and 1 or false
+        grid:set_cost(24, 1, world.cost[1][24] or math.huge)
+      end
+      local _, info = job:result()
+      assert(info and info.status ~= "running", "still running after " .. slices .. " slices")
+      local want = oracle.cost(world, 1, 1, 20, 20)
+      assert(info.cost == want or (want and info.cost and oracle.near(info.cost, want)),
+        ("cost %s, the oracle %s"):format(tostring(info.cost), tostring(want)))
+    end
+  end)
 end)

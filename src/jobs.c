@@ -374,7 +374,8 @@ static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
 /* A cell's terrain as a query with classes sees it (astar_terrain_cost) for a raw cost and a
  * class. */
 static double seen_cost(const query_ctx *c, double cost, uint8_t cls) {
-    return cost == INFINITY ? INFINITY : astar_rounded(cost * c->class_factor[cls]);
+    /* (the query's factors: class_factor is NULL where they all weighed alike) */
+    return cost == INFINITY ? INFINITY : astar_rounded(cost * c->q->classes[cls]);
 }
 
 /* A terrain write as a job with classes sees it (no class write since: the cell's class now). */
@@ -421,7 +422,9 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     const bool classed = c->q->classes != NULL, reclassed = classed && g->class_version != s->job_class_version;
     if (reclassed) c->cls = g->cls; /* (made by the first class write, if after its start) */
     if (classed) {
-        if (!c->class_factor) return false; /* classes of one factor ran as plain terrain (query.c) */
+        /* Classes of one factor ran as plain terrain (query.c): a class write may end that; a
+         * terrain write is followed below while its cost is the terrain's one cost or a wall. */
+        if (!c->class_factor && reclassed) return false;
         if (reclassed && (g->version != s->job_version || !astar_grid_class_changes_known(g, s->job_class_version)))
             return false;
         if (g->version != s->job_version && c->class_steps) {
@@ -443,6 +446,7 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         /* What the job resolved from the terrain at its start. */
         if (walkable && ch->after < c->h_scale) return false; /* its heuristic would overestimate */
         if (!c->callbacks && c->uniform_cost > 0 && walkable && ch->after != c->uniform_cost) {
+            if (classed && !c->class_factor) return false; /* its loop would read cost[] without them */
             /* Its loop reads no costs: one that does from here on (the same sums). */
             if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
             c->uniform_cost = 0.0;
