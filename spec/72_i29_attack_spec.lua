@@ -81,4 +81,37 @@ describe("issue 29 attacks", function()
         ("cost %s, the oracle %s"):format(tostring(info.cost), tostring(want)))
     end
   end)
+  it("a classed search job with max_cost on terrain of one cost follows far doors and class writes", function()
+    -- Counted in quanta (classes composed per step on terrain of one cost), such a job left the
+    -- quanta at a terrain or class write, which max_cost forbids: it started over at every write
+    -- anywhere, and under one each slice it never ended.
+    local rng = oracle.rng(73)
+    for _, what in ipairs({ "door", "class" }) do
+      local classes = { [0] = 1, [1] = 2 }
+      local world = open_world(24, 24, { classes = classes })
+      for y = 3, 24 do
+        for x = 3, 24 do if rng.next() < 0.2 then world.cost[y][x] = false end end
+      end
+      for y = 1, 24, 3 do world.class[y][5] = 1 end
+      world.cost[1][24] = 1
+      local grid = oracle.grid(astar, world)
+      local job = grid:search(1, 1, 20, 20, { classes = classes, max_cost = 1000 })
+      local slices = 0
+      while job:step(1) == "running" and slices < 3000 do
+        slices = slices + 1
+        if what == "door" then
+          world.cost[1][24] = not world.cost[1][24] and 1 or false
+          grid:set_cost(24, 1, world.cost[1][24] or math.huge)
+        else
+          world.class[1][24] = 1 - world.class[1][24]
+          grid:set_class(24, 1, world.class[1][24])
+        end
+      end
+      local _, info = job:result()
+      assert(info and info.status ~= "running", what .. ": still running after " .. slices .. " slices")
+      local want = oracle.cost(world, 1, 1, 20, 20)
+      assert(info.cost == want or (want and info.cost and oracle.near(info.cost, want)),
+        ("%s: cost %s, the oracle %s"):format(what, tostring(info.cost), tostring(want)))
+    end
+  end)
 end)

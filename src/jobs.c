@@ -392,6 +392,21 @@ static const astar_change *classed_change(const query_ctx *c, const astar_class_
     return seen;
 }
 
+/* Whether the terrain writes since version `since` leave the steps composed per class on
+ * terrain of one cost (query.c's class_step) as they are: each walls its cell or opens it at a
+ * cost whose steps compose to the same (a door on that terrain). Work: a read per write. */
+static bool class_steps_hold(const query_ctx *c, uint32_t since) {
+    for (uint32_t v = since + 1; v != c->g->version + 1; v++) {
+        const astar_change *ch = astar_grid_change(c->g, v);
+        uint8_t cls = c->cls ? c->cls[ch->cell] : 0;
+        for (int k = 0; k < 2 && ch->after != INFINITY; k++)
+            if (astar_step_of(k ? ASTAR_SQRT2 : 1.0, astar_rounded(ch->after * c->q->classes[cls]), false, 0.0, false,
+                              0.0) != c->s->class_step[cls][k])
+                return false;
+    }
+    return true;
+}
+
 bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     query_ctx *c = &s->job;
     const astar_grid *g = c->g;
@@ -427,12 +442,15 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         if (!c->class_factor && reclassed) return false;
         if (reclassed && (g->version != s->job_version || !astar_grid_class_changes_known(g, s->job_class_version)))
             return false;
-        if (g->version != s->job_version && c->class_steps) {
+        if (g->version != s->job_version && c->class_steps && !class_steps_hold(c, s->job_version)) {
             if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
             c->class_steps = false;
         }
-        /* A class may come onto the map whose steps the quanta were not bounded for. */
-        if (reclassed && c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
+        /* A class may come onto the map whose steps the quanta were not bounded for (one no
+         * dearer than those at its start keeps them: under max_cost it could not go on else). */
+        if (reclassed && c->exact && !(astar_class_dearest(c) <= c->quanta_diag) &&
+            (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work)))
+            return false;
     }
     uint32_t from = reclassed ? s->job_class_version : s->job_version, to = reclassed ? g->class_version : g->version;
     for (uint32_t v = from + 1; v != to + 1; v++) {

@@ -63,6 +63,7 @@ typedef struct query_ctx {
     bool exact;              /* the loop without callbacks may count in quanta (grid_loop.c's exact) */
     int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine), */
     double penalty_room;     /* and what layers and claims may add along a path while it does */
+    double quanta_diag;      /* and the dearest diagonal step its room was counted for */
     int64_t claims_seen;     /* the claims its view's overlay counted at the start (cost.h) */
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */
