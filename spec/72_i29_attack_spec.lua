@@ -32,7 +32,10 @@ local function same_field(field, want, world, what)
     for x = 1, world.w do
       local got = field:distance(x, y)
       if want[y][x] == math.huge then assert(got == nil, ("%s (%d,%d): reached, the oracle says not"):format(what, x, y))
-      else assert(got and oracle.near(got, want[y][x]), ("%s (%d,%d): %s, the oracle %s"):format(what, x, y, tostring(got), want[y][x])) end
+      else
+        assert(got and oracle.near(got, want[y][x]),
+          ("%s (%d,%d): %s, the oracle %s"):format(what, x, y, tostring(got), want[y][x]))
+      end
     end
   end
 end
