@@ -2154,7 +2154,10 @@ function A.sched_request(st)
     if st.rng.next() < 0.1 then error(st:our_error(), 0) end
     -- A request whose search raised ends with status "error" (meta.lua, Scheduler:request).
     local failed = type(info) == "table" and info.status == "error" and path == nil
-    if st.rng.next() < 0.2 and not ge.closed and not failed then
+    -- (options() now and then sets path = "flat", which a search, and so a request, takes:
+    -- a flat answer is not a list of points)
+    local flat = type(path) == "table" and type(path[1]) == "number"
+    if st.rng.next() < 0.2 and not ge.closed and not failed and not flat then
       st:check_answer("scheduler callback", ge, nil, nil, nil, path, info, true)
     end
   end))
