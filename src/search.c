@@ -112,15 +112,6 @@ static double penalty_bound(const query_ctx *c, int64_t stale) {
     return sum * (1.0 + 0x1p-40) + (double)c->s->cells * ASTAR_QUANTUM;
 }
 
-double astar_class_dearest(const query_ctx *c) {
-    double diag = 0.0;
-    for (int i = 0; i < 256; i++) {
-        double step = c->s->class_step[i][1];
-        if (c->g->class_cells[i] > 0 && step != INFINITY && step > diag) diag = step;
-    }
-    return diag;
-}
-
 /*
  * Whether the loop may count c's query in quanta: its sums stay below ASTAR_EXACT_BELOW and a
  * step's penalised cost below ASTAR_QUANTA_BELOW, where astar_cost_up rounds it to quanta, so

@@ -19,6 +19,10 @@
  */
 astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
                                bool general, bool *callbacks);
+/* With classes on terrain of one cost (query.c's class_step): the dearest diagonal step onto
+ * a class some cell holds now and the query lets it walk (256 reads). A job counting in quanta
+ * keeps counting after class writes that leave it no dearer than its start's (quanta_diag). */
+double astar_class_dearest(const query_ctx *c);
 
 /* ---- grid_cost.c: the step cost and heuristics of a grid query */
 
@@ -72,10 +76,6 @@ bool astar_job_landmarks_held(const astar_search *s);
 /* A job counting in quanta (grid_loop.c's `exact`) goes on in doubles: its records and keys rewritten
  * (work: what it reached, added to *work). False on OOM. */
 bool astar_job_leave_exact(query_ctx *c, uint64_t *work);
-/* With classes on terrain of one cost (query.c's class_step): the dearest diagonal step onto
- * a class some cell holds now and the query lets it walk (256 reads). A job counting in quanta
- * keeps counting after class writes that leave it no dearer than its start's (quanta_diag). */
-double astar_class_dearest(const query_ctx *c);
 
 /* ---- jps.c */
 
