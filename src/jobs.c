@@ -393,16 +393,12 @@ static const astar_change *classed_change(const query_ctx *c, const astar_class_
 }
 
 /* Whether the terrain writes since version `since` leave the steps composed per class on
- * terrain of one cost (query.c's class_step) as they are: each walls its cell or opens it at a
- * cost whose steps compose to the same (a door on that terrain). Work: a read per write. */
+ * terrain of one cost (query.c's class_step) as they are: each walls its cell or opens it at
+ * that cost (a door on that terrain). Work: a read per write. */
 static bool class_steps_hold(const query_ctx *c, uint32_t since) {
     for (uint32_t v = since + 1; v != c->g->version + 1; v++) {
-        const astar_change *ch = astar_grid_change(c->g, v);
-        uint8_t cls = c->cls ? c->cls[ch->cell] : 0;
-        for (int k = 0; k < 2 && ch->after != INFINITY; k++)
-            if (astar_step_of(k ? ASTAR_SQRT2 : 1.0, astar_rounded(ch->after * c->q->classes[cls]), false, 0.0, false,
-                              0.0) != c->s->class_step[cls][k])
-                return false;
+        double after = astar_grid_change(c->g, v)->after;
+        if (after != INFINITY && after != c->class_terrain) return false;
     }
     return true;
 }

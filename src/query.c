@@ -350,6 +350,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
                 s->class_quanta[i][k] = step < ASTAR_QUANTA_BELOW ? (int64_t)(step * (1.0 / ASTAR_QUANTUM)) : 0;
             }
         c->class_steps = true;
+        c->class_terrain = min_cost;
     }
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;

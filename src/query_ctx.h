@@ -41,7 +41,8 @@ typedef struct query_ctx {
     const uint8_t *clearance; /* with size > 1: the grid's clearance table (clearance.c) */
     bool size_walls;         /* size > 1 with walls of the query's own (known, a class it walls):
                                 the table alone does not say where the unit fits (astar_fits) */
-    bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c) */
+    bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c), */
+    double class_terrain;    /* composed on terrain of this one cost */
     int32_t stride;
     int32_t offset[8];       /* cell index step of each direction */
     uint64_t row_magic;      /* cell / stride as a multiply and a shift (see astar_row_of) */
