@@ -454,8 +454,9 @@ static bool field_follows(astar_search *s) {
         for (uint32_t v = s->job_class_version + 1; v != g->class_version + 1 && fj->kind == ASTAR_FIELD_TO; v++) {
             const astar_class_change *cc = astar_grid_class_change(g, v);
             if (fj->q.classes[cc->before] != INFINITY) continue; /* (a goal the class walled: left out) */
-            for (int32_t i = 0; i < fj->ncells; i++)
-                if (astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width) == cc->cell) return false;
+            for (int32_t i = 0; i < fj->ncells; i++) /* (a bigger unit's goal: any cell of its footprint) */
+                if (astar_covers(&s->job, astar_cell(g->stride, fj->cells[i] % g->width, fj->cells[i] / g->width), cc->cell))
+                    return false;
         }
         s->job.cls = g->cls; /* (made by the first class write, if after its start) */
     }

@@ -374,7 +374,8 @@ static bool view_to_grid_bits_by_walk(query_ctx *c, uint64_t *work) {
 /* A cell's terrain as a query with classes sees it (astar_terrain_cost) for a raw cost and a
  * class. */
 static double seen_cost(const query_ctx *c, double cost, uint8_t cls) {
-    return cost == INFINITY ? INFINITY : astar_rounded(cost * c->class_factor[cls]);
+    /* (the query's factors: class_factor is NULL where they all weighed alike) */
+    return cost == INFINITY ? INFINITY : astar_rounded(cost * c->q->classes[cls]);
 }
 
 /* A terrain write as a job with classes sees it (no class write since: the cell's class now). */
@@ -389,6 +390,17 @@ static const astar_change *classed_change(const query_ctx *c, const astar_class_
     double cost = c->cost[cc->cell];
     *seen = (astar_change){0, cc->cell, seen_cost(c, cost, cc->before), seen_cost(c, cost, cc->after)};
     return seen;
+}
+
+/* Whether the terrain writes since version `since` leave the steps composed per class on
+ * terrain of one cost (query.c's class_step) as they are: each walls its cell or opens it at
+ * that cost (a door on that terrain). Work: a read per write. */
+static bool class_steps_hold(const query_ctx *c, uint32_t since) {
+    for (uint32_t v = since + 1; v != c->g->version + 1; v++) {
+        double after = astar_grid_change(c->g, v)->after;
+        if (after != INFINITY && after != c->class_terrain) return false;
+    }
+    return true;
 }
 
 bool astar_job_follow(astar_search *s, uint32_t *repairs) {
@@ -421,15 +433,20 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
     const bool classed = c->q->classes != NULL, reclassed = classed && g->class_version != s->job_class_version;
     if (reclassed) c->cls = g->cls; /* (made by the first class write, if after its start) */
     if (classed) {
-        if (!c->class_factor) return false; /* classes of one factor ran as plain terrain (query.c) */
+        /* Classes of one factor ran as plain terrain (query.c): a class write may end that; a
+         * terrain write is followed below while its cost is the terrain's one cost or a wall. */
+        if (!c->class_factor && reclassed) return false;
         if (reclassed && (g->version != s->job_version || !astar_grid_class_changes_known(g, s->job_class_version)))
             return false;
-        if (g->version != s->job_version && c->class_steps) {
+        if (g->version != s->job_version && c->class_steps && !class_steps_hold(c, s->job_version)) {
             if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
             c->class_steps = false;
         }
-        /* A class may come onto the map whose steps the quanta were not bounded for. */
-        if (reclassed && c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
+        /* A class may come onto the map whose steps the quanta were not bounded for (one no
+         * dearer than those at its start keeps them: under max_cost it could not go on else). */
+        if (reclassed && c->exact && !(astar_class_dearest(c) <= c->quanta_diag) &&
+            (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work)))
+            return false;
     }
     uint32_t from = reclassed ? s->job_class_version : s->job_version, to = reclassed ? g->class_version : g->version;
     for (uint32_t v = from + 1; v != to + 1; v++) {
@@ -443,6 +460,7 @@ bool astar_job_follow(astar_search *s, uint32_t *repairs) {
         /* What the job resolved from the terrain at its start. */
         if (walkable && ch->after < c->h_scale) return false; /* its heuristic would overestimate */
         if (!c->callbacks && c->uniform_cost > 0 && walkable && ch->after != c->uniform_cost) {
+            if (classed && !c->class_factor) return false; /* its loop would read cost[] without them */
             /* Its loop reads no costs: one that does from here on (the same sums). */
             if (c->exact && (c->q->max_cost != INFINITY || !astar_job_leave_exact(c, &work))) return false;
             c->uniform_cost = 0.0;

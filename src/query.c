@@ -238,6 +238,15 @@ static bool uniform_classes(const astar_grid *g, const astar_query *q) {
     return f > 0.0 && f != INFINITY;
 }
 
+double astar_class_dearest(const query_ctx *c) {
+    double diag = 0.0;
+    for (int i = 0; i < 256; i++) {
+        double step = c->s->class_step[i][1];
+        if (c->g->class_cells[i] > 0 && step != INFINITY && step > diag) diag = step;
+    }
+    return diag;
+}
+
 astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
                                bool general, bool *callbacks_out) {
     astar_status st = check_query(s, g, q);
@@ -341,6 +350,7 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
                 s->class_quanta[i][k] = step < ASTAR_QUANTA_BELOW ? (int64_t)(step * (1.0 / ASTAR_QUANTUM)) : 0;
             }
         c->class_steps = true;
+        c->class_terrain = min_cost;
     }
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;

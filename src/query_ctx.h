@@ -41,7 +41,8 @@ typedef struct query_ctx {
     const uint8_t *clearance; /* with size > 1: the grid's clearance table (clearance.c) */
     bool size_walls;         /* size > 1 with walls of the query's own (known, a class it walls):
                                 the table alone does not say where the unit fits (astar_fits) */
-    bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c) */
+    bool class_steps;        /* the workspace's class_step holds this query's steps (grid_loop.c), */
+    double class_terrain;    /* composed on terrain of this one cost */
     int32_t stride;
     int32_t offset[8];       /* cell index step of each direction */
     uint64_t row_magic;      /* cell / stride as a multiply and a shift (see astar_row_of) */
@@ -63,6 +64,7 @@ typedef struct query_ctx {
     bool exact;              /* the loop without callbacks may count in quanta (grid_loop.c's exact) */
     int tie_bits;            /* then the bits of its keys below f (astar_heap_key_fine), */
     double penalty_room;     /* and what layers and claims may add along a path while it does */
+    double quanta_diag;      /* and the dearest diagonal step its room was counted for */
     int64_t claims_seen;     /* the claims its view's overlay counted at the start (cost.h) */
     bool penalties;          /* penalty[] is in use (the loop with callbacks) */
     double *memo_penalty;    /* penalty[] when in use, custom_h[] under a custom heuristic: */

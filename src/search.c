@@ -112,18 +112,6 @@ static double penalty_bound(const query_ctx *c, int64_t stale) {
     return sum * (1.0 + 0x1p-40) + (double)c->s->cells * ASTAR_QUANTUM;
 }
 
-/* With classes on terrain of one cost (query.c's class_step): the dearest diagonal step onto
- * a class some cell holds and the query lets it walk. A job with classes starts over when a
- * class is written (astar_search_step), so no other class is stepped on while it runs. */
-static double class_dearest(const query_ctx *c) {
-    double diag = 0.0;
-    for (int i = 0; i < 256; i++) {
-        double step = c->s->class_step[i][1];
-        if (c->g->class_cells[i] > 0 && step != INFINITY && step > diag) diag = step;
-    }
-    return diag;
-}
-
 /*
  * Whether the loop may count c's query in quanta: its sums stay below ASTAR_EXACT_BELOW and a
  * step's penalised cost below ASTAR_QUANTA_BELOW, where astar_cost_up rounds it to quanta, so
@@ -133,7 +121,8 @@ static double class_dearest(const query_ctx *c) {
  */
 static bool exact_room(query_ctx *c) {
     const astar_grid *g = c->g;
-    double diag = c->uniform_cost > 0 ? astar_step_cost(c->uniform_cost, 4) : class_dearest(c), extra = penalty_bound(c, 0);
+    double diag = c->uniform_cost > 0 ? astar_step_cost(c->uniform_cost, 4) : astar_class_dearest(c), extra = penalty_bound(c, 0);
+    c->quanta_diag = diag;
     c->claims_seen = c->q->claims && c->pv.claim.overlay ? c->q->claims->total : 0;
     if (!(diag + extra < ASTAR_QUANTA_BELOW) || !astar_exact_keys(g, diag, extra, &c->tie_bits)) return false;
     double room = ldexp(1.0, 31 - c->tie_bits);
@@ -166,7 +155,7 @@ static astar_status start_search(astar_search *s, astar_grid *g, const astar_que
     c->callbacks = callbacks;
     c->layered = q->nlayers > 0 || q->claims;
     /* Counting in quanta (grid_loop.c's `exact`): for uniform terrain (or classes on terrain of
-     * one cost, each class a uniform step: class_dearest) under the octile bound alone (with
+     * one cost, each class a uniform step: astar_class_dearest) under the octile bound alone (with
      * landmarks astar_run_plain takes another loop; jobs.c reads this flag as the loop's), with or
      * without layers and claims (no callbacks), while sums stay exact (exact_room). */
     c->exact = !callbacks && c->heuristic == ASTAR_H_OCTILE && (c->uniform_cost > 0 || c->class_steps) && !c->lm.dist &&

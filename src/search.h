@@ -19,6 +19,10 @@
  */
 astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, const astar_query *q,
                                bool general, bool *callbacks);
+/* With classes on terrain of one cost (query.c's class_step): the dearest diagonal step onto
+ * a class some cell holds now and the query lets it walk (256 reads). A job counting in quanta
+ * keeps counting after class writes that leave it no dearer than its start's (quanta_diag). */
+double astar_class_dearest(const query_ctx *c);
 
 /* ---- grid_cost.c: the step cost and heuristics of a grid query */
 

@@ -358,23 +358,34 @@ static void test_allocations(void) {
     astar_grid_free(g);
 }
 
-/* A bigger unit (size 2) under fog and with partial: the first call on a fresh grid is
- * find_many on threads, so the clearance table must be made before them (astar_find_prepare),
+/* A bigger unit (size 2) under fog and with partial, classes with and without size (on
+ * terrain of one cost: the classed loop in quanta, or jump point search where the classes weigh
+ * alike): the first call on a fresh grid is find_many on threads, so what those build lazily
+ * (the clearance table, islands, JPS+ tables) must be made before them (astar_find_prepare),
  * not by each (a race ThreadSanitizer sees); the answers are find's. */
 static void test_size_first(void) {
     enum { W = 64, H = 48, N = 64 };
-    for (int variant = 0; variant < 2; variant++) {
+    double classes[256];
+    for (int i = 0; i < 256; i++) classes[i] = i == 1 ? INFINITY : 1.0 + (i & 3);
+    double alike[256];
+    for (int i = 0; i < 256; i++) alike[i] = 2.0;
+    for (int variant = 0; variant < 5; variant++) {
         astar_grid *g = astar_grid_new(W, H, ASTAR_DIAG_NO_CORNER_CUT, NULL);
-        random_terrain(g, 12);
+        if (variant < 3) random_terrain(g, 12);
+        for (int k = 0; variant >= 2 && k < 300; k++) /* walls of one cost, and classes */
+            astar_grid_set_cost(g, rnd_below(W), rnd_below(H), INFINITY);
+        for (int k = 0; variant >= 2 && k < 400; k++)
+            CHECK(astar_grid_set_class(g, rnd_below(W), rnd_below(H), variant == 4 ? 2 : rnd_below(5)) == ASTAR_OK);
         astar_mask *seen = astar_mask_new(W, H, NULL);
         for (int k = 0; k < 12; k++) astar_mask_reveal(seen, rnd_below(W), rnd_below(H), 9);
         int32_t *e = malloc(N * 4 * sizeof *e);
         random_endpoints(e, N, W, H);
         astar_query q;
         astar_query_init(&q);
-        q.size = 2;
+        q.size = variant == 3 || variant == 4 ? 1 : 2;
         if (variant == 0) q.known = seen;
-        else q.partial = 1;
+        else if (variant == 1) q.partial = 1;
+        else q.classes = variant == 4 ? alike : classes;
         astar_many *m = astar_many_new(W, H, NULL);
         astar_result *got = calloc(N, sizeof *got);
         CHECK(astar_find_many(m, g, &q, e, N, 4, got) == ASTAR_OK);
