@@ -46,6 +46,7 @@ typedef struct grid_frame {
     const double *layer0;
     const int32_t *claimed;
     bool layers_many;
+    double least_step[8];     /* the loop for bigger units: a step onto the cheapest terrain */
 } grid_frame;
 
 /* The node a path reached id from: one step back, into the first copy if it crossed there;
@@ -241,6 +242,10 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
         /* The step's cost (astar_grid_step), rounded up once (core.h), so that sums are exact. */
         double ng, step_cost = 0.0; /* step_cost: for step_in, which only the general loop keeps */
         if (!general) {
+            /* A bigger unit's step reads 2n - 1 costs: not for a reached neighbour that even a
+             * step onto the cheapest terrain would not improve (as offer would find; closed
+             * ones among them), the most of them. */
+            if (sized && !uniform && nodes[b].gen == gen && !(ga + f->least_step[d] < nodes[b].g)) continue;
             /* Without penalties here (most cells of a layer), the terrain's step
              * alone, rounded once per query on uniform terrain. */
             /* With classes, the terrain as astar_terrain_cost makes it: cost times its factor. */
@@ -347,6 +352,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         f.step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
         if (uniform) f.step[d] = astar_rounded(f.step[d] * c->uniform_cost);
         f.rounded_step[d] = uniform ? astar_step_cost(c->uniform_cost, d) : 0.0;
+        f.least_step[d] = astar_step_cost(c->h_scale, d); /* h_scale: the least walkable cost */
     }
     f.h_card = c->h_card;
     f.h_diag = c->h_diag;
