@@ -264,7 +264,9 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
             double p = layered ? astar_layer_penalty(&f->pv, c, b) : 0.0;
             if (layered && p > 0) /* on uniform terrain step[d] is the terrain's part already */
                 ng = ga + astar_step_of(f->step[d],
-                                        uniform ? 1.0 : sized ? astar_footprint_dearest(cost, f->stride, f->size, b, d) : cost[b],
+                                        uniform ? 1.0
+                                        : sized ? astar_footprint_dearest(cost, f->stride, f->size, b, d)
+                                                : cost[b],
                                         true, p, false, 0.0);
             else
                 ng = ga + terrain;

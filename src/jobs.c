@@ -308,8 +308,8 @@ static bool repair(query_ctx *c, const astar_change *ch, uint64_t *work) {
  * whose answer is the goal's g, with no bound that cuts nodes or ranks the closed ones; not the
  * loop for bigger units, whose steps read more than the cells beside them (it starts over). */
 static bool repairable(const query_ctx *c) {
-    return !c->callbacks && c->size <= 1 && c->weight == 1.0 && !c->q->partial && c->q->max_cost == INFINITY && !c->sink &&
-           !c->twin;
+    return !c->callbacks && c->size <= 1 && c->weight == 1.0 && !c->q->partial && c->q->max_cost == INFINITY &&
+           !c->sink && !c->twin;
 }
 
 /*

@@ -310,8 +310,8 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     /* A unit bigger than a cell takes the plain or layered loop's instances for it (grid_loop.c's
      * run_sized: its moves from the clearance table, its steps from the cells it enters), or with
      * classes the general loop (astar_query_moves, astar_entered_cost), as with fog. */
-    bool callbacks = general || (q->size > 1 && q->classes) || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
-                     q->ninterests > 0 ||
+    bool callbacks = general || (q->size > 1 && q->classes) || q->node_cost || q->edge_cost ||
+                     c->heuristic == ASTAR_H_CUSTOM || q->ninterests > 0 ||
                      q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
                      /* classes: the plain loop reads them (the classed one) under octile on a
                       * classed grid, without layers or claims; else the general loop */
