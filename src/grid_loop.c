@@ -148,8 +148,8 @@ static ALWAYS_INLINE int offer(const grid_frame *f, astar_loop *L, astar_node *n
  * fits on, the grid's corner rule then applied to the side anchors, as the general loop's
  * astar_query_moves does) and a step's terrain from the 2n - 1 cells its footprint newly
  * covers (astar_footprint_dearest; none on uniform terrain, whose walkable cells all cost the
- * same): the general loop's sums and keys, so its expansions and paths (spec 73), at 492
- * (size 2) and 466 (size 3) instructions per expansion on lak303d where it took 1,813 and
+ * same): the general loop's sums and keys, so its expansions and paths (spec 73), at 495
+ * (size 2) and 469 (size 3) instructions per expansion on lak303d where it took 1,813 and
  * 1,946.
  */
 static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
