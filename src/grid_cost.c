@@ -53,16 +53,13 @@ double astar_node_penalty(query_ctx *c, int32_t cell, int32_t x, int32_t y) {
 static unsigned terrain_bits(const query_ctx *c, int32_t a) {
     if (c->size > 1) { /* a neighbour the unit fits on; the diagonal rule then reads the side
                           anchors as it reads the side cells (docs/design/clearance.md) */
-        unsigned bits = 0;
-        if (!c->size_walls) {
-            for (int d = 0; d < 8; d++) bits |= (unsigned)(c->clearance[a + c->offset[d]] >= c->size) << d;
-            return bits;
-        }
+        if (!c->size_walls) return astar_fits_bits(c->clearance, c->offset, a, c->size);
         /* Walls of the query's own: from an anchor the unit fits on, it fits on a neighbour when
          * the cells the step newly covers are walkable (the 2n - 1 astar_entered_cost reads;
          * the rest of the footprint is a's); from one it does not (a start, a cell a field or
          * a path offers), the whole footprint is read. */
         bool fits = astar_fits(c, a);
+        unsigned bits = 0;
         for (int d = 0; d < 8; d++) {
             int32_t b = a + c->offset[d];
             bool ok = fits ? (c->q->known || c->clearance[b] >= c->size) && astar_entered_cost(c, b, d) != INFINITY

@@ -1,8 +1,8 @@
 /*
  * The grid as the search loop's space (loop.h): cells and their moves, the step costs of a
  * query, a direction per node for the way back. Instantiated for plain terrain, for layers
- * and claims (layered), in quanta (exact), and for everything else (general); search.c runs
- * them whole or in slices.
+ * and claims (layered), in quanta (exact), for units bigger than one cell (sized), and for
+ * everything else (general); search.c runs them whole or in slices.
  */
 #include "loop.h"
 #include "search.h"
@@ -28,6 +28,8 @@ typedef struct grid_frame {
     const double *factor;     /* the classed loop: the query's 256 factors, */
     const uint8_t *cls;       /* the grid's classes, */
     bool walls;               /* and whether some factor is INFINITY (a class it walls); */
+    const uint8_t *clearance; /* the loop for bigger units: the clearance table and */
+    int32_t size;             /* the unit's side */
     const double (*class_step)[2]; /* on terrain of one cost, each class's rounded step
                                       (straight, diagonal): one load per neighbour; else NULL */
     const int64_t (*class_quanta)[2]; /* the same in quanta (the classed loop in quanta) */
@@ -44,6 +46,7 @@ typedef struct grid_frame {
     const double *layer0;
     const int32_t *claimed;
     bool layers_many;
+    double least_step[8];     /* the loop for bigger units: a step onto the cheapest terrain */
 } grid_frame;
 
 /* The node a path reached id from: one step back, into the first copy if it crossed there;
@@ -140,12 +143,19 @@ static ALWAYS_INLINE int offer(const grid_frame *f, astar_loop *L, astar_node *n
  * reads each neighbour's class byte for its step (class_step, or in quanta class_quanta: terrain
  * of one cost); counting in quanta there keeps the pool's keys (astar_pool_key_quanta), whose
  * ties the loop in doubles orders alike, and took lak303d's classed queries from 533 to 488
- * instructions per expansion (plain: 432).
+ * instructions per expansion (plain: 432). `sized` (a unit of size n > 1, without fog or
+ * classes: query.c) takes its moves from the clearance table (8 reads: the neighbours the unit
+ * fits on, the grid's corner rule then applied to the side anchors, as the general loop's
+ * astar_query_moves does) and a step's terrain from the 2n - 1 cells its footprint newly
+ * covers (astar_footprint_dearest; none on uniform terrain, whose walkable cells all cost the
+ * same): the general loop's sums and keys, so its expansions and paths (spec 73), at 495
+ * (size 2) and 469 (size 3) instructions per expansion on lak303d where it took 1,813 and
+ * 1,946.
  */
 static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
                                      int32_t a, int32_t ac, bool upper, double ga, int64_t ga_quanta,
                                      const bool general, const bool layered, const bool octile, const bool uniform,
-                                     const bool exact, const bool classed) {
+                                     const bool exact, const bool classed, const bool sized) {
     const grid_frame *f = ctx;
     query_ctx *c = f->c;
     astar_search *s = c->s;
@@ -162,6 +172,8 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
             if (f->factor[f->cls[a + f->offset[d]]] == INFINITY) open &= ~(1u << d);
         }
         moves = f->legal[open];
+    } else if (sized) { /* the neighbours the unit fits on, the corner rule on the side anchors */
+        moves = f->legal[astar_fits_bits(f->clearance, f->offset, a, f->size)];
     } else {
         moves = general ? astar_query_moves(c, ac, ax, ay) : f->legal[f->open[a]];
     }
@@ -230,12 +242,19 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
         /* The step's cost (astar_grid_step), rounded up once (core.h), so that sums are exact. */
         double ng, step_cost = 0.0; /* step_cost: for step_in, which only the general loop keeps */
         if (!general) {
+            /* A bigger unit's step reads 2n - 1 costs: not for a reached neighbour that even a
+             * step onto the cheapest terrain would not improve (as offer would find; closed
+             * ones among them), the most of them. */
+            if (sized && !uniform && nodes[b].gen == gen && !(ga + f->least_step[d] < nodes[b].g)) continue;
             /* Without penalties here (most cells of a layer), the terrain's step
              * alone, rounded once per query on uniform terrain. */
             /* With classes, the terrain as astar_terrain_cost makes it: cost times its factor. */
             double terrain = uniform                      ? f->rounded_step[d]
                              : classed && f->class_step ? f->class_step[f->cls[b]][d >> 2]
-                             : astar_step_of(f->step[d], classed ? astar_rounded(cost[b] * f->factor[f->cls[b]]) : cost[b],
+                             : astar_step_of(f->step[d],
+                                             classed ? astar_rounded(cost[b] * f->factor[f->cls[b]])
+                                             : sized ? astar_footprint_dearest(cost, f->stride, f->size, b, d)
+                                                     : cost[b],
                                              false, 0.0, false, 0.0);
             /* A reached neighbour the terrain's step alone does not improve needs no
              * penalties (they only raise the step; closed ones among them): the dearest
@@ -244,7 +263,11 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
             if (layered && nodes[b].gen == gen && !(ga + terrain < nodes[b].g)) continue;
             double p = layered ? astar_layer_penalty(&f->pv, c, b) : 0.0;
             if (layered && p > 0) /* on uniform terrain step[d] is the terrain's part already */
-                ng = ga + astar_step_of(f->step[d], uniform ? 1.0 : cost[b], true, p, false, 0.0);
+                ng = ga + astar_step_of(f->step[d],
+                                        uniform ? 1.0
+                                        : sized ? astar_footprint_dearest(cost, f->stride, f->size, b, d)
+                                                : cost[b],
+                                        true, p, false, 0.0);
             else
                 ng = ga + terrain;
         } else {
@@ -273,27 +296,32 @@ static ALWAYS_INLINE int grid_expand(void *ctx, astar_loop *L, astar_node *nodes
 }
 
 /* One space per combination of grid_expand's flags (its comment says which run where). */
-#define GRID_SPACE(name, general, layered, octile, uniform, exact, classed)                                  \
+#define GRID_SPACE(name, general, layered, octile, uniform, exact, classed, sized)                           \
     static int name##_expand(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,      \
                              int32_t a, int32_t ac, bool upper, double ga, int64_t ga_quanta) {            \
         return grid_expand(ctx, L, nodes, gen, pruned, a, ac, upper, ga, ga_quanta, general, layered,      \
-                           octile, uniform, exact, classed);                                               \
+                           octile, uniform, exact, classed, sized);                                        \
     }                                                                                                      \
     static const astar_space name = {general, exact, grid_prev, grid_crossed, grid_id_of,                 \
                                      general ? grid_arrived_general : grid_arrived, grid_sink_g, grid_rank, \
                                      name##_expand}
 
-GRID_SPACE(PLAIN_EXACT, false, false, true, true, true, false);
-GRID_SPACE(PLAIN_UNIFORM, false, false, true, true, false, false);
-GRID_SPACE(PLAIN_OCTILE, false, false, true, false, false, false);
-GRID_SPACE(PLAIN, false, false, false, false, false, false);
-GRID_SPACE(PLAIN_CLASSED, false, false, true, false, false, true);
-GRID_SPACE(CLASSED_EXACT, false, false, true, false, true, true);
-GRID_SPACE(LAYERED_EXACT, false, true, true, true, true, false);
-GRID_SPACE(LAYERED_UNIFORM, false, true, true, true, false, false);
-GRID_SPACE(LAYERED_OCTILE, false, true, true, false, false, false);
-GRID_SPACE(LAYERED, false, true, false, false, false, false);
-GRID_SPACE(GENERAL, true, false, false, false, false, false);
+GRID_SPACE(PLAIN_EXACT, false, false, true, true, true, false, false);
+GRID_SPACE(PLAIN_UNIFORM, false, false, true, true, false, false, false);
+GRID_SPACE(PLAIN_OCTILE, false, false, true, false, false, false, false);
+GRID_SPACE(PLAIN, false, false, false, false, false, false, false);
+GRID_SPACE(PLAIN_CLASSED, false, false, true, false, false, true, false);
+GRID_SPACE(CLASSED_EXACT, false, false, true, false, true, true, false);
+GRID_SPACE(LAYERED_EXACT, false, true, true, true, true, false, false);
+GRID_SPACE(LAYERED_UNIFORM, false, true, true, true, false, false, false);
+GRID_SPACE(LAYERED_OCTILE, false, true, true, false, false, false, false);
+GRID_SPACE(LAYERED, false, true, false, false, false, false, false);
+GRID_SPACE(GENERAL, true, false, false, false, false, false, false);
+GRID_SPACE(SIZED_EXACT, false, false, true, true, true, false, true);
+GRID_SPACE(SIZED_OCTILE, false, false, true, false, false, false, true);
+GRID_SPACE(SIZED, false, false, false, false, false, false, true);
+GRID_SPACE(LAYERED_SIZED_EXACT, false, true, true, true, true, false, true);
+GRID_SPACE(LAYERED_SIZED, false, true, false, false, false, false, true);
 
 /* Runs c's search in space sp for up to `budget` expansions: the frame and the loop's state
  * set up from c, and where it stands kept in c for the next slice. */
@@ -315,6 +343,8 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     f.row_magic = c->row_magic;
     f.row_shift = c->row_shift;
     memcpy(f.offset, c->offset, sizeof f.offset);
+    f.clearance = c->clearance;
+    f.size = c->size;
     f.factor = c->class_factor;
     f.cls = c->cls;
     f.walls = c->class_walls;
@@ -324,6 +354,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
         f.step[d] = c->diagonal == ASTAR_DIAG_HEX ? 1.0 : STEP[d];
         if (uniform) f.step[d] = astar_rounded(f.step[d] * c->uniform_cost);
         f.rounded_step[d] = uniform ? astar_step_cost(c->uniform_cost, d) : 0.0;
+        f.least_step[d] = astar_step_cost(c->h_scale, d); /* h_scale: the least walkable cost */
     }
     f.h_card = c->h_card;
     f.h_diag = c->h_diag;
@@ -371,9 +402,26 @@ static astar_status run_classed(query_ctx *c, uint64_t budget, astar_result *res
     return c->exact ? run(c, budget, res, &CLASSED_EXACT, false, true) : run(c, budget, res, &PLAIN_CLASSED, false, false);
 }
 
+/* A unit bigger than one cell (query.c sends it here without fog, classes or callbacks): its
+ * moves from the clearance table, its steps from the cells it enters (uniform terrain: none
+ * read). Layered or not: one function, for the reason run_classed is one. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static astar_status run_sized(query_ctx *c, uint64_t budget, astar_result *res) {
+    if (c->layered) {
+        if (c->exact) return run(c, budget, res, &LAYERED_SIZED_EXACT, true, true); /* search.c: uniform, octile */
+        return run(c, budget, res, &LAYERED_SIZED, false, false);
+    }
+    if (c->exact) return run(c, budget, res, &SIZED_EXACT, true, true);
+    if (c->heuristic == ASTAR_H_OCTILE) return run(c, budget, res, &SIZED_OCTILE, false, false);
+    return run(c, budget, res, &SIZED, false, false);
+}
+
 astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
     /* (A function of its own: inlined here, its loop cost the plain loops 15 instructions per
      * expansion on lak303d, by crowding them out of inlining.) */
+    if (c->size > 1) return run_sized(c, budget, res);
     if (c->class_factor) return run_classed(c, budget, res); /* query.c: octile */
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
         return c->exact ? run(c, budget, res, &PLAIN_EXACT, true, true)
@@ -384,6 +432,7 @@ astar_status astar_run_plain(query_ctx *c, uint64_t budget, astar_result *res) {
 
 /* Plus layers and claims, but no callbacks. */
 astar_status astar_run_layered(query_ctx *c, uint64_t budget, astar_result *res) {
+    if (c->size > 1) return run_sized(c, budget, res);
     if (c->heuristic == ASTAR_H_OCTILE && c->uniform_cost > 0 && !c->lm.dist)
         return c->exact ? run(c, budget, res, &LAYERED_EXACT, true, true)
                         : run(c, budget, res, &LAYERED_UNIFORM, true, false);

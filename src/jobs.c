@@ -305,10 +305,11 @@ static bool repair(query_ctx *c, const astar_change *ch, uint64_t *work) {
 }
 
 /* Whether the job's loop can be repaired: the plain and layered loops of an exact A* (weight 1)
- * whose answer is the goal's g, with no bound that cuts nodes or ranks the closed ones. */
+ * whose answer is the goal's g, with no bound that cuts nodes or ranks the closed ones; not the
+ * loop for bigger units, whose steps read more than the cells beside them (it starts over). */
 static bool repairable(const query_ctx *c) {
-    return !c->callbacks && c->weight == 1.0 && !c->q->partial && c->q->max_cost == INFINITY && !c->sink &&
-           !c->twin;
+    return !c->callbacks && c->size <= 1 && c->weight == 1.0 && !c->q->partial && c->q->max_cost == INFINITY &&
+           !c->sink && !c->twin;
 }
 
 /*

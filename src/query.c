@@ -316,10 +316,11 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     c->size = q->size;
     if (q->size > 1 && (st = astar_clearance_get(g, &c->clearance)) != ASTAR_OK) return st;
     c->size_walls = q->size > 1 && (q->known || c->class_walls);
-    /* A unit bigger than a cell takes the general loop: its moves come from the clearance
-     * table (astar_query_moves), its steps from the cells it enters (astar_entered_cost). */
-    bool callbacks = general || q->size > 1 || q->node_cost || q->edge_cost || c->heuristic == ASTAR_H_CUSTOM ||
-                     q->ninterests > 0 ||
+    /* A unit bigger than a cell takes the plain or layered loop's instances for it (grid_loop.c's
+     * run_sized: its moves from the clearance table, its steps from the cells it enters), or with
+     * classes the general loop (astar_query_moves, astar_entered_cost), as with fog. */
+    bool callbacks = general || (q->size > 1 && q->classes) || q->node_cost || q->edge_cost ||
+                     c->heuristic == ASTAR_H_CUSTOM || q->ninterests > 0 ||
                      q->known || q->ntargets > 0 || q->noise > 0 || c->diagonal == ASTAR_DIAG_HEX ||
                      /* classes: the plain loop reads them (the classed one) under octile on a
                       * classed grid, without layers or claims; else the general loop */

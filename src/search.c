@@ -14,11 +14,12 @@
  * would need every cell ranked, so those stay with A*; so do budgeted ones: JPS counts jump
  * points, not cells, and meets a path's costs in another order, so max_expansions or
  * max_cost would cut it elsewhere than A*, and a query's answer must not depend on which
- * engine ran it. Anything that makes a step's cost other than the cell's takes A* too; classes
- * only where every class on the map has one walkable factor (query.c: uniform then).
+ * engine ran it. Anything that makes a step's cost other than the cell's takes A* too (a
+ * bigger unit's steps among them); classes only where every class on the map has one walkable
+ * factor (query.c: uniform then).
  */
 static bool jps_applies(const astar_query *q, astar_diagonal mode, astar_heuristic h, bool uniform) {
-    return q->jps != ASTAR_JPS_OFF && uniform && q->weight == 1.0 && !q->partial &&
+    return q->jps != ASTAR_JPS_OFF && uniform && q->size <= 1 && q->weight == 1.0 && !q->partial &&
            q->max_expansions == UINT64_MAX && q->max_cost == INFINITY && !q->node_cost &&
            !q->edge_cost && !q->known && q->ntargets == 0 && !(q->noise > 0) &&
            !(q->turn_penalty > 0) && q->nlayers == 0 && !q->claims && q->ninterests == 0 &&

@@ -217,6 +217,32 @@ static inline double astar_terrain_cost(const query_ctx *c, int32_t cell) {
     return astar_rounded(c->cost[cell] * c->class_factor[c->cls ? c->cls[cell] : 0]);
 }
 
+/* astar_entered_cost on the terrain alone (no fog, no classes: cost[] is what the query sees),
+ * for a unit of side n > 1: the loop for bigger units (grid_loop.c) reads it with the cost
+ * array in a local. */
+static ALWAYS_INLINE double astar_footprint_dearest(const double *cost, int32_t stride, int32_t n, int32_t b,
+                                                    int d) {
+    int32_t dx = ASTAR_DX[d], dy = ASTAR_DY[d];
+    int32_t col = b + (dx > 0 ? n - 1 : 0), row = b + (dy > 0 ? (n - 1) * stride : 0);
+    double dearest = 0.0;
+    if (dx)
+        for (int32_t i = 0; i < n; i++)
+            if (cost[col + i * stride] > dearest) dearest = cost[col + i * stride];
+    if (dy)
+        for (int32_t i = 0; i < n; i++)
+            if (cost[row + i] > dearest) dearest = cost[row + i];
+    return dearest;
+}
+
+/* Bit d: the unit of side n fits at the neighbour of anchor a in direction d, as the clearance
+ * table says (the terrain's walls; docs/design/clearance.md). 8 reads. */
+static ALWAYS_INLINE unsigned astar_fits_bits(const uint8_t *clearance, const int32_t offset[8], int32_t a,
+                                              int32_t n) {
+    unsigned bits = 0;
+    for (int d = 0; d < 8; d++) bits |= (unsigned)(clearance[a + offset[d]] >= n) << d;
+    return bits;
+}
+
 /*
  * The terrain a step in direction d onto anchor b costs: the cell's own for a unit of one cell;
  * for a bigger one the dearest of the cells its footprint newly covers, the column on the side
@@ -225,6 +251,7 @@ static inline double astar_terrain_cost(const query_ctx *c, int32_t cell) {
  */
 static inline double astar_entered_cost(const query_ctx *c, int32_t b, int d) {
     if (c->size <= 1) return astar_terrain_cost(c, b);
+    if (!c->q->known && !c->class_factor) return astar_footprint_dearest(c->cost, c->stride, c->size, b, d);
     int32_t n = c->size, dx = ASTAR_DX[d], dy = ASTAR_DY[d];
     int32_t col = b + (dx > 0 ? n - 1 : 0), row = b + (dy > 0 ? (n - 1) * c->stride : 0);
     double dearest = 0.0;

@@ -10,11 +10,13 @@
  *              expansion with plain's (bench/callgrind.sh).
  *   size2, size3  a unit of 2x2 (3x3) cells (astar_query.size), per problem. Checked: no
  *              cost below the one-cell optimum (a bigger unit's way is never shorter; it may
- *              find none). Compare its instructions per expansion with plain's and size1's
- *              (bench/callgrind.sh): the general loop, 8 clearance reads and 2n - 1 terrain
- *              reads a step.
- *   size1      the yardstick of the two: one cell through the general loop they run (a fog
- *              mask with every cell known, which changes no answer). Checked: optimal.
+ *              find none). Compare its instructions per expansion with plain's
+ *              (bench/callgrind.sh): the loop for bigger units (grid_loop.c's sized
+ *              instances), 8 clearance reads an expansion and, on mixed terrain, up to
+ *              2n - 1 terrain reads a step.
+ *   size1      one cell through the general loop, which bigger units ran before they had
+ *              their own (a fog mask with every cell known, which changes no answer; a
+ *              bigger unit with fog still runs it). Checked: optimal.
  *   influence  a 256x256 layer updated as a game would each frame: 64 units stamped
  *              (radius 6), one spread step over walkable cells (the first map's 256x256
  *              corner, or open ground) and a decay; 200 frames. Runs once, on the first map;
