@@ -342,7 +342,7 @@ describe("units bigger than one cell in every grid query", function()
       end
       if info.repairs > 0 then repaired = repaired + 1 end
     end
-    assert.is_true(repaired > scale(40) / 4 and found > scale(40) / 4, "repaired " .. repaired .. ", found " .. found)
+    assert.is_true(repaired > scale(40) / 8 and found > scale(40) / 4, "repaired " .. repaired .. ", found " .. found)
   end)
 
   it("the scheduler's requests with size follow writes between ticks, against the oracle", function()
