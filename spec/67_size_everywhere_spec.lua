@@ -289,7 +289,60 @@ describe("units bigger than one cell in every grid query", function()
     local path, info = job:result()
     assert.are.equal(oracle.cost(world, 1, 1, 8, 1), info.cost) -- 7, straight along row 1
     assert.are.equal(info.cost, oracle.path_cost(world, path))
-    assert.are.equal(1, info.restarts)
+    -- it saw the write: repaired in place (had it gone on, it would answer by rows 3-4)
+    assert.are.equal(0, info.restarts)
+    assert.is_true(info.repairs >= 1)
+  end)
+
+  it("search jobs of sizes 2..4 are repaired in place under writes between slices, against the oracle (" ..
+     scale(40) .. " worlds)", function()
+    -- Terrain or class writes near the start between slices, where the job has looked: the loop
+    -- for bigger units (with layers now and then) or, with classes, the general loop repair it
+    -- in place; its answer is checked on the terrain at its end.
+    local rng = oracle.rng(SEED + 6)
+    local repaired, found = 0, 0
+    for n = 1, scale(40) do
+      local world = worlds.random_world(rng, { w = rng.int(8, 13), h = rng.int(8, 13), layers = rng.next() < 0.3 })
+      world.size = rng.int(2, 4)
+      if rng.next() < 0.35 then
+        world.classes, world.class = { [0] = 1, [1] = rng.next() < 0.5 and 2 or false }, {}
+        for y = 1, world.h do
+          world.class[y] = {}
+          for x = 1, world.w do world.class[y][x] = rng.next() < 0.15 and 1 or 0 end
+        end
+      end
+      local grid = oracle.grid(astar, world)
+      local opts = worlds.query_opts(astar, grid, world)
+      opts.size, opts.classes = world.size, world.classes
+      local s, goal = standing_cell(rng, world), standing_cell(rng, world)
+      local job = grid:search(s.x, s.y, goal.x, goal.y, opts)
+      for _ = 1, rng.int(2, 10) do
+        job:step(rng.int(1, 4))
+        if job:status() ~= "running" then break end
+        if world.classes and rng.next() < 0.5 then -- a class write (no terrain write with it)
+          local x = math.max(1, math.min(world.w, s.x + rng.int(-world.size, world.size)))
+          local y = math.max(1, math.min(world.h, s.y + rng.int(-world.size, world.size)))
+          world.class[y][x] = 1 - world.class[y][x]
+          grid:set_class(x, y, world.class[y][x])
+        else
+          write_near(rng, world, grid, s.x, s.y, false)
+        end
+      end
+      job:step()
+      local path, info = job:result()
+      local at = where(n, world, string.format("search %d,%d -> %d,%d%s", s.x, s.y, goal.x, goal.y,
+        world.classes and " classes" or ""))
+      local want = oracle.stands(world, goal.x, goal.y) and oracle.distances(world, s.x, s.y)[goal.y][goal.x] or math.huge
+      if want == math.huge then
+        assert(path == nil, at .. ": a path the oracle says does not exist")
+      else
+        assert(path and oracle.near(info.cost, want), at .. ": cost " .. tostring(info.cost) .. ", the oracle " .. want)
+        assert(oracle.near(oracle.path_cost(world, path, s.x, s.y), want), at .. ": the path's own cost")
+        found = found + 1
+      end
+      if info.repairs > 0 then repaired = repaired + 1 end
+    end
+    assert.is_true(repaired > scale(40) / 8 and found > scale(40) / 4, "repaired " .. repaired .. ", found " .. found)
   end)
 
   it("the scheduler's requests with size follow writes between ticks, against the oracle", function()

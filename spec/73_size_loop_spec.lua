@@ -93,7 +93,7 @@ end
 describe("the loop for bigger units", function()
   it("answers as the general loop did, to the bit and the expansion (" .. scale(150) .. " worlds)", function()
     local rng = oracle.rng(SEED)
-    local compared, found, optimal, by_size = 0, 0, 0, {}
+    local compared, found, optimal, repaired, by_size = 0, 0, 0, 0, {}
     for n = 1, scale(150) do
       local world = sized_world(rng)
       local grid = oracle.grid(astar, world)
@@ -124,16 +124,37 @@ describe("the loop for bigger units", function()
           assert(info.cost == want, string.format("%s: cost %.17g, oracle %.17g", at, info.cost or -1, want or -1))
           optimal = optimal + 1
         end
-        -- in slices, with a terrain write between two of them now and then: a bigger unit's job
-        -- starts over in either loop where the write is under what it reached (one cell's plain
-        -- job is repaired in place instead, another count of expansions: not written to)
-        local wx, wy, wcost = rng.int(1, world.w), rng.int(1, world.h), rng.next() < 0.5 and false or 1
-        local function write(k) if k == 2 and i == 3 and world.size > 1 then grid:set_cost(wx, wy, wcost) end end
+        -- in slices, with a terrain write between two of them now and then: where the write is
+        -- under what it reached, the general loop's job (callbacks) starts over, this loop's is
+        -- repaired in place if its query allows (jobs.c's repairable), another count of
+        -- expansions and maybe another path of the same cost: then both answer as the oracle
+        -- does on the written terrain
+        -- (near the start, where the job has looked: the footprints up-left of it too)
+        local wx = math.max(1, math.min(world.w, sx + rng.int(-world.size, 2)))
+        local wy = math.max(1, math.min(world.h, sy + rng.int(-world.size, 2)))
+        local wcost = rng.next() < 0.5 and false or 1
+        local wrote = i == 3 and world.size > 1
+        local function write(k) if k == 2 and wrote then grid:set_cost(wx, wy, wcost) end end
         local jpath, jinfo = sliced(grid, q, opts, write)
         if i == 3 then grid:set_cost(wx, wy, world.cost[wy][wx]) end
         local gjpath, gjinfo = sliced(grid, q, general, write)
         if i == 3 then grid:set_cost(wx, wy, world.cost[wy][wx]) end
-        same_answer(at .. " (slices)", jpath, jinfo, gjpath, gjinfo)
+        if wrote and (jinfo.repairs or 0) > 0 then
+          assert(not bounded or opts.max_expansions, at .. ": a bounded job repaired in place")
+          if not bounded then
+            local was = world.cost[wy][wx]
+            world.cost[wy][wx] = wcost
+            local want = oracle.cost(world, sx, sy, gx, gy)
+            local cost = jpath and oracle.path_cost(world, jpath, sx, sy)
+            world.cost[wy][wx] = was
+            assert(jinfo.cost == want and gjinfo.cost == want and cost == want,
+              string.format("%s (slices, repaired): cost %s, general %s, path %s, oracle %s", at, tostring(jinfo.cost),
+                tostring(gjinfo.cost), tostring(cost), tostring(want)))
+            repaired = repaired + 1
+          end
+        else
+          same_answer(at .. " (slices)", jpath, jinfo, gjpath, gjinfo)
+        end
         if info.status == "found" then found = found + 1 end
         by_size[world.size] = (by_size[world.size] or 0) + 1
         compared = compared + 1
@@ -142,6 +163,7 @@ describe("the loop for bigger units", function()
     assert.are.equal(scale(150) * 3, compared)
     assert(found > compared / 4, "too few paths found to compare: " .. found)
     assert(optimal > compared / 4, "too few answers checked against the oracle: " .. optimal)
+    assert(repaired > 0 or scale(150) < 150, "no job repaired in place") -- (2..10 over seeds)
     if scale(150) == 150 then
       for size = 1, 8 do assert((by_size[size] or 0) > 0, "no world of size " .. size) end
     end

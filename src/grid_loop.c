@@ -375,7 +375,7 @@ static ALWAYS_INLINE astar_status run(query_ctx *c, uint64_t budget, astar_resul
     f.layer0 = f.pv.nlayers > 0 ? f.pv.value0 : NULL;
     f.claimed = f.pv.claims ? f.pv.claim.count : NULL;
     f.layers_many = f.pv.nlayers > 1;
-    astar_loop L = {&s->pool, &s->alloc, &s->path, sp->general && (c->reopen || c->twin) ? s->step_in : NULL,
+    astar_loop L = {&s->pool, &s->alloc, &s->path, sp->general && c->steps_kept ? s->step_in : NULL,
                     sp->general && c->ntargets ? s->target_of : NULL, s->interest_of, q->interest_values,
                     c->twin, c->twin_shift, c->sink, ASTAR_GRID_SINK, q->partial != 0, c->reopen, q->max_cost, c->weight,
                     q->max_expansions, &c->meter, c->expansions, c->pruned, c->best, c->sink_from, c->best_h,

@@ -29,45 +29,54 @@ static bool reached_cell(const query_ctx *c, int32_t cell) {
     return cell != BORDER_CORNER && (touched_node(p, cell) || (c->twin && touched_node(p, cell + c->twin)));
 }
 
+/* The most cells a change's block holds: (ASTAR_MAX_SIZE + 2)^2 (block_cells). */
+#define BLOCK_MAX ((ASTAR_MAX_SIZE + 2) * (ASTAR_MAX_SIZE + 2))
+
 /*
- * For a unit of size n (docs/design/clearance.md): a change of cell x alters the anchors whose
- * footprint covers it, the n x n square up-left of x (whether they hold the unit, what a step
- * onto them costs, the diagonals that pass them as a side anchor). Every step that reads one
- * starts at a neighbour of it, so a job that reached none of the square widened by one cell
- * each way read none of them. Rows and columns outside the bordered arrays are skipped.
+ * The cells of the block of a change of cell x: those holding the first cell of every step the
+ * change alters (its cost or legality), into out[] (BLOCK_MAX); their count. The loop reads a
+ * step only when it expands the step's first cell, so a job that reached none of the block
+ * read none of them, and none of its nodes has a way in through them. One cell: the 3x3 block
+ * around x (the step onto x, the diagonals whose corner rule sees x; on hexes a subset). A unit
+ * of size n (docs/design/clearance.md): a change of x alters the anchors whose footprint covers
+ * it, the n x n square up-left of x (whether they hold the unit, what a step onto them costs,
+ * the diagonals that pass them as a side anchor), and every step that reads one starts at a
+ * neighbour of it: that square widened by one cell each way. Rows and columns outside the
+ * bordered arrays are left out.
  */
-static bool footprints_reached(const query_ctx *c, int32_t x) {
+static int block_cells(const query_ctx *c, int32_t x, int32_t *out) {
+    int count = 0;
+    if (c->size <= 1) {
+        out[count++] = x;
+        for (int d = 0; d < 8; d++) out[count++] = x + c->offset[d];
+        return count;
+    }
     const int32_t n = c->size, row = x / c->stride, col = x % c->stride;
     for (int32_t r = row - n; r <= row + 1; r++) {
         if (r < 0 || r > c->g->height + 1) continue;
         for (int32_t k = col - n; k <= col + 1; k++)
-            if (k >= 0 && k <= c->g->width + 1 && reached_cell(c, r * c->stride + k)) return true;
+            if (k >= 0 && k <= c->g->width + 1) out[count++] = r * c->stride + k;
     }
-    return false;
+    return count;
 }
 
-/*
- * Whether the job has reached a cell of the 3x3 block around cell x. Every step whose cost or
- * legality a change of x alters has both ends in that block: the step onto x, and the
- * diagonals whose corner rule sees x (on hexes, a subset). The loop reads a step only when it
- * expands the step's first cell, so a job that reached none of the block read none of them,
- * and none of its nodes has a way in through them.
- */
+/* Whether the job has reached a cell of the block of a change of cell x (block_cells). */
 static bool block_reached(const query_ctx *c, int32_t x) {
-    if (c->size > 1) return footprints_reached(c, x);
-    if (reached_cell(c, x)) return true;
-    for (int d = 0; d < 8; d++)
-        if (reached_cell(c, x + c->offset[d])) return true;
+    int32_t block[BLOCK_MAX];
+    const int count = block_cells(c, x, block);
+    for (int i = 0; i < count; i++)
+        if (reached_cell(c, block[i])) return true;
     return false;
 }
 
 /* Whether the step into node b (its `from`) passes cell x, now blocked, at a corner: a
- * diagonal whose corner rule sees the two cells beside it (astar_legal_moves). */
+ * diagonal whose corner rule sees the two cells (anchors) beside it (astar_legal_moves), one
+ * of which is x or, for a bigger unit, has x under its footprint. */
 static bool step_past(const query_ctx *c, int32_t b, int from, int32_t x) {
     if (from < 4 || (c->diagonal != ASTAR_DIAG_NO_CORNER_CUT && c->diagonal != ASTAR_DIAG_ONE_WALKABLE))
         return false;
     int32_t p = b - c->offset[from];
-    return p + c->offset[from - 4] == x || p + c->offset[(from - 3) & 3] == x;
+    return astar_covers(c, p + c->offset[from - 4], x) || astar_covers(c, p + c->offset[(from - 3) & 3], x);
 }
 
 /* Whether cell is one of the job's targets, as its start marked them (walkable ones) or might
@@ -272,44 +281,45 @@ bool astar_job_leave_exact(query_ctx *c, uint64_t *work) {
 /*
  * Repairs the job for a change of cell x under the nodes it reached (block_reached), with the
  * terrain as it is now. A cheaper or opened cell: the closed nodes of the block go back on the
- * open list, so that their steps onto x and the diagonals past it are offered again, and the
- * loop reopens every closed node that improves (c->reopen; loop.h). A dearer or blocked
- * one: every node whose way in took a step the change altered is forgotten with what was
- * reached through it (forget_subtree). docs/design/living.md proves both exact.
+ * open list, so that the steps they read that the change altered (onto x or, for a bigger unit,
+ * onto the anchors whose footprint covers x, and the diagonals past those) are offered again,
+ * and the loop reopens every closed node that improves (c->reopen; loop.h). A dearer or
+ * blocked one: every node whose way in took a step the change altered is forgotten with what
+ * was reached through it (forget_subtree). docs/design/living.md proves both exact. Work: the
+ * block, plus what is forgotten.
  */
 static bool repair(query_ctx *c, const astar_change *ch, uint64_t *work) {
     astar_pool *p = &c->s->pool;
     const int32_t x = ch->cell;
+    int32_t block[BLOCK_MAX];
+    const int count = block_cells(c, x, block);
     /* The quanta loop never reopens (one test less per neighbour in the loop of most finds):
      * the job leaves it. */
     if (c->exact && !astar_job_leave_exact(c, work)) return false;
     c->reopen = true;
+    *work += (uint64_t)count;
     if (ch->after < ch->before) {
-        for (int d = -1; d < 8; d++) {
-            int32_t b = d < 0 ? x : x + c->offset[d];
-            (*work)++;
-            if (closed_node(p, b) && !reopen_node(c, b)) return false;
-        }
+        for (int i = 0; i < count; i++)
+            if (closed_node(p, block[i]) && !reopen_node(c, block[i])) return false;
         return true;
     }
-    for (int d = -1; d < 8; d++) {
-        int32_t b = d < 0 ? x : x + c->offset[d];
+    for (int i = 0; i < count; i++) {
+        const int32_t b = block[i];
         const astar_node *n = &p->nodes[b];
-        (*work)++;
         if (n->gen != p->gen || n->from == ASTAR_FROM_START) continue;
-        /* A raise alters only the step onto x; a block, the diagonals past it too. */
-        bool altered = b == x || (ch->after == INFINITY && step_past(c, b, n->from, x));
+        /* A raise alters only the steps onto the cells it covers; a block, the diagonals past
+         * them too. */
+        bool altered = astar_covers(c, b, x) || (ch->after == INFINITY && step_past(c, b, n->from, x));
         if (altered && !forget_subtree(c, b, work)) return false;
     }
     return true;
 }
 
-/* Whether the job's loop can be repaired: the plain and layered loops of an exact A* (weight 1)
- * whose answer is the goal's g, with no bound that cuts nodes or ranks the closed ones; not the
- * loop for bigger units, whose steps read more than the cells beside them (it starts over). */
+/* Whether the job's loop can be repaired: the plain, layered and sized loops, and the general
+ * one where only a bigger unit's classes took it there (query.c), of an exact A* (weight 1)
+ * whose answer is the goal's g, with no bound that cuts nodes or ranks the closed ones. */
 static bool repairable(const query_ctx *c) {
-    return !c->callbacks && c->size <= 1 && c->weight == 1.0 && !c->q->partial && c->q->max_cost == INFINITY &&
-           !c->sink && !c->twin;
+    return (!c->callbacks || c->general_repairable) && c->weight == 1.0 && !c->q->partial && c->q->max_cost == INFINITY && !c->sink && !c->twin;
 }
 
 /*

@@ -326,6 +326,13 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
                       * classed grid, without layers or claims; else the general loop */
                      (q->classes && (!g->cls || c->heuristic != ASTAR_H_OCTILE || q->nlayers > 0 || q->claims)) ||
                      q->turn_penalty > 0 || (q->claims && q->claim_window >= 0);
+    /* Nothing but a bigger unit's classes in the general loop: no callback, no memo a terrain
+     * write alters (a layer's penalty is not one), a consistent heuristic, one copy, no bound
+     * but the loop's: what the plain loops' repair needs (docs/design/clearance.md). */
+    c->general_repairable = callbacks && q->size > 1 && q->classes && !general && !q->node_cost && !q->edge_cost &&
+                            c->heuristic != ASTAR_H_CUSTOM && q->ninterests == 0 && !q->known && q->ntargets == 0 &&
+                            !(q->noise > 0) && c->diagonal != ASTAR_DIAG_HEX && !(q->turn_penalty > 0) &&
+                            !(q->claims && q->claim_window >= 0);
     if (q->classes && !callbacks && !q->nlayers && !q->claims && uniform_classes(g, q) && min_cost == max_cost &&
         isfinite(min_cost)) {
         /* Every class on the map walkable at one factor, on terrain of one cost: the query is a
@@ -356,12 +363,14 @@ astar_status astar_query_begin(query_ctx *c, astar_search *s, astar_grid *g, con
     c->windowed = q->claims && q->claim_window >= 0;
     bool layered = q->nlayers > 0 || q->claims;
     c->penalties = callbacks && (layered || q->node_cost || q->noise > 0);
+    /* (not c->reopen later: a repaired job's nodes before the repair kept no step_in) */
+    c->steps_kept = c->reopen || q->ninterests > 0;
     if ((c->penalties && !ASTAR_POOL_NEED(s, penalty, false)) ||
         (c->heuristic == ASTAR_H_CUSTOM && !ASTAR_POOL_NEED(s, custom_h, false)) ||
         (q->claims && (!ASTAR_POOL_NEED(s, claimed, false) || !ASTAR_POOL_NEED(s, claim_gen, true))) ||
         (c->windowed &&
          (!ASTAR_POOL_NEED(s, depth, false) || !ASTAR_POOL_NEED(s, window_head, false))) ||
-        ((c->reopen || q->ninterests > 0) && !ASTAR_POOL_NEED(s, step_in, false)) ||
+        (c->steps_kept && !ASTAR_POOL_NEED(s, step_in, false)) ||
         (q->ntargets &&
          (!ASTAR_POOL_NEED(s, target_of, false) || !ASTAR_POOL_NEED(s, target_gen, true))) ||
         (q->ninterests &&

@@ -84,6 +84,10 @@ typedef struct query_ctx {
     double best_h, best_g;
     bool pruned;             /* max_cost left something out */
     bool callbacks, layered; /* which loop runs it */
+    bool steps_kept;         /* the general loop keeps step_in (reopening under a custom
+                                heuristic, interests): its answer is the chain's sum */
+    bool general_repairable; /* the general loop taken only for a bigger unit's classes: its
+                                jobs are repaired in place (jobs.c's repairable) */
     /* Interests: node ids from `twin` up are the second copy of the grid, the cells after an
      * interest was collected, where g counts twin_shift (the largest value) more than the
      * path's cost minus the value, so that no step costs less than 0. */
