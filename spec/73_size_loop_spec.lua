@@ -70,9 +70,14 @@ local function same_path(a, b)
   return true
 end
 
-local function same_answer(at, path, info, gpath, ginfo)
+-- One cell takes the plain loop's engines (jump point search, dead ends, keys in quanta): the
+-- same optimal cost, not the same expansions, path or bounded answer; a bigger unit's loop is
+-- the general loop's to the expansion.
+local function same_answer(at, path, info, gpath, ginfo, size, bounded)
+  if size == 1 and bounded then return end
   assert(info.status == ginfo.status, at .. ": status " .. tostring(info.status) .. ", general " .. tostring(ginfo.status))
   assert(info.cost == ginfo.cost, string.format("%s: cost %.17g, general %.17g", at, info.cost or -1, ginfo.cost or -1))
+  if size == 1 then return end
   assert(info.reason == ginfo.reason, at .. ": reason")
   assert(info.expansions == ginfo.expansions,
     string.format("%s: %d expansions, general %d", at, info.expansions, ginfo.expansions))
@@ -118,7 +123,7 @@ describe("the loop for bigger units", function()
           world.diagonal, world.size, opts.heuristic, world.layers and " layers" or "", i, sx, sy, gx, gy)
         local path, info = grid:find(sx, sy, gx, gy, opts)
         local gpath, ginfo = grid:find(sx, sy, gx, gy, general)
-        same_answer(at, path, info, gpath, ginfo)
+        same_answer(at, path, info, gpath, ginfo, world.size, bounded)
         if not bounded then
           local want = oracle.cost(world, sx, sy, gx, gy)
           assert(info.cost == want, string.format("%s: cost %.17g, oracle %.17g", at, info.cost or -1, want or -1))
@@ -153,7 +158,7 @@ describe("the loop for bigger units", function()
             repaired = repaired + 1
           end
         else
-          same_answer(at .. " (slices)", jpath, jinfo, gjpath, gjinfo)
+          same_answer(at .. " (slices)", jpath, jinfo, gjpath, gjinfo, world.size, bounded)
         end
         if info.status == "found" then found = found + 1 end
         by_size[world.size] = (by_size[world.size] or 0) + 1
