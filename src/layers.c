@@ -31,8 +31,12 @@ static tile_box tile_cells(const astar_layer *l, int32_t t) {
     return b;
 }
 
+static int32_t tile_of(const astar_layer *l, int32_t x, int32_t y) {
+    return (y >> ASTAR_LAYER_TILE_SHIFT) * l->tiles_x + (x >> ASTAR_LAYER_TILE_SHIFT);
+}
+
 static void activate(astar_layer *l, int32_t x, int32_t y) {
-    int32_t t = (y >> ASTAR_LAYER_TILE_SHIFT) * l->tiles_x + (x >> ASTAR_LAYER_TILE_SHIFT);
+    int32_t t = tile_of(l, x, y);
     if (l->tile_on[t] & TILE_ACTIVE) return;
     l->tile_on[t] |= TILE_ACTIVE;
     l->active[l->nactive++] = t;
@@ -45,6 +49,31 @@ static void activate_all(astar_layer *l) {
         l->active[t] = t;
     }
     l->nactive = n;
+}
+
+/*
+ * The tile bounds (layers.h): a write that raises a cell above its tile's bound raises the
+ * bound; one that lowers the cell the bound came from (old >= bound) makes the tile exact
+ * again, a pass over its 64 cells (so that a moving threat leaves no stale tile behind; any
+ * other lowering leaves the bound above, still a bound); the passes that rewrite whole tiles
+ * (fill, scale, add_layer, spread) set them exactly. The loops that search read values, never
+ * bounds.
+ */
+static double tile_max_of(const astar_layer *l, int32_t t) {
+    tile_box b = tile_cells(l, t);
+    double m = -INFINITY;
+    for (int32_t y = b.y0; y < b.y1; y++) {
+        const double *row = &l->value[astar_cell(l->stride, 0, y)];
+        for (int32_t x = b.x0; x < b.x1; x++) m = row[x] > m ? row[x] : m;
+    }
+    return m;
+}
+
+/* Cell (x, y) of tile t from old to v: whether the bound must be made exact again. */
+static bool raise_bound(astar_layer *l, int32_t t, double old, double v) {
+    if (v > l->tile_max[t]) l->tile_max[t] = v;
+    else if (v < old && old >= l->tile_max[t]) return true;
+    return false;
 }
 
 /* The cells of the active tiles: what a pass over them counts (an upper bound: the last row
@@ -85,6 +114,7 @@ static void fill_all(astar_layer *l, double v) {
     if (holds(v)) {
         fill_rows(l, v);
         activate_all(l);
+        for (size_t t = 0; t < tile_count(l); t++) l->tile_max[t] = v;
         l->sum_bound = bound_of_sum(fabs(v) * (double)layer_cells(l), 1);
         return;
     }
@@ -94,6 +124,7 @@ static void fill_all(astar_layer *l, double v) {
         for (int32_t y = b.y0; y < b.y1; y++)
             for (int32_t x = b.x0; x < b.x1; x++) l->value[astar_cell(l->stride, x, y)] = 0.0;
         l->tile_on[t] = 0;
+        l->tile_max[t] = 0.0;
     }
     l->nactive = 0;
     l->sum_bound = 0.0;
@@ -117,12 +148,14 @@ astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
     l->value = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     l->tile_on = l->value ? astar_mem(&a, NULL, 0, tile_count(l)) : NULL;
     l->active = l->tile_on ? astar_mem(&a, NULL, 0, tile_count(l) * sizeof(int32_t)) : NULL;
-    if (!l->active) {
+    l->tile_max = l->active ? astar_mem(&a, NULL, 0, tile_count(l) * sizeof(double)) : NULL;
+    if (!l->tile_max) {
         astar_layer_free(l);
         return astar_made(NULL, ASTAR_ENOMEM);
     }
     for (size_t i = 0; i < l->cells; i++) l->value[i] = 0.0;
     memset(l->tile_on, 0, tile_count(l));
+    for (size_t t = 0; t < tile_count(l); t++) l->tile_max[t] = 0.0;
     fill_all(l, initial);
     return astar_made(l, ASTAR_OK);
 }
@@ -133,6 +166,7 @@ void astar_layer_free(astar_layer *l) {
     if (l->value) astar_mem(&a, l->value, l->cells * sizeof(double), 0);
     if (l->tile_on) astar_mem(&a, l->tile_on, tile_count(l), 0);
     if (l->active) astar_mem(&a, l->active, tile_count(l) * sizeof(int32_t), 0);
+    if (l->tile_max) astar_mem(&a, l->tile_max, tile_count(l) * sizeof(double), 0);
     if (l->todo) astar_mem(&a, l->todo, tile_count(l) * sizeof(int32_t), 0);
     if (l->scratch) astar_mem(&a, l->scratch, l->scratch_cap * sizeof(double), 0);
     astar_mem(&a, l, sizeof *l, 0);
@@ -145,11 +179,14 @@ static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
     return x >= 0 && y >= 0 && x < l->width && y < l->height;
 }
 
-/* Cell (x, y) from old to v: the value, its tile and the sum bound. */
+/* Cell (x, y) from old to v: the value, its tile, its tile's bound and the sum bound. */
 static void write_cell(astar_layer *l, int32_t x, int32_t y, double *cell, double v) {
-    l->sum_bound = bound_update(l->sum_bound, fabs(*cell), fabs(v));
+    double old = *cell;
+    int32_t t = tile_of(l, x, y);
+    l->sum_bound = bound_update(l->sum_bound, fabs(old), fabs(v));
     *cell = v;
     if (holds(v)) activate(l, x, y);
+    if (raise_bound(l, t, old, v)) l->tile_max[t] = tile_max_of(l, t);
 }
 
 astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
@@ -230,10 +267,21 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 double sum = *v + astar_rounded(strength * falloff_weight(falloff, d, radius));
                 if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
                 if (pass == 1) {
+                    int32_t t = tile_of(l, cx, cy);
+                    if (raise_bound(l, t, *v, sum)) l->tile_on[t] |= TILE_TODO; /* exact below */
                     *v = sum;
                     if (holds(sum)) activate(l, cx, cy);
                 }
             }
+    /* The tiles of the box whose bound a lowered cell held: exact again (a pass over the box's
+     * tiles, about the box's cells). */
+    for (int32_t ty = b.y0 >> ASTAR_LAYER_TILE_SHIFT; ty <= b.y1 >> ASTAR_LAYER_TILE_SHIFT; ty++)
+        for (int32_t tx = b.x0 >> ASTAR_LAYER_TILE_SHIFT; tx <= b.x1 >> ASTAR_LAYER_TILE_SHIFT; tx++) {
+            int32_t t = ty * l->tiles_x + tx;
+            if (!(l->tile_on[t] & TILE_TODO)) continue;
+            l->tile_on[t] &= (uint8_t)~TILE_TODO;
+            l->tile_max[t] = tile_max_of(l, t);
+        }
     /* Each term is at most |strength| (its weight is at most 1). */
     l->sum_bound = bound_update(l->sum_bound, 0.0, fabs(strength) * (double)box);
     return ASTAR_OK;
@@ -261,11 +309,17 @@ double astar_layer_max_abs(const astar_layer *l) {
 
 /* The cells of l above threshold (>= 0: a cell of a tile off the active list is +0, never
  * above), as node ids in no fixed order, into ids (NULL: counted only): work in proportion to
- * the active tiles, not the layer (flee's threats). Returns how many. */
+ * the active tiles whose bound is above threshold, not the layer (flee's threats). Returns how
+ * many. It reads l only (a const layer may be read by several threads at once): the bounds it
+ * could tighten wait for the next write or pass. */
+_Thread_local uint64_t astar_layer_above_reads;
+
 int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids) {
     int32_t n = 0;
     for (int32_t i = 0; i < l->nactive; i++) {
+        if (!(l->tile_max[l->active[i]] > threshold)) continue;
         tile_box b = tile_cells(l, l->active[i]);
+        astar_layer_above_reads += (uint64_t)(b.x1 - b.x0) * (uint64_t)(b.y1 - b.y0);
         for (int32_t y = b.y0; y < b.y1; y++) {
             const double *row = &l->value[astar_cell(l->stride, 0, y)];
             for (int32_t x = b.x0; x < b.x1; x++) {
@@ -278,8 +332,8 @@ int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids) 
     return n;
 }
 
-/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0, and the
- * sum bound from what they hold. */
+/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0, their
+ * bounds exact, and the sum bound from what they hold. */
 static void settle_active(astar_layer *l) {
     int32_t kept = 0;
     double sum = 0.0;
@@ -288,14 +342,17 @@ static void settle_active(astar_layer *l) {
         int32_t t = l->active[i];
         tile_box b = tile_cells(l, t);
         bool any = false;
+        double m = -INFINITY;
         for (int32_t y = b.y0; y < b.y1; y++) {
             const double *row = &l->value[astar_cell(l->stride, 0, y)];
             for (int32_t x = b.x0; x < b.x1; x++) {
                 sum += fabs(row[x]);
                 any |= holds(row[x]);
+                m = row[x] > m ? row[x] : m;
             }
             n += (uint64_t)(b.x1 - b.x0);
         }
+        l->tile_max[t] = m;
         if (any) l->active[kept++] = t;
         else l->tile_on[t] &= (uint8_t)~TILE_ACTIVE;
     }
@@ -450,14 +507,18 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
         tile_box b = spread_box(l, t);
         const double *fresh = l->scratch + ((size_t)k << (2 * ASTAR_LAYER_TILE_SHIFT));
         bool any = false;
+        /* an active tile's box is whole; another's cells out of its box stay +0 */
+        double m = l->tile_on[t] & TILE_ACTIVE ? -INFINITY : 0.0;
         for (int32_t y = b.y0; y < b.y1; y++)
             for (int32_t x = b.x0; x < b.x1; x++) {
                 double v = fresh[(y - b.y0) * ASTAR_LAYER_TILE + (x - b.x0)];
                 l->value[astar_cell(l->stride, x, y)] = v;
                 sum += fabs(v);
                 any |= holds(v);
+                m = v > m ? v : m;
                 cells++;
             }
+        l->tile_max[t] = m;
         l->todo[k] = any ? t : -1 - t; /* whether it stays (or becomes) active */
     }
     l->nactive = 0;
