@@ -53,27 +53,14 @@ static void activate_all(astar_layer *l) {
 
 /*
  * The tile bounds (layers.h): a write that raises a cell above its tile's bound raises the
- * bound; one that lowers the cell the bound came from (old >= bound) makes the tile exact
- * again, a pass over its 64 cells (so that a moving threat leaves no stale tile behind; any
- * other lowering leaves the bound above, still a bound); the passes that rewrite whole tiles
- * (fill, scale, add_layer, spread) set them exactly. The loops that search read values, never
- * bounds.
+ * bound, in O(1); one that lowers a cell leaves it above, still a bound (making it exact would
+ * cost a pass over the tile per write); the passes that read whole tiles anyway make theirs
+ * exact: fill, scale, add_layer, spread and astar_layer_above (so a tile a moving threat left
+ * is read once, by the next flee). The loops that search read values, never bounds.
  */
-static double tile_max_of(const astar_layer *l, int32_t t) {
-    tile_box b = tile_cells(l, t);
-    double m = -INFINITY;
-    for (int32_t y = b.y0; y < b.y1; y++) {
-        const double *row = &l->value[astar_cell(l->stride, 0, y)];
-        for (int32_t x = b.x0; x < b.x1; x++) m = row[x] > m ? row[x] : m;
-    }
-    return m;
-}
-
-/* Cell (x, y) of tile t from old to v: whether the bound must be made exact again. */
-static bool raise_bound(astar_layer *l, int32_t t, double old, double v) {
-    if (v > l->tile_max[t]) l->tile_max[t] = v;
-    else if (v < old && old >= l->tile_max[t]) return true;
-    return false;
+static void raise_bound(astar_layer *l, int32_t x, int32_t y, double v) {
+    double *m = &l->tile_max[tile_of(l, x, y)];
+    if (v > *m) *m = v;
 }
 
 /* The cells of the active tiles: what a pass over them counts (an upper bound: the last row
@@ -181,12 +168,10 @@ static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
 
 /* Cell (x, y) from old to v: the value, its tile, its tile's bound and the sum bound. */
 static void write_cell(astar_layer *l, int32_t x, int32_t y, double *cell, double v) {
-    double old = *cell;
-    int32_t t = tile_of(l, x, y);
-    l->sum_bound = bound_update(l->sum_bound, fabs(old), fabs(v));
+    l->sum_bound = bound_update(l->sum_bound, fabs(*cell), fabs(v));
     *cell = v;
     if (holds(v)) activate(l, x, y);
-    if (raise_bound(l, t, old, v)) l->tile_max[t] = tile_max_of(l, t);
+    raise_bound(l, x, y, v);
 }
 
 astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
@@ -267,21 +252,11 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 double sum = *v + astar_rounded(strength * falloff_weight(falloff, d, radius));
                 if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
                 if (pass == 1) {
-                    int32_t t = tile_of(l, cx, cy);
-                    if (raise_bound(l, t, *v, sum)) l->tile_on[t] |= TILE_TODO; /* exact below */
                     *v = sum;
                     if (holds(sum)) activate(l, cx, cy);
+                    raise_bound(l, cx, cy, sum);
                 }
             }
-    /* The tiles of the box whose bound a lowered cell held: exact again (a pass over the box's
-     * tiles, about the box's cells). */
-    for (int32_t ty = b.y0 >> ASTAR_LAYER_TILE_SHIFT; ty <= b.y1 >> ASTAR_LAYER_TILE_SHIFT; ty++)
-        for (int32_t tx = b.x0 >> ASTAR_LAYER_TILE_SHIFT; tx <= b.x1 >> ASTAR_LAYER_TILE_SHIFT; tx++) {
-            int32_t t = ty * l->tiles_x + tx;
-            if (!(l->tile_on[t] & TILE_TODO)) continue;
-            l->tile_on[t] &= (uint8_t)~TILE_TODO;
-            l->tile_max[t] = tile_max_of(l, t);
-        }
     /* Each term is at most |strength| (its weight is at most 1). */
     l->sum_bound = bound_update(l->sum_bound, 0.0, fabs(strength) * (double)box);
     return ASTAR_OK;
@@ -309,25 +284,28 @@ double astar_layer_max_abs(const astar_layer *l) {
 
 /* The cells of l above threshold (>= 0: a cell of a tile off the active list is +0, never
  * above), as node ids in no fixed order, into ids (NULL: counted only): work in proportion to
- * the active tiles whose bound is above threshold, not the layer (flee's threats). Returns how
- * many. It reads l only (a const layer may be read by several threads at once): the bounds it
- * could tighten wait for the next write or pass. */
+ * the active tiles whose bound is above threshold, not the layer (flee's threats), the bounds
+ * of those made exact. Returns how many. */
 _Thread_local uint64_t astar_layer_above_reads;
 
-int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids) {
+int32_t astar_layer_above(astar_layer *l, double threshold, int32_t *ids) {
     int32_t n = 0;
     for (int32_t i = 0; i < l->nactive; i++) {
-        if (!(l->tile_max[l->active[i]] > threshold)) continue;
-        tile_box b = tile_cells(l, l->active[i]);
+        int32_t t = l->active[i];
+        if (!(l->tile_max[t] > threshold)) continue;
+        tile_box b = tile_cells(l, t);
         astar_layer_above_reads += (uint64_t)(b.x1 - b.x0) * (uint64_t)(b.y1 - b.y0);
+        double m = -INFINITY;
         for (int32_t y = b.y0; y < b.y1; y++) {
             const double *row = &l->value[astar_cell(l->stride, 0, y)];
             for (int32_t x = b.x0; x < b.x1; x++) {
+                m = row[x] > m ? row[x] : m;
                 if (!(row[x] > threshold)) continue;
                 if (ids) ids[n] = y * l->width + x;
                 n++;
             }
         }
+        l->tile_max[t] = m;
     }
     return n;
 }

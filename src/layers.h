@@ -39,7 +39,7 @@ struct astar_layer {
 /* An upper bound of the sum of |value| of l's cells (finite: values are bounded). */
 static inline double astar_layer_sum_bound(const astar_layer *l) { return l->sum_bound; }
 
-int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids);
+int32_t astar_layer_above(astar_layer *l, double threshold, int32_t *ids);
 /* The cells astar_layer_above read on this thread, ever: a test hook (spec/c/test_flee.c counts
  * its work with it). */
 extern _Thread_local uint64_t astar_layer_above_reads;

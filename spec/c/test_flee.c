@@ -168,7 +168,7 @@ static int compare_int32(const void *a, const void *b) {
 /* Flee's threats from a layer read the tiles that may hold a cell above the threshold, not the
  * layer: 1024x1024 at 0.5 with one threat cell reads one tile (64 cells) a call, where a pass
  * over the active tiles read all 1,048,576; a threat that moves (its old cell lowered, a new
- * one raised) reads the new tile and at most the old one; a layer below 0 everywhere, none. */
+ * one raised) reads the new tile and the old one once; a layer below 0 everywhere, none. */
 static void layer_scan_work(void) {
     int32_t side = 1024, id = -1;
     astar_layer *l = astar_layer_new(side, side, 0.5, NULL);
@@ -191,6 +191,8 @@ static void layer_scan_work(void) {
     before = astar_layer_above_reads;
     CHECK(astar_layer_above(l, 1.0, &id) == 1 && id == 600 * side + 600);
     CHECK(astar_layer_above_reads - before <= 2 * 64);
+    before = astar_layer_above_reads; /* the old tile's bound was made exact: read no more */
+    CHECK(astar_layer_above(l, 1.0, &id) == 1 && id == 600 * side + 600 && astar_layer_above_reads - before <= 64);
     CHECK(astar_layer_fill(l, -3.0) == ASTAR_OK && astar_layer_set(l, 7, 7, -1.0) == ASTAR_OK);
     before = astar_layer_above_reads;
     CHECK(astar_layer_above(l, 0.0, NULL) == 0 && astar_layer_above_reads == before);
