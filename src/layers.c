@@ -35,8 +35,7 @@ static int32_t tile_of(const astar_layer *l, int32_t x, int32_t y) {
     return (y >> ASTAR_LAYER_TILE_SHIFT) * l->tiles_x + (x >> ASTAR_LAYER_TILE_SHIFT);
 }
 
-static void activate(astar_layer *l, int32_t x, int32_t y) {
-    int32_t t = tile_of(l, x, y);
+static void activate_tile(astar_layer *l, int32_t t) {
     if (l->tile_on[t] & TILE_ACTIVE) return;
     l->tile_on[t] |= TILE_ACTIVE;
     l->active[l->nactive++] = t;
@@ -53,14 +52,21 @@ static void activate_all(astar_layer *l) {
 
 /*
  * The tile bounds (layers.h): a write that raises a cell above its tile's bound raises the
- * bound, in O(1); one that lowers a cell leaves it above, still a bound (making it exact would
- * cost a pass over the tile per write); the passes that read whole tiles anyway make theirs
- * exact: fill, scale, add_layer, spread and astar_layer_above (so a tile a moving threat left
- * is read once, by the next flee). The loops that search read values, never bounds.
+ * bound, in O(1) (a stamp once per row and tile); one that lowers a cell leaves it above, still
+ * a bound (making it exact would cost a pass over the tile per write); fill, add_layer, spread
+ * and astar_layer_above, which read whole tiles anyway, make theirs exact (so a tile a moving
+ * threat left is read once, by the next flee); scale scales them. The loops that search read
+ * values, never bounds.
  */
-static void raise_bound(astar_layer *l, int32_t x, int32_t y, double v) {
-    double *m = &l->tile_max[tile_of(l, x, y)];
-    if (v > *m) *m = v;
+static void raise_bound(astar_layer *l, int32_t t, double v) {
+    if (v > l->tile_max[t]) l->tile_max[t] = v;
+}
+
+/* Cell (x, y) now holds v: its tile's flag and bound. */
+static void wrote(astar_layer *l, int32_t x, int32_t y, double v) {
+    int32_t t = tile_of(l, x, y);
+    if (holds(v)) activate_tile(l, t);
+    raise_bound(l, t, v);
 }
 
 /* The cells of the active tiles: what a pass over them counts (an upper bound: the last row
@@ -170,8 +176,7 @@ static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
 static void write_cell(astar_layer *l, int32_t x, int32_t y, double *cell, double v) {
     l->sum_bound = bound_update(l->sum_bound, fabs(*cell), fabs(v));
     *cell = v;
-    if (holds(v)) activate(l, x, y);
-    raise_bound(l, x, y, v);
+    wrote(l, x, y, v);
 }
 
 astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
@@ -243,7 +248,10 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
     if (astar_stopped_before(box)) return ASTAR_ESTOPPED;
     /* Two passes, so that a sum that would overflow changes nothing. */
     for (int pass = 0; pass < 2; pass++)
-        for (int32_t cy = b.y0; cy <= b.y1; cy++)
+        for (int32_t cy = b.y0; cy <= b.y1; cy++) {
+            /* the row's largest sum in the tile it crosses, raising that tile's bound once */
+            int32_t seg = -1;
+            double most = -INFINITY;
             for (int32_t cx = b.x0; cx <= b.x1; cx++) {
                 double dx = cx - x, dy = cy - y, d = sqrt(dx * dx + dy * dy);
                 if (d > radius) continue;
@@ -253,10 +261,16 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
                 if (pass == 1) {
                     *v = sum;
-                    if (holds(sum)) activate(l, cx, cy);
-                    raise_bound(l, cx, cy, sum);
+                    int32_t t = tile_of(l, cx, cy);
+                    if (t != seg) {
+                        if (seg >= 0) raise_bound(l, seg, most);
+                        seg = t, most = sum;
+                    } else if (sum > most) most = sum;
+                    if (holds(sum)) activate_tile(l, t);
                 }
             }
+            if (seg >= 0) raise_bound(l, seg, most);
+        }
     /* Each term is at most |strength| (its weight is at most 1). */
     l->sum_bound = bound_update(l->sum_bound, 0.0, fabs(strength) * (double)box);
     return ASTAR_OK;
@@ -310,9 +324,10 @@ int32_t astar_layer_above(astar_layer *l, double threshold, int32_t *ids) {
     return n;
 }
 
-/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0, their
- * bounds exact, and the sum bound from what they hold. */
-static void settle_active(astar_layer *l) {
+/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0 (bound 0),
+ * the others' bounds exact when `exact` (else the caller's are kept), and the sum bound from
+ * what they hold. */
+static void settle_active(astar_layer *l, bool exact) {
     int32_t kept = 0;
     double sum = 0.0;
     uint64_t n = 0;
@@ -323,14 +338,15 @@ static void settle_active(astar_layer *l) {
         double m = -INFINITY;
         for (int32_t y = b.y0; y < b.y1; y++) {
             const double *row = &l->value[astar_cell(l->stride, 0, y)];
+            if (exact)
+                for (int32_t x = b.x0; x < b.x1; x++) m = row[x] > m ? row[x] : m;
             for (int32_t x = b.x0; x < b.x1; x++) {
                 sum += fabs(row[x]);
                 any |= holds(row[x]);
-                m = row[x] > m ? row[x] : m;
             }
             n += (uint64_t)(b.x1 - b.x0);
         }
-        l->tile_max[t] = m;
+        if (exact || !any) l->tile_max[t] = any ? m : 0.0;
         if (any) l->active[kept++] = t;
         else l->tile_on[t] &= (uint8_t)~TILE_ACTIVE;
     }
@@ -348,8 +364,13 @@ astar_status astar_layer_scale(astar_layer *l, double factor) {
             double *row = &l->value[astar_cell(l->stride, 0, y)];
             for (int32_t x = b.x0; x < b.x1; x++) row[x] *= factor;
         }
+        /* v <= bound gives v * factor <= bound * factor (factor >= 0, rounding is monotone):
+         * the bounds stay bounds, at no cost per cell (decay runs every frame); a loose bound
+         * is capped at the largest value, so that it never grows to infinity (then NaN) */
+        double *m = &l->tile_max[l->active[i]];
+        *m = fmin(*m * factor, ASTAR_MAX_VALUE);
     }
-    settle_active(l);
+    settle_active(l, false);
     return ASTAR_OK;
 }
 
@@ -359,10 +380,8 @@ astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, dou
     /* Where other holds +0, l's cell is v + (+-0): v, or +0 for -0 where the product is +0 (as
      * before); so the cells to write are those of l's active tiles and other's. */
     if (astar_stopped_before(active_cells(l) + active_cells(other))) return ASTAR_ESTOPPED;
-    for (int32_t i = 0; i < other->nactive; i++) {
-        tile_box b = tile_cells(other, other->active[i]);
-        activate(l, b.x0, b.y0); /* as a superset: settle_active takes it off if it stays +0 */
-    }
+    /* as a superset (the same tiles: the same size): settle_active takes off those left at +0 */
+    for (int32_t i = 0; i < other->nactive; i++) activate_tile(l, other->active[i]);
     for (int pass = 0; pass < 2; pass++)
         for (int32_t i = 0; i < l->nactive; i++) {
             tile_box b = tile_cells(l, l->active[i]);
@@ -374,7 +393,7 @@ astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, dou
                     if (pass == 1) l->value[c] = sum;
                 }
         }
-    settle_active(l);
+    settle_active(l, true);
     return ASTAR_OK;
 }
 

@@ -199,6 +199,15 @@ static void layer_scan_work(void) {
     astar_search_free(s);
     astar_grid_free(g);
     astar_layer_free(l);
+    /* decay scales a tile's bound, kept loose by a lowered cell: it never becomes infinite (then
+     * NaN after a decay by 0, above no threshold, its tile never read again) */
+    l = astar_layer_new(16, 16, 0.0, NULL);
+    CHECK(l && astar_layer_set(l, 0, 0, 1e100) == ASTAR_OK && astar_layer_set(l, 0, 0, 1e-300) == ASTAR_OK);
+    CHECK(astar_layer_set(l, 2, 2, -1e-300) == ASTAR_OK); /* -0 after the decay by 0: the tile stays on */
+    for (int i = 0; i < 3; i++) CHECK(astar_layer_scale(l, 1e100) == ASTAR_OK);
+    CHECK(astar_layer_scale(l, 0.0) == ASTAR_OK && astar_layer_set(l, 1, 1, 5.0) == ASTAR_OK);
+    CHECK(astar_layer_above(l, 1.0, &id) == 1 && id == 16 + 1);
+    astar_layer_free(l);
 }
 
 /* On random layers under random writes that raise and lower values (set, add, stamps of either
