@@ -3,6 +3,7 @@
 -- against the oracle (spec/support/dijkstra.lua), never against the library's own output.
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
+local scale = require("spec.support.scale")
 
 -- An open W x H world of cost 1 and class 0 everywhere.
 local function open_world(w, h, extra)
@@ -148,9 +149,57 @@ describe("issue 29 attacks", function()
       assert(oracle.path_cost(world, path, 1, 1) == want, at .. ": the path's own cost")
     end
   end)
-  -- flee with threats as an influence layer lists the layer's cells above `threshold` by a pass
-  -- over its active tiles (astar_layer_above): a layer holding a low value everywhere costs a
-  -- pass over the map per call (1024x1024: 1.2 ms a call against 0.03 ms for the same single
-  -- threat alone), where docs/design/flee.md says the work never grows with the map.
-  pending("flee with a layer does no work per call in proportion to the layer's cells below threshold")
+  -- flee with threats as an influence layer lists the layer's cells above `threshold` skipping
+  -- the tiles whose bound (the most a cell of theirs may hold) is not above it: spec/c/test_flee.c
+  -- counts the cells that scan reads (one tile, not a 1024x1024 layer at 0.5 with one threat).
+  -- Here the bounds under writes that raise and lower cells: flee with the layer answers as flee
+  -- with the cells above the threshold (read one by one with get) given as points.
+  it("flee with a layer answers as with its cells above threshold as points, under writes up and down", function()
+    local rng = oracle.rng(729)
+    local w, h = 24, 20
+    local world = open_world(w, h)
+    for _ = 1, 50 do world.cost[rng.int(1, h)][rng.int(1, w)] = false end
+    local grid = oracle.grid(astar, world)
+    local layer, other = astar.influence(w, h), astar.influence(w, h)
+    local compared = 0
+    for round = 1, scale(80) do
+      local x, y, v = rng.int(1, w), rng.int(1, h), rng.int(-40, 40) / 8
+      local what = rng.int(1, 8)
+      if what <= 3 then layer:set(x, y, v)
+      elseif what == 4 then layer:add(x, y, v)
+      elseif what == 5 then layer:stamp(x, y, rng.int(0, 5), v)
+      elseif what == 6 then layer:decay(rng.int(0, 12) / 8)
+      elseif what == 7 then layer:spread(0.3, 0.5, grid)
+      else
+        other:stamp(x, y, 4, v)
+        layer:add_layer(other, -0.5)
+      end
+      local threshold = ({ 0, 0.25, 1, 3 })[rng.int(1, 4)]
+      local points = {}
+      for cy = 1, h do
+        for cx = 1, w do
+          if layer:get(cx, cy) > threshold then points[#points + 1] = { x = cx, y = cy } end
+        end
+      end
+      -- the unit by a threat, so that a threat the layer's list would miss changes the answer
+      local near = #points > 0 and points[rng.int(1, #points)]
+      local sx = near and math.max(1, math.min(w, near.x + rng.int(-1, 1)))
+      local sy = near and math.max(1, math.min(h, near.y + rng.int(-1, 1)))
+      if near and world.cost[sy][sx] then
+        local ok1, path1, info1 = pcall(grid.flee, grid, sx, sy, layer, { distance = 4.3, threshold = threshold })
+        local ok2, path2, info2 = pcall(grid.flee, grid, sx, sy, points, { distance = 4.3 })
+        local where = ("round %d"):format(round)
+        assert(ok1 == ok2, where)
+        if ok1 then
+          assert.are.equal(path2 and #path2, path1 and #path1, where)
+          local function key(i)
+            return ("%d,%d %s %s %s"):format(i.x, i.y, tostring(i.safe), tostring(i.threat_distance), tostring(i.cost))
+          end
+          assert.are.equal(key(info2), key(info1), where)
+          compared = compared + 1
+        end
+      end
+    end
+    assert(compared >= math.floor(scale(80) / 4), "compared " .. compared)
+  end)
 end)

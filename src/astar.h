@@ -724,7 +724,9 @@ int astar_field_next(const astar_field *f, int32_t x, int32_t y, int32_t *nx, in
 typedef struct astar_flee_opts {
     const int32_t *threats;       /* nthreats node ids, or NULL with a layer */
     int32_t nthreats;
-    const astar_layer *layer;     /* [opt] its cells whose value is above threshold are threats */
+    astar_layer *layer;           /* [opt] its cells whose value is above threshold are threats;
+                                     flee makes the bounds of the tiles it reads exact (layers.h), so
+                                     no other call may use the layer meanwhile */
     double threshold;             /* >= 0 (0 and +0 cells of a layer never count) */
     double distance;              /* > 0, finite: safe is a threat distance >= this */
     double radius;                /* >= 0: the most the unit may spend getting there */

@@ -31,8 +31,11 @@ static tile_box tile_cells(const astar_layer *l, int32_t t) {
     return b;
 }
 
-static void activate(astar_layer *l, int32_t x, int32_t y) {
-    int32_t t = (y >> ASTAR_LAYER_TILE_SHIFT) * l->tiles_x + (x >> ASTAR_LAYER_TILE_SHIFT);
+static int32_t tile_of(const astar_layer *l, int32_t x, int32_t y) {
+    return (y >> ASTAR_LAYER_TILE_SHIFT) * l->tiles_x + (x >> ASTAR_LAYER_TILE_SHIFT);
+}
+
+static void activate_tile(astar_layer *l, int32_t t) {
     if (l->tile_on[t] & TILE_ACTIVE) return;
     l->tile_on[t] |= TILE_ACTIVE;
     l->active[l->nactive++] = t;
@@ -45,6 +48,25 @@ static void activate_all(astar_layer *l) {
         l->active[t] = t;
     }
     l->nactive = n;
+}
+
+/*
+ * The tile bounds (layers.h): a write that raises a cell above its tile's bound raises the
+ * bound, in O(1) (a stamp once per row and tile); one that lowers a cell leaves it above, still
+ * a bound (making it exact would cost a pass over the tile per write); fill, add_layer, spread
+ * and astar_layer_above, which read whole tiles anyway, make theirs exact (so a tile a moving
+ * threat left is read once, by the next flee); scale scales them. The loops that search read
+ * values, never bounds.
+ */
+static void raise_bound(astar_layer *l, int32_t t, double v) {
+    if (v > l->tile_max[t]) l->tile_max[t] = v;
+}
+
+/* Cell (x, y) now holds v: its tile's flag and bound. */
+static void wrote(astar_layer *l, int32_t x, int32_t y, double v) {
+    int32_t t = tile_of(l, x, y);
+    if (holds(v)) activate_tile(l, t);
+    raise_bound(l, t, v);
 }
 
 /* The cells of the active tiles: what a pass over them counts (an upper bound: the last row
@@ -85,6 +107,7 @@ static void fill_all(astar_layer *l, double v) {
     if (holds(v)) {
         fill_rows(l, v);
         activate_all(l);
+        for (size_t t = 0; t < tile_count(l); t++) l->tile_max[t] = v;
         l->sum_bound = bound_of_sum(fabs(v) * (double)layer_cells(l), 1);
         return;
     }
@@ -94,6 +117,7 @@ static void fill_all(astar_layer *l, double v) {
         for (int32_t y = b.y0; y < b.y1; y++)
             for (int32_t x = b.x0; x < b.x1; x++) l->value[astar_cell(l->stride, x, y)] = 0.0;
         l->tile_on[t] = 0;
+        l->tile_max[t] = 0.0;
     }
     l->nactive = 0;
     l->sum_bound = 0.0;
@@ -117,12 +141,14 @@ astar_layer *astar_layer_new(int32_t width, int32_t height, double initial,
     l->value = bytes ? astar_mem(&a, NULL, 0, bytes) : NULL;
     l->tile_on = l->value ? astar_mem(&a, NULL, 0, tile_count(l)) : NULL;
     l->active = l->tile_on ? astar_mem(&a, NULL, 0, tile_count(l) * sizeof(int32_t)) : NULL;
-    if (!l->active) {
+    l->tile_max = l->active ? astar_mem(&a, NULL, 0, tile_count(l) * sizeof(double)) : NULL;
+    if (!l->tile_max) {
         astar_layer_free(l);
         return astar_made(NULL, ASTAR_ENOMEM);
     }
     for (size_t i = 0; i < l->cells; i++) l->value[i] = 0.0;
     memset(l->tile_on, 0, tile_count(l));
+    for (size_t t = 0; t < tile_count(l); t++) l->tile_max[t] = 0.0;
     fill_all(l, initial);
     return astar_made(l, ASTAR_OK);
 }
@@ -133,6 +159,7 @@ void astar_layer_free(astar_layer *l) {
     if (l->value) astar_mem(&a, l->value, l->cells * sizeof(double), 0);
     if (l->tile_on) astar_mem(&a, l->tile_on, tile_count(l), 0);
     if (l->active) astar_mem(&a, l->active, tile_count(l) * sizeof(int32_t), 0);
+    if (l->tile_max) astar_mem(&a, l->tile_max, tile_count(l) * sizeof(double), 0);
     if (l->todo) astar_mem(&a, l->todo, tile_count(l) * sizeof(int32_t), 0);
     if (l->scratch) astar_mem(&a, l->scratch, l->scratch_cap * sizeof(double), 0);
     astar_mem(&a, l, sizeof *l, 0);
@@ -145,11 +172,11 @@ static bool layer_inside(const astar_layer *l, int32_t x, int32_t y) {
     return x >= 0 && y >= 0 && x < l->width && y < l->height;
 }
 
-/* Cell (x, y) from old to v: the value, its tile and the sum bound. */
+/* Cell (x, y) from old to v: the value, its tile, its tile's bound and the sum bound. */
 static void write_cell(astar_layer *l, int32_t x, int32_t y, double *cell, double v) {
     l->sum_bound = bound_update(l->sum_bound, fabs(*cell), fabs(v));
     *cell = v;
-    if (holds(v)) activate(l, x, y);
+    wrote(l, x, y, v);
 }
 
 astar_status astar_layer_set(astar_layer *l, int32_t x, int32_t y, double v) {
@@ -221,7 +248,10 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
     if (astar_stopped_before(box)) return ASTAR_ESTOPPED;
     /* Two passes, so that a sum that would overflow changes nothing. */
     for (int pass = 0; pass < 2; pass++)
-        for (int32_t cy = b.y0; cy <= b.y1; cy++)
+        for (int32_t cy = b.y0; cy <= b.y1; cy++) {
+            /* the row's largest sum in the tile it crosses, raising that tile's bound once */
+            int32_t seg = -1;
+            double most = -INFINITY;
             for (int32_t cx = b.x0; cx <= b.x1; cx++) {
                 double dx = cx - x, dy = cy - y, d = sqrt(dx * dx + dy * dy);
                 if (d > radius) continue;
@@ -231,9 +261,16 @@ astar_status astar_layer_stamp(astar_layer *l, int32_t x, int32_t y, double radi
                 if (pass == 0 && !astar_value_ok(sum)) return ASTAR_EINVAL;
                 if (pass == 1) {
                     *v = sum;
-                    if (holds(sum)) activate(l, cx, cy);
+                    int32_t t = tile_of(l, cx, cy);
+                    if (t != seg) {
+                        if (seg >= 0) raise_bound(l, seg, most);
+                        seg = t, most = sum;
+                    } else if (sum > most) most = sum;
+                    if (holds(sum)) activate_tile(l, t);
                 }
             }
+            if (seg >= 0) raise_bound(l, seg, most);
+        }
     /* Each term is at most |strength| (its weight is at most 1). */
     l->sum_bound = bound_update(l->sum_bound, 0.0, fabs(strength) * (double)box);
     return ASTAR_OK;
@@ -261,26 +298,36 @@ double astar_layer_max_abs(const astar_layer *l) {
 
 /* The cells of l above threshold (>= 0: a cell of a tile off the active list is +0, never
  * above), as node ids in no fixed order, into ids (NULL: counted only): work in proportion to
- * the active tiles, not the layer (flee's threats). Returns how many. */
-int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids) {
+ * the active tiles whose bound is above threshold, not the layer (flee's threats), the bounds
+ * of those made exact. Returns how many. */
+_Thread_local uint64_t astar_layer_above_reads;
+
+int32_t astar_layer_above(astar_layer *l, double threshold, int32_t *ids) {
     int32_t n = 0;
     for (int32_t i = 0; i < l->nactive; i++) {
-        tile_box b = tile_cells(l, l->active[i]);
+        int32_t t = l->active[i];
+        if (!(l->tile_max[t] > threshold)) continue;
+        tile_box b = tile_cells(l, t);
+        astar_layer_above_reads += (uint64_t)(b.x1 - b.x0) * (uint64_t)(b.y1 - b.y0);
+        double m = -INFINITY;
         for (int32_t y = b.y0; y < b.y1; y++) {
             const double *row = &l->value[astar_cell(l->stride, 0, y)];
             for (int32_t x = b.x0; x < b.x1; x++) {
+                m = row[x] > m ? row[x] : m;
                 if (!(row[x] > threshold)) continue;
                 if (ids) ids[n] = y * l->width + x;
                 n++;
             }
         }
+        l->tile_max[t] = m;
     }
     return n;
 }
 
-/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0, and the
- * sum bound from what they hold. */
-static void settle_active(astar_layer *l) {
+/* After a pass that wrote the active tiles' cells: off the list the tiles left at +0 (bound 0),
+ * the others' bounds exact when `exact` (else the caller's are kept), and the sum bound from
+ * what they hold. */
+static void settle_active(astar_layer *l, bool exact) {
     int32_t kept = 0;
     double sum = 0.0;
     uint64_t n = 0;
@@ -288,14 +335,18 @@ static void settle_active(astar_layer *l) {
         int32_t t = l->active[i];
         tile_box b = tile_cells(l, t);
         bool any = false;
+        double m = -INFINITY;
         for (int32_t y = b.y0; y < b.y1; y++) {
             const double *row = &l->value[astar_cell(l->stride, 0, y)];
+            if (exact)
+                for (int32_t x = b.x0; x < b.x1; x++) m = row[x] > m ? row[x] : m;
             for (int32_t x = b.x0; x < b.x1; x++) {
                 sum += fabs(row[x]);
                 any |= holds(row[x]);
             }
             n += (uint64_t)(b.x1 - b.x0);
         }
+        if (exact || !any) l->tile_max[t] = any ? m : 0.0;
         if (any) l->active[kept++] = t;
         else l->tile_on[t] &= (uint8_t)~TILE_ACTIVE;
     }
@@ -313,8 +364,13 @@ astar_status astar_layer_scale(astar_layer *l, double factor) {
             double *row = &l->value[astar_cell(l->stride, 0, y)];
             for (int32_t x = b.x0; x < b.x1; x++) row[x] *= factor;
         }
+        /* v <= bound gives v * factor <= bound * factor (factor >= 0, rounding is monotone):
+         * the bounds stay bounds, at no cost per cell (decay runs every frame); a loose bound
+         * is capped at the largest value, so that it never grows to infinity (then NaN) */
+        double *m = &l->tile_max[l->active[i]];
+        *m = fmin(*m * factor, ASTAR_MAX_VALUE);
     }
-    settle_active(l);
+    settle_active(l, false);
     return ASTAR_OK;
 }
 
@@ -324,10 +380,8 @@ astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, dou
     /* Where other holds +0, l's cell is v + (+-0): v, or +0 for -0 where the product is +0 (as
      * before); so the cells to write are those of l's active tiles and other's. */
     if (astar_stopped_before(active_cells(l) + active_cells(other))) return ASTAR_ESTOPPED;
-    for (int32_t i = 0; i < other->nactive; i++) {
-        tile_box b = tile_cells(other, other->active[i]);
-        activate(l, b.x0, b.y0); /* as a superset: settle_active takes it off if it stays +0 */
-    }
+    /* as a superset (the same tiles: the same size): settle_active takes off those left at +0 */
+    for (int32_t i = 0; i < other->nactive; i++) activate_tile(l, other->active[i]);
     for (int pass = 0; pass < 2; pass++)
         for (int32_t i = 0; i < l->nactive; i++) {
             tile_box b = tile_cells(l, l->active[i]);
@@ -339,7 +393,7 @@ astar_status astar_layer_add_layer(astar_layer *l, const astar_layer *other, dou
                     if (pass == 1) l->value[c] = sum;
                 }
         }
-    settle_active(l);
+    settle_active(l, true);
     return ASTAR_OK;
 }
 
@@ -450,14 +504,18 @@ astar_status astar_layer_spread(astar_layer *l, double decay, double momentum,
         tile_box b = spread_box(l, t);
         const double *fresh = l->scratch + ((size_t)k << (2 * ASTAR_LAYER_TILE_SHIFT));
         bool any = false;
+        /* an active tile's box is whole; another's cells out of its box stay +0 */
+        double m = l->tile_on[t] & TILE_ACTIVE ? -INFINITY : 0.0;
         for (int32_t y = b.y0; y < b.y1; y++)
             for (int32_t x = b.x0; x < b.x1; x++) {
                 double v = fresh[(y - b.y0) * ASTAR_LAYER_TILE + (x - b.x0)];
                 l->value[astar_cell(l->stride, x, y)] = v;
                 sum += fabs(v);
                 any |= holds(v);
+                m = v > m ? v : m;
                 cells++;
             }
+        l->tile_max[t] = m;
         l->todo[k] = any ? t : -1 - t; /* whether it stays (or becomes) active */
     }
     l->nactive = 0;

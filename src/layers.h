@@ -26,6 +26,8 @@ struct astar_layer {
                                    marks of spread and add_layer between their passes) */
     int32_t *active;            /* the active tiles, in no order; room for every tile */
     int32_t nactive;
+    double *tile_max;           /* per tile: at least its cells' largest value (off the list, >= 0),
+                                   so that astar_layer_above skips the tiles at or below a threshold */
     double sum_bound;           /* at least the sum of |value| over the cells: what a query
                                    bounds its penalties with (grid_loop.c's exact loop) */
     double *scratch;            /* spread's new values, a tile's worth per tile it computes */
@@ -37,7 +39,10 @@ struct astar_layer {
 /* An upper bound of the sum of |value| of l's cells (finite: values are bounded). */
 static inline double astar_layer_sum_bound(const astar_layer *l) { return l->sum_bound; }
 
-int32_t astar_layer_above(const astar_layer *l, double threshold, int32_t *ids);
+int32_t astar_layer_above(astar_layer *l, double threshold, int32_t *ids);
+/* The cells astar_layer_above read on this thread, ever: a test hook (spec/c/test_flee.c counts
+ * its work with it). */
+extern _Thread_local uint64_t astar_layer_above_reads;
 
 struct astar_mask {
     int32_t width, height, stride;
