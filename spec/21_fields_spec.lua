@@ -2,20 +2,9 @@
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
 local scale = require("spec.support.scale") -- fewer worlds under valgrind
+local worlds = require("spec.support.worlds")
 
-local function random_world(rng)
-  local w, h = rng.int(1, 7), rng.int(1, 7)
-  local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
-  if rng.next() < 0.2 then world.topology, world.diagonal = "hex", nil end
-  for y = 1, h do
-    world.cost[y] = {}
-    for x = 1, w do
-      local r = rng.next()
-      world.cost[y][x] = r < 0.2 and false or (r < 0.5 and 0.5 + rng.int(0, 6) / 2 or 1)
-    end
-  end
-  return world
-end
+local function random_world(rng) return worlds.halves_world(rng, 1, 7) end
 
 -- Query options drawn at random, mirrored in the world for the oracle.
 local function random_options(rng, world, grid, with_unit)

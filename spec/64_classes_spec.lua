@@ -11,26 +11,8 @@ local scale = require("spec.support.scale")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261163")
 
--- Classes 0..3 on every cell of the world, and a query's table of factors (false: a wall);
--- some classes left out (factor 1), and now and then a class past 3 that no cell has.
-local function add_classes(rng, world)
-  world.class = {}
-  for y = 1, world.h do
-    world.class[y] = {}
-    for x = 1, world.w do world.class[y][x] = rng.int(0, 3) end
-  end
-  local classes = {}
-  for c = 0, 3 do
-    local r = rng.next()
-    if r < 0.2 then classes[c] = false
-    elseif r < 0.4 then classes[c] = nil
-    elseif r < 0.6 then classes[c] = 0.1 + rng.next() * 0.8 -- cheaper than the terrain: the heuristic must scale
-    else classes[c] = 1 + rng.next() * 4 end
-  end
-  if rng.next() < 0.2 then classes[200] = 0.05 end
-  world.classes = classes
-  return classes
-end
+-- (with now and then a class past 3 that no cell has)
+local function add_classes(rng, world) return worlds.add_classes(rng, world, true) end
 
 local function same_cost(got, want, where)
   assert(got == want, string.format("%s: cost %.17g, the oracle %.17g", where, got, want))

@@ -3,22 +3,11 @@
 local astar = require("astar")
 local oracle = require("spec.support.dijkstra")
 local scale = require("spec.support.scale") -- fewer worlds under valgrind
+local worlds = require("spec.support.worlds")
 
 -- Costs are multiples of 0.5 (and of sqrt 2 diagonally) and every bound below is k + 0.3 or a
 -- multiple of it by 0.75 or 1.25, 1 or 2: no cost lands on a bound, where rounding would decide.
-local function random_world(rng)
-  local w, h = rng.int(2, 8), rng.int(2, 8)
-  local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
-  if rng.next() < 0.2 then world.topology, world.diagonal = "hex", nil end
-  for y = 1, h do
-    world.cost[y] = {}
-    for x = 1, w do
-      local r = rng.next()
-      world.cost[y][x] = r < 0.2 and false or (r < 0.5 and 0.5 + rng.int(0, 6) / 2 or 1)
-    end
-  end
-  return world
-end
+local function random_world(rng) return worlds.halves_world(rng, 2, 8) end
 
 local function walkable_cells(world)
   local cells = {}

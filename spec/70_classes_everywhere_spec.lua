@@ -9,25 +9,7 @@ local scale = require("spec.support.scale")
 
 local SEED = tonumber(os.getenv("ASTAR_SEED") or "20261170")
 
--- Classes 0..3 on the world's cells and a query's table: a wall, left out (1), cheaper or
--- dearer than the terrain.
-local function add_classes(rng, world)
-  world.class = {}
-  for y = 1, world.h do
-    world.class[y] = {}
-    for x = 1, world.w do world.class[y][x] = rng.int(0, 3) end
-  end
-  local classes = {}
-  for c = 0, 3 do
-    local r = rng.next()
-    if r < 0.2 then classes[c] = false
-    elseif r < 0.4 then classes[c] = nil
-    elseif r < 0.6 then classes[c] = 0.1 + rng.next() * 0.8
-    else classes[c] = 1 + rng.next() * 4 end
-  end
-  world.classes = classes
-  return classes
-end
+local add_classes = worlds.add_classes
 
 -- A world with some per-query options on (those fields and walks take), its classes, and
 -- the grid and options that see what the oracle sees.

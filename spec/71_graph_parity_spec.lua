@@ -40,29 +40,7 @@ local function one_way_world(rng, n)
 end
 
 -- Random cost options for a field (no claim_radius: it has no start), the same in the world.
-local function random_options(rng, world, g)
-  local n, opts = world.n, {}
-  if rng.next() < 0.3 then
-    local vals = {}
-    for i = 1, n do vals[i] = rng.next() * 6 - 2 end
-    world.layers = { { vals = vals, weight = 1 } }
-    opts.influence = vals
-  end
-  if rng.next() < 0.3 then
-    local claims = astar.claims(g)
-    world.claims = {}
-    for u = 1, rng.int(1, 3) do
-      local path = {}
-      for k = 1, rng.int(1, 4) do path[k] = rng.int(1, n) end
-      claims:claim(u, path)
-      world.claims[u] = { unit = u, path = path, pos = 1 }
-    end
-    opts.claims = claims
-    if rng.next() < 0.5 then opts.unit, world.unit = 1, 1 end
-  end
-  oracle.random_callbacks(rng, world, opts)
-  return opts
-end
+local function random_options(rng, world, g) return oracle.random_options(astar, rng, world, g) end
 
 -- A field toward its sources answers the oracle's costs exactly, nothing more; each node's way
 -- (field:path) starts there, is legal, costs that and ends at a source; next is its second node.
@@ -162,9 +140,10 @@ describe("graph:distance_field toward its sources", function()
       check_toward(world, field, oracle.field_toward(world, sources, cap), sources, where)
       -- every node's find to its nearest source costs what the field says (the crowd's walk)
       for _, e in ipairs(field:nodes()) do
-        local _, finfo = g:find_nearest(e.id, sources, { influence = opts.influence, claims = opts.claims,
-          unit = opts.unit, node_cost = opts.node_cost, edge_cost = opts.edge_cost, noise = opts.noise,
-          seed = opts.seed })
+        local _, finfo = g:find_nearest(e.id, sources, { influence = opts.influence,
+          influence_weight = opts.influence_weight, claims = opts.claims, unit = opts.unit,
+          claim_penalty = opts.claim_penalty, node_cost = opts.node_cost, edge_cost = opts.edge_cost,
+          noise = opts.noise, seed = opts.seed })
         assert(near(finfo.cost, e.cost), where .. ": find_nearest from " .. e.id .. " costs " .. finfo.cost)
       end
     end

@@ -317,15 +317,19 @@ static ALWAYS_INLINE int graph_expand(void *ctx, astar_loop *L, astar_node *node
     return ASTAR_OFFER_DONE;
 }
 
-static int graph_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
-                              int32_t node, bool upper, double ga, int64_t ga_quanta) {
-    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
-}
+/* The two instances of an expansion the loop calls: its flag `general` folded either way. */
+#define PLAIN_AND_GENERAL(expand)                                                                   \
+    static int expand##_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, \
+                              int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {   \
+        return expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);            \
+    }                                                                                                \
+    static int expand##_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen,            \
+                                bool *pruned, int32_t id, int32_t node, bool upper, double ga,        \
+                                int64_t ga_quanta) {                                                  \
+        return expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);             \
+    }
 
-static int graph_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
-    return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
-}
+PLAIN_AND_GENERAL(graph_expand)
 
 /* A field's expansion: the node is settled (no reopening, one copy: each is expanded once), so
  * it goes on the list the field answers with, then on as a search. */
@@ -337,15 +341,7 @@ static ALWAYS_INLINE int field_expand(void *ctx, astar_loop *L, astar_node *node
     return graph_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, general);
 }
 
-static int field_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
-                              int32_t node, bool upper, double ga, int64_t ga_quanta) {
-    return field_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
-}
-
-static int field_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
-    return field_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
-}
+PLAIN_AND_GENERAL(field_expand)
 
 /*
  * A field toward its sources settles node b (its cost to the nearest source final), then offers
@@ -382,15 +378,7 @@ static ALWAYS_INLINE int toward_expand(void *ctx, astar_loop *L, astar_node *nod
     return ASTAR_OFFER_DONE;
 }
 
-static int toward_expand_plain(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned, int32_t id,
-                               int32_t node, bool upper, double ga, int64_t ga_quanta) {
-    return toward_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, false);
-}
-
-static int toward_expand_general(void *ctx, astar_loop *L, astar_node *nodes, uint16_t gen, bool *pruned,
-                                 int32_t id, int32_t node, bool upper, double ga, int64_t ga_quanta) {
-    return toward_expand(ctx, L, nodes, gen, pruned, id, node, upper, ga, ga_quanta, true);
-}
+PLAIN_AND_GENERAL(toward_expand)
 
 /* The plain loop reads arc costs, blocked flags and the built-in heuristic only; the general
  * one adds penalties, callbacks, a custom heuristic and interests. */

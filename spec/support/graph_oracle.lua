@@ -235,4 +235,39 @@ function M.random_callbacks(rng, world, opts)
   end
 end
 
+-- Random per-query cost options for a graph query on g (astar's) and the same in world, for the
+-- oracle: a layer, claims, callbacks; range: claim_radius may be drawn (a range has a start).
+function M.random_options(astar, rng, world, g, range)
+  local n, opts = world.n, {}
+  if rng.next() < 0.3 then
+    local vals = {}
+    for i = 1, n do vals[i] = rng.next() * 6 - 2 end
+    local w = 0.5 + rng.next() * 2
+    world.layers = { { vals = vals, weight = w } }
+    opts.influence, opts.influence_weight = vals, w
+  end
+  if rng.next() < 0.3 then
+    local claims = astar.claims(g)
+    world.claims = {}
+    for u = 1, rng.int(1, 3) do
+      local path = {}
+      for k = 1, rng.int(1, 4) do path[k] = rng.int(1, n) end
+      claims:claim(u, path)
+      world.claims[u] = { unit = u, path = path, pos = 1 }
+    end
+    opts.claims = claims
+    if rng.next() < 0.5 then opts.unit, world.unit = 1, 1 end
+    if rng.next() < 0.5 then
+      opts.claim_penalty = rng.next() * 6
+      world.claim_penalty = opts.claim_penalty
+    end
+    if range and rng.next() < 0.4 then
+      opts.claim_radius = rng.next() * 15
+      world.claim_radius = opts.claim_radius
+    end
+  end
+  M.random_callbacks(rng, world, opts)
+  return opts
+end
+
 return M

@@ -82,6 +82,45 @@ end
 
 -- Each of the features random_world can give, drawn on its own (every option combined, now
 -- and then): the mix of the property specs.
+-- A world of min..max x min..max cells (a fifth of them hexes) whose costs are walls (a fifth)
+-- or multiples of 0.5 up to 3.5: sums that stay exact, for specs whose bounds must not land on
+-- a cost.
+function M.halves_world(rng, min, max)
+  local w, h = rng.int(min, max), rng.int(min, max)
+  local world = { w = w, h = h, cost = {}, diagonal = oracle.DIAGONALS[rng.int(1, 4)] }
+  if rng.next() < 0.2 then world.topology, world.diagonal = "hex", nil end
+  for y = 1, h do
+    world.cost[y] = {}
+    for x = 1, w do
+      local r = rng.next()
+      world.cost[y][x] = r < 0.2 and false or (r < 0.5 and 0.5 + rng.int(0, 6) / 2 or 1)
+    end
+  end
+  return world
+end
+
+-- Classes 0..3 on every cell of the world, and a query's table of factors (world.classes, also
+-- returned): a class walled (false), left out (factor 1), cheaper than the terrain (the
+-- heuristic must scale) or dearer; with `unheld`, now and then a class past 3 that no cell has.
+function M.add_classes(rng, world, unheld)
+  world.class = {}
+  for y = 1, world.h do
+    world.class[y] = {}
+    for x = 1, world.w do world.class[y][x] = rng.int(0, 3) end
+  end
+  local classes = {}
+  for c = 0, 3 do
+    local r = rng.next()
+    if r < 0.2 then classes[c] = false
+    elseif r < 0.4 then classes[c] = nil
+    elseif r < 0.6 then classes[c] = 0.1 + rng.next() * 0.8
+    else classes[c] = 1 + rng.next() * 4 end
+  end
+  if unheld and rng.next() < 0.2 then classes[200] = 0.05 end
+  world.classes = classes
+  return classes
+end
+
 function M.random_features(rng)
   return {
     layers = rng.next() < 0.35, claims = rng.next() < 0.35,
