@@ -3,8 +3,9 @@
 # noisy shared machine, unlike wall-clock time): every scenario of one map,
 # plain workload (or another bench_c workload: penalties is an influence layer
 # and claims, graph the map as a waypoint graph), only instructions inside the
-# workload's entry into the search (and what it calls): astar_graph_find for
-# graph, astar_field_build for field, astar_find for every other workload.
+# workload's entry into the search (and what it calls): the problems' astar_graph_find
+# calls (bench_graph_find) for graph, astar_field_build for field, astar_find for every
+# other workload.
 #
 #   sh bench/callgrind.sh [path/to/bench_c] [map.map] [workload]
 #   cmake --build build --target callgrind        (the same, with the defaults)
@@ -13,7 +14,7 @@ bench=${1:-./build/bench_c}
 map=${2:-../shared/data/movingai/lak303d.map}
 workload=${3:-plain}
 case $workload in
-  graph) entry=astar_graph_find ;;
+  graph) entry=bench_graph_find ;;
   field) entry=astar_field_build ;;
   *) entry=astar_find ;;
 esac

@@ -104,6 +104,8 @@ void size1_totals(void);
 void size2_totals(void);
 void size3_totals(void);
 int influence_run(const bench_map *m);
+astar_status bench_graph_find(astar_graph_search *s, astar_graph *g, const astar_graph_query *q,
+                              astar_result *res); /* graph.c: the problems' finds, for callgrind.sh */
 int refastar_run(const bench_map *m); /* refastar.c */
 void refastar_totals(void);
 int graph_run(const bench_map *m); /* graph.c */

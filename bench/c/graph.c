@@ -21,6 +21,14 @@
 
 static stats graph_all;
 
+/* The problems' own finds go through here, and sh bench/callgrind.sh counts this function for
+ * the graph workload: the find_nearest below calls astar_graph_find too, with a heuristic over
+ * 8 targets, and would weigh in the instructions per expansion of a find. */
+__attribute__((noinline)) astar_status bench_graph_find(astar_graph_search *s, astar_graph *g,
+                                                        const astar_graph_query *q, astar_result *res) {
+    return astar_graph_find(s, g, q, res);
+}
+
 int graph_run(const bench_map *m) {
     astar_grid *grid = m->grid;
     const astar_scen *sc = m->scen;
@@ -59,7 +67,7 @@ int graph_run(const bench_map *m) {
         q.goal = id[p->gy * w + p->gx];
         astar_result res;
         t0 = now();
-        astar_status rc = astar_graph_find(s, g, &q, &res);
+        astar_status rc = bench_graph_find(s, g, &q, &res);
         stats_add(&st, now() - t0, res.expansions);
         if (rc != ASTAR_OK || !tolerant_equal(res.cost, p)) st.mismatches++;
     }
