@@ -234,6 +234,26 @@ describe("the pathfinding crate's cases", function()
     return g
   end
 
+  -- tests/dijkstra-all.rs's random network of size nodes: an arc a -> b (a ~= b) with probability
+  -- 2/3 (random_ratio(2, 3); the crate's loops aside) at a cost that is a u16 other than 0; the
+  -- graph and the oracle's world of it.
+  local function random_network(rng, size)
+    local g = numbers(size)
+    local world = { n = size, pos = {}, arcs = {} }
+    for a = 1, size do
+      world.pos[a] = { 0, 0, 0 }
+      world.arcs[a] = {}
+      for b = 1, size do
+        if a ~= b and rng.next() < 2 / 3 then
+          local cost = rng.int(1, 65535)
+          g:add_arc(a, b, cost)
+          world.arcs[a][b] = cost
+        end
+      end
+    end
+    return g, world
+  end
+
   it("dijkstra_all: 1..9, n -> 2n and 2n + 1 at 10 (src/directed/dijkstra.rs, its example)", function()
     local g = numbers(9)
     for n = 1, 4 do
@@ -251,19 +271,7 @@ describe("the pathfinding crate's cases", function()
   it("dijkstra_all against dijkstra: a random network of 30 (tests/dijkstra-all.rs all_paths)", function()
     local rng = rng_of(7103)
     local size = 30
-    local g = numbers(size)
-    local world = { n = size, pos = {}, arcs = {} }
-    for a = 1, size do
-      world.pos[a] = { 0, 0, 0 }
-      world.arcs[a] = {}
-      for b = 1, size do
-        if a ~= b and rng.next() < 2 / 3 then -- random_ratio(2, 3); the crate's loops aside
-          local cost = rng.int(1, 65535) -- a u16 (0 is no arc there)
-          g:add_arc(a, b, cost)
-          world.arcs[a][b] = cost
-        end
-      end
-    end
+    local g, world = random_network(rng, size)
     for start = 1, size do
       local paths = g:distance_field(start)
       local want = oracle.distances(world, start)
@@ -286,19 +294,7 @@ describe("the pathfinding crate's cases", function()
   it("dijkstra_partial: the nearest multiple of start (tests/dijkstra-all.rs partial_paths)", function()
     local rng = rng_of(7104)
     local size = 40
-    local g = numbers(size)
-    local world = { n = size, pos = {}, arcs = {} }
-    for a = 1, size do
-      world.pos[a] = { 0, 0, 0 }
-      world.arcs[a] = {}
-      for b = 1, size do
-        if a ~= b and rng.next() < 2 / 3 then
-          local cost = rng.int(1, 65535)
-          g:add_arc(a, b, cost)
-          world.arcs[a][b] = cost
-        end
-      end
-    end
+    local g, world = random_network(rng, size)
     for start = 2, size - 1 do -- node id = value + 1: value start - 1 >= 1
       local value = start - 1
       local targets = {}
