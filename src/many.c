@@ -5,7 +5,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#ifdef _WIN32 /* no sysconf: the processor count comes from GetSystemInfo */
+#include <windows.h>
+#else
 #include <unistd.h>
+#endif
 
 typedef struct worker {
     struct astar_many *m;
@@ -86,7 +90,13 @@ void astar_many_free(astar_many *m) {
 }
 
 int astar_many_default_threads(void) {
+#ifdef _WIN32
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    long n = (long)si.dwNumberOfProcessors;
+#else
     long n = sysconf(_SC_NPROCESSORS_ONLN);
+#endif
     if (n < 1) return 1;
     return n > ASTAR_MANY_MAX_THREADS ? ASTAR_MANY_MAX_THREADS : (int)n;
 }
