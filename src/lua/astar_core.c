@@ -56,7 +56,9 @@
 #include "lbinding.h"
 #include "lpng.h"
 
-#if defined(__GNUC__)
+#if defined(_WIN32) /* a DLL exports what is marked so (MinGW's --exclude-libs,ALL hides the rest) */
+#define ASTAR_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
 #define ASTAR_EXPORT __attribute__((visibility("default")))
 #else
 #define ASTAR_EXPORT
