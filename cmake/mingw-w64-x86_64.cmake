@@ -14,9 +14,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static")
 set(CMAKE_MODULE_LINKER_FLAGS_INIT "-static")
-# Debian's wine64 puts its loader off PATH (dpkg -L wine64); WINE overrides.
+# Debian's wine64 puts its loader off PATH (dpkg -L wine64); -DCMAKE_CROSSCOMPILING_EMULATOR=
+# names another. Run ctest with WINEDEBUG=-all and no DISPLAY (headless).
 if(NOT CMAKE_CROSSCOMPILING_EMULATOR)
-  find_program(ASTAR_WINE NAMES wine64 wine PATHS /usr/lib/wine ENV WINE)
+  find_program(ASTAR_WINE NAMES wine64 wine PATHS /usr/lib/wine)
   if(ASTAR_WINE)
     set(CMAKE_CROSSCOMPILING_EMULATOR ${ASTAR_WINE})
   endif()

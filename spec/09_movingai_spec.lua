@@ -131,7 +131,10 @@ describe("astar.load_movingai", function()
     assert.matches("bad argument #2 to '" .. fname("load_movingai_string") .. "'",
       err_of(astar.load_movingai_string, HEADER, {}))
     assert.matches("^cannot open 'spec/maps/nope%.map': ", err_of(astar.load_movingai, "spec/maps/nope.map"))
-    assert.matches("^cannot read 'spec/maps': ", err_of(astar.load_movingai, "spec/maps"))
+    -- a directory: POSIX opens it and the read fails, Windows' fopen refuses it
+    local windows = package.config:sub(1, 1) == "\\"
+    assert.matches(windows and "^cannot open 'spec/maps': " or "^cannot read 'spec/maps': ",
+      err_of(astar.load_movingai, "spec/maps"))
   end)
 end)
 

@@ -108,7 +108,8 @@ describe("astar.set_work_limit", function()
                             function() grid:fill(2) end, function() local g = astar.grid(10, 10) return g end }) do
       local ok, err = pcall(call)
       assert.is_false(ok)
-      assert.truthy(err:match("^spec/45_work_limit_spec%.lua:%d+: work limit reached$"), err)
+      -- (busted names the file with the system's separator: spec\ on Windows)
+      assert.truthy(err:match("^spec[/\\]45_work_limit_spec%.lua:%d+: work limit reached$"), err)
     end
   end)
 
