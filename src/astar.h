@@ -635,10 +635,11 @@ astar_status astar_find_hierarchical(astar_search *s, astar_grid *g, const astar
 /* ================================================= many queries, threads */
 
 /* Many queries that differ only in their endpoints, answered at once on a pool of threads
- * (pthreads, started per call and joined before it returns; the caller is worker 0). An
- * astar_many keeps a workspace per worker and the paths from call to call: a warm one
- * allocates nothing per call. During a call nobody may write to the grid or to what the query
- * points to. Its allocator is serialised by a mutex. One call at a time per astar_many. */
+ * (POSIX threads, or Win32's on Windows: started per call and joined before it returns; the
+ * caller is worker 0). An astar_many keeps a workspace per worker and the paths from call to
+ * call: a warm one allocates nothing per call. During a call nobody may write to the grid or to
+ * what the query points to. Its allocator is serialised by a mutex. One call at a time per
+ * astar_many. */
 typedef struct astar_many astar_many;
 
 /* The most threads one call may use. */

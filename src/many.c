@@ -1,13 +1,11 @@
 /* Many queries on a pool of threads: one workspace per worker, paths gathered per worker. */
 #define _POSIX_C_SOURCE 200809L /* sysconf, pthreads under -std=c11 */
+#include "threads.h"
 #include "workspace.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#ifdef _WIN32 /* no sysconf: the processor count comes from GetSystemInfo */
-#include <windows.h>
-#else
+#ifndef _WIN32 /* no sysconf there: the processor count comes from GetSystemInfo */
 #include <unistd.h>
 #endif
 
@@ -30,7 +28,7 @@ struct astar_many {
     int32_t width, height;
     astar_alloc alloc;       /* the caller's */
     astar_alloc locked;      /* the same behind the mutex: what workers allocate with */
-    pthread_mutex_t lock;
+    astar_mutex lock;
     worker workers[ASTAR_MANY_MAX_THREADS];
     int nworkers;            /* workspaces made so far */
     where *where;            /* per query of the last call */
@@ -49,9 +47,9 @@ struct astar_many {
  * (a Lua state's, say) need not expect that, so its calls are taken one at a time. */
 static void *locked_alloc(void *ud, void *p, size_t old_size, size_t new_size) {
     astar_many *m = ud;
-    pthread_mutex_lock(&m->lock);
+    astar_mutex_lock(&m->lock);
     void *r = m->alloc.fn(m->alloc.ud, p, old_size, new_size);
-    pthread_mutex_unlock(&m->lock);
+    astar_mutex_unlock(&m->lock);
     return r;
 }
 
@@ -60,7 +58,7 @@ astar_many *astar_many_new(int32_t width, int32_t height, const astar_alloc *all
     astar_alloc a;
     astar_many *m = astar_new_zeroed(alloc, sizeof *m, &a);
     if (!m) return astar_made(NULL, ASTAR_ENOMEM);
-    if (pthread_mutex_init(&m->lock, NULL) != 0) {
+    if (!astar_mutex_init(&m->lock)) {
         astar_mem(&a, m, sizeof *m, 0);
         return astar_made(NULL, ASTAR_ENOMEM);
     }
@@ -84,7 +82,7 @@ void astar_many_free(astar_many *m) {
         astar_mem(&m->alloc, w->paths, w->paths_cap * sizeof *w->paths, 0);
     }
     astar_mem(&m->alloc, m->where, (size_t)m->where_cap * sizeof *m->where, 0);
-    pthread_mutex_destroy(&m->lock);
+    astar_mutex_destroy(&m->lock);
     astar_alloc a = m->alloc;
     astar_mem(&a, m, sizeof *m, 0);
 }
@@ -126,7 +124,7 @@ static bool keep_path(worker *w, where *at) {
 static void answer_queries(astar_many *m, int index) {
     worker *w = &m->workers[index];
     /* Relaxed: the index is all a worker takes from the counter; what it reads (the grid,
-     * the query) was published by pthread_create. */
+     * the query) was published by the thread's start. */
     for (int32_t i; !atomic_load_explicit(&m->stopped, memory_order_relaxed) &&
                     (i = atomic_fetch_add_explicit(&m->next, 1, memory_order_relaxed)) < m->n;) {
         astar_query q = *m->base;
@@ -160,7 +158,7 @@ typedef struct lease {
     share *share;
 } lease;
 struct share {
-    pthread_mutex_t lock;
+    astar_mutex lock;
     astar_progress *target;
     bool stopped;            /* fn said stop: every lease says so from then on */
     lease leases[ASTAR_MANY_MAX_THREADS];
@@ -170,13 +168,13 @@ struct share {
 static int renew_lease(void *ud) {
     lease *l = ud;
     share *s = l->share;
-    pthread_mutex_lock(&s->lock);
+    astar_mutex_lock(&s->lock);
     astar_progress *t = s->target;
     uint64_t n = t->left > 0 && t->left < ASTAR_PROGRESS_LEASE ? t->left : ASTAR_PROGRESS_LEASE;
     if (!s->stopped) s->stopped = astar_progress_charge(t, n);
     if (!s->stopped) l->p.every = (uint32_t)n; /* what astar_progress_ask sets left to */
     bool stop = s->stopped;
-    pthread_mutex_unlock(&s->lock);
+    astar_mutex_unlock(&s->lock);
     return stop;
 }
 
@@ -189,11 +187,10 @@ typedef struct thread_arg {
     lease *lease;
 } thread_arg;
 
-static void *thread_main(void *arg) {
+static void thread_main(void *arg) {
     thread_arg *t = arg;
     if (t->lease) astar_progress_redirect(&t->lease->p, t->lease->share->target, NULL, NULL);
     t->fn(t->ud, t->index);
-    return NULL;
 }
 
 int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
@@ -202,7 +199,7 @@ int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
     share sh; /* its leases are a worker's each, and the calling thread's (0) */
     sh.target = astar_progress_get();
     bool shared = threads > 1 && sh.target->fn;
-    if (threads == 1 || (shared && pthread_mutex_init(&sh.lock, NULL) != 0)) {
+    if (threads == 1 || (shared && !astar_mutex_init(&sh.lock))) {
         /* The calling thread alone, on its own handler (with no lock for it to be shared). */
         for (int k = 0; k < threads; k++) fn(ud, k); /* may longjmp out with one thread (Lua
                                                         callbacks): nothing to undo */
@@ -215,19 +212,19 @@ int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
             sh.leases[k] = (lease){{renew_lease, &sh.leases[k], ASTAR_PROGRESS_LEASE, 0}, &sh};
         astar_progress_redirect(&sh.leases[0].p, sh.target, &was_active, &was_home);
     }
-    pthread_t tid[ASTAR_MANY_MAX_THREADS];
+    astar_thread tid[ASTAR_MANY_MAX_THREADS];
     thread_arg args[ASTAR_MANY_MAX_THREADS];
     int started = 0;
     for (int k = 1; k < threads; k++) {
         args[k] = (thread_arg){k, fn, ud, shared ? &sh.leases[k] : NULL};
-        if (pthread_create(&tid[started], NULL, thread_main, &args[k]) != 0) break;
+        if (!astar_thread_start(&tid[started], thread_main, &args[k])) break;
         started++;
     }
     /* Indices 1..started run on threads; the calling thread takes 0 and, if a thread could
      * not be started, the indices it would have taken, so every index runs once. */
     fn(ud, 0);
     for (int k = started + 1; k < threads; k++) fn(ud, k);
-    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    for (int k = 0; k < started; k++) astar_thread_join(&tid[k]);
     if (shared) {
         astar_progress_redirect(was_active, was_home, NULL, NULL);
         if (!sh.stopped) /* the units leased and not used */
@@ -235,7 +232,7 @@ int astar_many_run(int threads, void (*fn)(void *ud, int index), void *ud) {
                 uint64_t back = sh.leases[k].p.left;
                 sh.target->left = back < UINT64_MAX - sh.target->left ? sh.target->left + back : UINT64_MAX;
             }
-        pthread_mutex_destroy(&sh.lock);
+        astar_mutex_destroy(&sh.lock);
     }
     return started + 1;
 }

@@ -103,7 +103,7 @@ astar_status astar_find_within(astar_search *s, astar_grid *g, const astar_query
 
 /*
  * Calls fn(ud, i) once for every i in 0..threads-1, i > 0 each on a thread of its own
- * (pthreads) and 0 on the calling thread, and returns when all have returned. If a thread
+ * (src/threads.h) and 0 on the calling thread, and returns when all have returned. If a thread
  * cannot be started, the calling thread runs its index after its own. Returns how many
  * threads ran (the calling one included). The calling thread's progress handler is shared:
  * every thread's loops charge a lease of units taken from it under a lock (astar.h).
