@@ -31,6 +31,20 @@ describe("argument errors", function()
     assert.matches("bad argument #1 to 'find'", err_of(function() g:find(math.huge, 1, 1, 1) end))
   end)
 
+  it("a NaN or an infinity reads the same in a message on every platform, whatever its sign", function()
+    -- (tostring(0 / 0) is "-nan" with glibc and "nan" on Windows: the messages spell it themselves)
+    local nan, huge = 0 / 0, math.huge
+    for _, v in ipairs({ nan, -nan }) do
+      assert.are.equal("bad argument #2 to 'find' (y must be an integer, got nan)",
+        err_of(function() g:find(1, v, 1, 1) end):match("bad argument.*"))
+      assert.are.equal("bad argument #3 to 'smooth' (option 'diagonal' must be \"never\", \"always\", "
+        .. "\"one_walkable\" or \"no_corner_cut\", got nan)",
+        err_of(function() astar.smooth(g, { { x = 1, y = 1 } }, { diagonal = v }) end):match("bad argument.*"))
+    end
+    assert.matches("got inf%)", err_of(function() g:find(1, huge, 1, 1) end))
+    assert.matches("got %-inf%)", err_of(function() g:find(1, -huge, 1, 1) end))
+  end)
+
   it("unknown option keys are errors naming the key", function()
     assert.matches("bad argument #5 to 'find' %(unknown option 'influnce'%)",
       err_of(function() g:find(1, 1, 2, 2, { influnce = 1 }) end))

@@ -337,7 +337,7 @@ describe("the scheduler keeps the frame (issue 27)", function()
     assert.has_error(function() sched:run(grid:search(1, 1, 2, 2)) end,
       "bad argument #2 to 'run' (function expected, got nil)")
     assert.has_error(function() sched:run(grid:search(1, 1, 2, 2), function() end, 0 / 0) end,
-      "bad argument #3 to 'run' (priority must be a finite number, got " .. tostring(0 / 0) .. ")")
+      "bad argument #3 to 'run' (priority must be a finite number, got nan)")
     assert.has_error(function() sched:stats(5) end, "bad argument #1 to 'stats' (table or nil expected, got number)")
     assert.has_error(function() sched:stats(sched) end,
       "bad argument #1 to 'stats' (a scheduler: its own fields would be overwritten)")

@@ -11,6 +11,13 @@ local function type_name(v)
   return ok and type(name) == "string" and name or type(v)
 end
 
+-- v as a message shows it: tostring(v), but a NaN is "nan" on every platform (tostring says
+-- "-nan" or "nan", as the C library prints it and by its sign bit).
+function M.shown(v)
+  if v ~= v then return "nan" end
+  return tostring(v)
+end
+
 -- A grid, or an argument error at `level` (from the caller) naming fn. Runs no code of the
 -- caller's: a function taking tables checks the type of its grid first, reads its tables
 -- (whose metamethods may close the grid), then checks it is open (check_grid).

@@ -8,12 +8,13 @@
 -- T(t) is a new classes table with every name key replaced by its id (ids may stay as they are).
 -- Everything is read raw (next, rawget: no metamethod of the caller's tables runs) and checked
 -- when made; the names object is read-only.
+local shown = require("astar.args").shown
 local M = {}
 
 -- (no tostring of a table: its __tostring would run)
 local function describe(v)
   if type(v) == "string" then return string.format("%q", v) end
-  if type(v) == "number" then return tostring(v) end
+  if type(v) == "number" then return shown(v) end
   return "a " .. type(v)
 end
 

@@ -245,7 +245,7 @@ function M.png(grid, opts, filename)
   end
   if type(scale) ~= "number" or scale < least or scale > 64 or scale % 1 ~= 0 then
     error("bad argument #2 to 'png' (option 'scale' must be an integer " .. least .. "..64" ..
-      (hex and " on a hex grid" or "") .. ", got " .. tostring(scale) .. ")", 2)
+      (hex and " on a hex grid" or "") .. ", got " .. args.shown(scale) .. ")", 2)
   end
   if filename ~= nil and type(filename) ~= "string" then
     error("bad argument #3 to 'png' (file name or nil expected, got " .. type(filename) .. ")", 2)

@@ -1,6 +1,7 @@
 -- astar.scheduler and the objects it makes (sched:request, run, tick, cancel, retarget, stats).
 local check_grid = require("astar.args").check_grid
 local check_build = require("astar.args").check_build
+local shown = require("astar.args").shown
 
 local M = {}
 
@@ -66,7 +67,7 @@ local function check_positive(value, what, integer, level)
   if type(value) ~= "number" or value <= 0 or value ~= value or value == math.huge or
       (integer and value % 1 ~= 0) then
     error("bad argument #1 to 'scheduler' (option '" .. what .. "' must be a positive " ..
-      (integer and "integer" or "number") .. ", got " .. tostring(value) .. ")", level)
+      (integer and "integer" or "number") .. ", got " .. shown(value) .. ")", level)
   end
 end
 
@@ -99,7 +100,7 @@ function M.scheduler(opts)
   check_positive(self.concurrent, "concurrent", true, 3)
   if budget_us ~= nil then check_positive(budget_us, "budget_us", false, 3) end
   if type(self.aging) ~= "number" or self.aging < 0 or self.aging ~= self.aging then
-    error("bad argument #1 to 'scheduler' (option 'aging' must be a number >= 0, got " .. tostring(self.aging) .. ")", 2)
+    error("bad argument #1 to 'scheduler' (option 'aging' must be a number >= 0, got " .. shown(self.aging) .. ")", 2)
   end
   if type(self.clock) ~= "function" then
     error("bad argument #1 to 'scheduler' (option 'clock' must be a function, got " .. type(self.clock) .. ")", 2)
@@ -125,7 +126,7 @@ local function check_priority(priority, fn, arg)
   end
   if priority ~= priority or math.abs(priority) == math.huge then
     error("bad argument #" .. arg .. " to '" .. fn .. "' (priority must be a finite number, got " ..
-      tostring(priority) .. ")", 3)
+      shown(priority) .. ")", 3)
   end
   return priority
 end
@@ -317,7 +318,7 @@ function Scheduler:build(build, callback, priority)
   check_build(build, "build", 1, 2)
   check_callback(callback, "build", 2)
   if priority ~= nil and (type(priority) ~= "number" or priority ~= priority or math.abs(priority) == math.huge) then
-    error("bad argument #3 to 'build' (priority must be a finite number, got " .. tostring(priority) .. ")", 2)
+    error("bad argument #3 to 'build' (priority must be a finite number, got " .. shown(priority) .. ")", 2)
   end
   return queue(self, { build = build }, build_step, build_result, callback, priority or 0, false)
 end
@@ -362,7 +363,7 @@ function Scheduler:retarget(ticket, gx, gy, sx, sy)
   local entry = self.by_ticket[ticket]
   if not entry then return false end
   if not entry.grid then
-    error("bad argument #1 to 'retarget' (ticket " .. tostring(ticket) .. " is not a request of a path)", 2)
+    error("bad argument #1 to 'retarget' (ticket " .. shown(ticket) .. " is not a request of a path)", 2)
   end
   local goal = { gx, gy }
   for i = 1, 2 do
@@ -503,7 +504,7 @@ end
 local function read_clock(clock)
   local t = clock()
   if type(t) ~= "number" or t ~= t or math.abs(t) * 1e6 >= MOST_STEP then
-    error("astar.Scheduler: its clock returned " .. tostring(t) .. " (a number of seconds expected)", 0)
+    error("astar.Scheduler: its clock returned " .. shown(t) .. " (a number of seconds expected)", 0)
   end
   return t * 1e6
 end
@@ -522,7 +523,7 @@ local function step(self, entry, n, t)
   local clock_error
   if not clock_ok then clock_error, c1 = c1, c0 end
   if ok and (type(used) ~= "number" or not (used >= 0 and used < math.huge) or type(status) ~= "string") then
-    ok, status = false, "astar.Scheduler: a job's step returned " .. tostring(status) .. ", " .. tostring(used) ..
+    ok, status = false, "astar.Scheduler: a job's step returned " .. shown(status) .. ", " .. shown(used) ..
       " (a status and the expansions used expected)"
   end
   used = ok and used or 0
@@ -623,7 +624,7 @@ function Scheduler:tick(budget)
     error("bad argument #1 to 'tick' (number expected, got " .. type(budget) .. ")", 2)
   end
   if budget < 0 or budget % 1 ~= 0 then
-    error("bad argument #1 to 'tick' (budget must be an integer >= 0, got " .. tostring(budget) .. ")", 2)
+    error("bad argument #1 to 'tick' (budget must be an integer >= 0, got " .. shown(budget) .. ")", 2)
   end
   self.ticks = self.ticks + 1
   local was_ticking = self.ticking

@@ -51,7 +51,7 @@ function M.smooth(grid, path, opts)
   local needed = SIDES_NEEDED[mode]
   if not needed and not hex then
     error("bad argument #3 to 'smooth' (option 'diagonal' must be \"never\", \"always\", " ..
-      "\"one_walkable\" or \"no_corner_cut\", got " .. tostring(mode) .. ")", 2)
+      "\"one_walkable\" or \"no_corner_cut\", got " .. args.shown(mode) .. ")", 2)
   end
   local w, h = grid.width, grid.height
   local why = cells_ok(w, h)

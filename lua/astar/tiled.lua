@@ -2,6 +2,7 @@
 -- The JSON is read with lua-cjson or dkjson when one is installed (optional dependencies);
 -- a map already decoded into a table needs neither. Plain arithmetic only: every Lua.
 local core = require("astar.core")
+local shown = require("astar.args").shown
 
 local M = {}
 
@@ -75,7 +76,7 @@ local function csv_gids(data, count)
   if #data ~= count then return nil, "data must hold " .. count .. " tiles, got " .. #data end
   for i = 1, count do
     if not is_count(data[i], 0) then
-      return nil, "tile " .. i .. " of the data is not a gid (an integer 0..2^32-1), got " .. tostring(data[i])
+      return nil, "tile " .. i .. " of the data is not a gid (an integer 0..2^32-1), got " .. shown(data[i])
     end
   end
   return data
@@ -109,7 +110,7 @@ local function tile_properties(map)
     local where = "tilesets[" .. i .. "]"
     if type(set) ~= "table" then return nil, where .. " is not a tileset, got " .. type(set) end
     if not is_count(set.firstgid, 1) then
-      return nil, where .. ": 'firstgid' must be a positive integer, got " .. tostring(set.firstgid)
+      return nil, where .. ": 'firstgid' must be a positive integer, got " .. shown(set.firstgid)
     end
     if set.tiles ~= nil and not is_list(set.tiles) then
       return nil, where .. ": 'tiles' must be a list, got " .. type(set.tiles)
@@ -117,7 +118,7 @@ local function tile_properties(map)
     for j, tile in ipairs(set.tiles or {}) do
       local at = where .. ".tiles[" .. j .. "]"
       if type(tile) ~= "table" then return nil, at .. " is not a tile, got " .. type(tile) end
-      if not is_count(tile.id, 0) then return nil, at .. ": 'id' must be an integer >= 0, got " .. tostring(tile.id) end
+      if not is_count(tile.id, 0) then return nil, at .. ": 'id' must be an integer >= 0, got " .. shown(tile.id) end
       if tile.properties ~= nil and not is_list(tile.properties) then
         return nil, at .. ": 'properties' must be a list of {name=, value=}, got " .. type(tile.properties)
       end
@@ -159,7 +160,7 @@ local function check_options(opts)
   end
   local layer = opts.layer
   if layer ~= nil and type(layer) ~= "string" and not (type(layer) == "number" and layer >= 1 and layer % 1 == 0) then
-    return "option 'layer' must be a layer name or a positive integer, got " .. tostring(layer)
+    return "option 'layer' must be a layer name or a positive integer, got " .. shown(layer)
   end
   if opts.legend ~= nil and type(opts.legend) ~= "table" then
     return "option 'legend' must be a table gid -> cost, got " .. type(opts.legend)
@@ -174,7 +175,7 @@ local function check_options(opts)
   end
   if opts.diagonal ~= nil and not MODES[opts.diagonal] then
     return "option 'diagonal' must be \"never\", \"always\", \"one_walkable\" or \"no_corner_cut\", got "
-      .. tostring(opts.diagonal)
+      .. shown(opts.diagonal)
   end
   for _, k in ipairs({ "default", "empty" }) do
     local v = opts[k]
@@ -209,7 +210,7 @@ function M.grid(map, opts)
   for _, k in ipairs({ "width", "height" }) do
     local v = layer[k]
     if v == nil then v = map[k] end
-    if not is_count(v, 1) then malformed(name .. ": " .. k .. " must be a positive integer, got " .. tostring(v)) end
+    if not is_count(v, 1) then malformed(name .. ": " .. k .. " must be a positive integer, got " .. shown(v)) end
     size[k] = tointeger(v)
   end
   local w, h = size.width, size.height

@@ -14,6 +14,10 @@
 
 /* Pushes a number as Lua prints it, but integers without a ".0" on every version. */
 static const char *num_str(lua_State *L, lua_Number n) {
+    /* Spelled here, not by the C library: glibc prints a NaN "-nan" or "nan" by its sign bit,
+     * Windows' "nan" (and 1.#INF for infinities with older runtimes). */
+    if (isnan(n)) return lua_pushliteral(L, "nan");
+    if (isinf(n)) return n > 0 ? lua_pushliteral(L, "inf") : lua_pushliteral(L, "-inf");
     if (n == floor(n) && fabs(n) <= 2147483647.0) return lua_pushfstring(L, "%d", (int)n);
     return lua_pushfstring(L, "%f", n);
 }
