@@ -16,17 +16,9 @@ packages="cmake make gcc libc6-dev lua5.4 liblua5.4-dev lua-busted luarocks"
 [ "$mode" = test ] && packages="$packages lua5.1 liblua5.1-0-dev lua5.2 liblua5.2-dev lua5.3 liblua5.3-dev luajit libluajit-5.1-dev"
 [ "$mode" = test ] && packages="$packages lua-check lua-cjson lua-dkjson" # luacheck; Tiled's JSON, both ways
 [ "$mode" = test ] && packages="$packages love xvfb xauth" # the LÖVE demo, headless
-missing=""
-for p in $packages; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing:$missing"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
-fi
+[ "$mode" = test ] && packages="$packages gcc-mingw-w64-x86-64 wine64 dpkg-dev" # Windows (tools/windows)
+# shellcheck disable=SC2086 # one argument a package
+sh .ci/install.sh $packages
 
 jobs=$(nproc 2>/dev/null || echo 2)
 if [ "$mode" = demo ]; then
@@ -65,18 +57,21 @@ run_ctest() { # build-dir label [test-name regex]
 
 # busted specs, in TAP so that every test is counted here. A non-zero exit
 # with every test passing means a sanitizer (or the interpreter) complained.
-run_busted() { # build-dir label [LD_PRELOAD [interpreter]]
-  log=$1/busted.log
+run_busted() { # build-dir label [busted command...]: by default the host's busted on lua5.4
+  dir=$1 label=$2
+  shift 2
+  [ $# -gt 0 ] || set -- busted --lua=lua5.4 --cpath="./$dir/?.so"
+  log=$dir/busted.log
   rc=0
-  LD_PRELOAD=${3:-} ASTAR_BUILD="./$1" busted --lua="${4:-lua5.4}" --cpath="./$1/?.so" -o TAP >"$log" 2>&1 || rc=$?
-  grep -v -E "^ok " "$log" | sed "s/^/[$2] /" || true
+  ASTAR_BUILD="./$dir" "$@" -o TAP >"$log" 2>&1 || rc=$?
+  grep -v -E "^ok " "$log" | sed "s/^/[$label] /" || true
   b_pass=$(grep -c -E "^ok " "$log" || true)
   b_fail=$(grep -c -E "^not ok " "$log" || true)
-  if [ "$b_pass" -eq 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$2] busted ran no test"; fi
-  if [ "$rc" -ne 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$2] busted exited with $rc"; fi
+  if [ "$b_pass" -eq 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$label] busted ran no test"; fi
+  if [ "$rc" -ne 0 ] && [ "$b_fail" -eq 0 ]; then b_fail=1; echo "not ok - [$label] busted exited with $rc"; fi
   passed=$((passed + b_pass))
   failed=$((failed + b_fail))
-  echo "# [$2] busted: $b_pass passed, $b_fail failed ($(elapsed))"
+  echo "# [$label] busted: $b_pass passed, $b_fail failed ($(elapsed))"
 }
 
 # valgrind memcheck (see below). The busted suite under it is the longest stage by far (some 15
@@ -114,6 +109,27 @@ for parity in 1 0; do
   eval "memcheck_busted_$parity=\$!"
 done
 
+# Windows: the MinGW-w64 cross build, its C tests and the busted suite under Wine (on the
+# Windows lua.exe), and the same bits as the Linux build (docs/building.md). It starts when the
+# valgrind halves end, on the core they leave idle while the stages below go on; what it counts
+# joins the others at the end.
+windows_stage() {
+  passed=0 failed=0
+  while kill -0 "$memcheck_busted_1" 2>/dev/null || kill -0 "$memcheck_busted_0" 2>/dev/null; do sleep 2; done
+  echo "# [windows] started ($(elapsed))"
+  tally "Windows: Lua 5.4, busted's C modules and astar, cross-built with MinGW-w64" \
+    sh -c 'sh tools/windows/build.sh build-windows >build/windows-build.log 2>&1 || { tail -40 build/windows-build.log; exit 1; }'
+  sh tools/windows/wine.sh build-windows --serve
+  run_ctest build-windows windows
+  run_busted build-windows windows sh tools/windows/busted.sh build-windows
+  tally "Windows: the same bits as the Linux build" sh spec/same_windows.sh build build-windows
+  sh tools/windows/wine.sh build-windows --stop || true
+  echo "$passed $failed" >build/windows-counts
+}
+rm -f build/windows-counts
+windows_stage >build/windows-stage.log 2>&1 &
+windows_pid=$!
+
 run_ctest build release
 run_busted build release
 tally "luacheck (.luacheckrc)" luacheck --no-color -q .
@@ -130,7 +146,7 @@ for lua in 5.1 5.2 5.3 luajit; do
   # games') draw them all.
   case $lua in 5.1|5.2|5.3) scale=0.25 ;; *) scale=1 ;; esac
   export ASTAR_SPEC_SCALE=$scale
-  run_busted "build-$interpreter" "$interpreter" "" "$interpreter"
+  run_busted "build-$interpreter" "$interpreter" busted --lua="$interpreter" --cpath="./build-$interpreter/?.so"
   unset ASTAR_SPEC_SCALE
 done
 # The LÖVE demo (LuaJIT) under Xvfb: a screenshot with the units' paths, checked pixel by pixel.
@@ -144,7 +160,8 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktra
 run_ctest build-asan asan
 # Every random world, as the release and LuaJIT suites (valgrind and Lua 5.1-5.3 draw a quarter:
 # spec/support/scale.lua): the sanitizers see all the worlds the oracles check.
-run_busted build-asan asan "$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+run_busted build-asan asan env LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+  busted --lua=lua5.4 --cpath="./build-asan/?.so"
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 # ThreadSanitizer: the C tests, find_many's threads among them, must run without a report.
@@ -205,6 +222,17 @@ export ASTAR_SPEC_SCALE=0.25
 tally "luarocks test, Lua 5.4" rocks_test 5.4
 unset ASTAR_SPEC_SCALE
 rm -rf astar src/*.o src/lua/*.o # luarocks' in-tree build products
+
+# The Windows stage (started above).
+wait "$windows_pid" || true
+cat build/windows-stage.log
+if read -r w_pass w_fail <build/windows-counts 2>/dev/null; then
+  passed=$((passed + w_pass))
+  failed=$((failed + w_fail))
+  echo "# [windows] $w_pass passed, $w_fail failed ($(elapsed))"
+else
+  failed=$((failed + 1)); echo "not ok - the Windows stage did not finish"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,13 +2,15 @@
 -- step trace of many random small worlds and queries through every feature, for a diff of two
 -- builds' outputs (written for issue 28's refactor, against d1df2e4). Lua 5.3+.
 --   for r in /tmp/old .; do lua5.4 bench/same_bits.lua $r 7 300 | grep -v ^KNOWN | md5sum; done
--- (ROOT holds lua/ and build/astar/core.so; seed; worlds; SAME_BITS_MAPS=dir adds Moving AI maps;
+-- (ROOT holds lua/ and build/astar/core.so, or core.dll; ASTAR_BUILD=dir names another build of
+-- it, as tools/windows/same_bits.sh does; seed; worlds; SAME_BITS_MAPS=dir adds Moving AI maps;
 -- per-feature counts go to stderr.) Lines tagged KNOWN differ from d1df2e4 on purpose: a
 -- hierarchy build's units (no pass to reset a cluster's distances, no stale heap pops).
 -- luacheck: no max line length, no unused (a tool of long one-line cases)
 local root = assert(arg[1], "usage: same_bits.lua ROOT [seed]")
 package.path = root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;" .. package.path
-package.cpath = root .. "/build/?.so;" .. package.cpath
+local build = os.getenv("ASTAR_BUILD") or root .. "/build"
+package.cpath = build .. "/?.so;" .. build .. "/?.dll;" .. package.cpath
 local astar = require("astar")
 
 local seed = tonumber(arg[2] or "12345")
@@ -64,7 +66,7 @@ local function try(tag, feature, f, ...)
   ncalls = ncalls + 1 -- reseed: a difference inside one call never shifts the rest
   state = (seed * 7919 + ncalls * 104729) % 2147483648
   if res[1] then emit(tag, table.unpack(res, 2, res.n))
-  else emit(tag .. " ERR", type(res[2]) == "string" and (res[2]:gsub("0x%x+", "0xADDR")) or ser(res[2])) end
+  else emit(tag .. " ERR", type(res[2]) == "string" and (res[2]:gsub(": 0x%x+", ": 0xADDR"):gsub(": %x%x%x%x%x%x%x%x+", ": 0xADDR")) or ser(res[2])) end
   return res
 end
 

@@ -3,10 +3,13 @@
 # the unit take another route on the next tick; a broken edit keeps the last good version.
 # Then scripts that misbehave (erroring metamethods, odd error values, endless loops): the
 # host reports them, stops each at its instruction budget and goes on with the other unit.
-#   sh spec/host_test.sh HOST_BINARY SOURCE_DIR
+#   sh spec/host_test.sh HOST_BINARY SOURCE_DIR [EMULATOR...]
+# EMULATOR runs the host, a Windows build's under Wine (CMAKE_CROSSCOMPILING_EMULATOR), whose
+# lines end in CRLF: the test reads its output with the CRs taken out (out, err and out2).
 set -eu
 host=$1
 root=$2
+shift 2 # what is left: the emulator, if any
 tmp=$(mktemp -d)
 pid=""
 cleanup() {
@@ -18,19 +21,21 @@ cp "$root"/examples/host/scripts/*.lua "$tmp/"
 mkfifo "$tmp/in"
 budget=200000
 ms_budget=50
-"$host" --budget $budget --ms $ms_budget "$root/examples/host/arena.map" "$tmp" "$root/lua" <"$tmp/in" >"$tmp/out" 2>"$tmp/err" &
+"$@" "$host" --budget $budget --ms $ms_budget "$root/examples/host/arena.map" "$tmp" "$root/lua" <"$tmp/in" >"$tmp/out.raw" 2>"$tmp/err.raw" &
 pid=$!
 exec 3>"$tmp/in"
 
 fail() {
+  without_cr out err
   echo "host test: $1"
   echo "--- stdout"; cat "$tmp/out"
   echo "--- stderr"; cat "$tmp/err"
   exit 1
 }
+without_cr() { for f in "$@"; do tr -d '\r' <"$tmp/$f.raw" >"$tmp/$f"; done; }
 wait_for() { # a line the host will print
   i=0
-  until grep -q "^$1\$" "$tmp/out"; do
+  until without_cr out err && grep -q "^$1\$" "$tmp/out"; do
     kill -0 "$pid" 2>/dev/null || fail "the host died before '$1'"
     i=$((i + 1))
     [ "$i" -lt 400 ] || fail "no '$1' within 20 s"
@@ -259,9 +264,11 @@ printf '%s\n' 'return { options = function()
   local made = pcall(astar.grid, 1990, 1990)
   error(made and "made" or "refused")
 end }' >"$tmp/scout.lua"
-echo "tick 1" | "$host" --budget 100000000 --ms $ms_budget "$root/examples/host/arena.map" "$tmp" "$root/lua" >"$tmp/out2" 2>&1
+echo "tick 1" | "$@" "$host" --budget 100000000 --ms $ms_budget "$root/examples/host/arena.map" "$tmp" "$root/lua" \
+  >"$tmp/out2.raw" 2>&1
+without_cr out2
 grep -Eq "^tick 1 unit scout script scout.lua error .*(refused|over its budget of $ms_budget ms)" "$tmp/out2" ||
   fail "a 1990x1990 grid was made with 5 ms of the budget left: $(grep "unit scout" "$tmp/out2")"
-"$host" --budget 0 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--budget 0 was accepted"
-"$host" --ms -1 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--ms -1 was accepted"
+"$@" "$host" --budget 0 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--budget 0 was accepted"
+"$@" "$host" --ms -1 "$root/examples/host/arena.map" "$tmp" </dev/null 2>/dev/null && fail "--ms -1 was accepted"
 echo "host test: ok (scout: '$before' -> '$(route 3 scout)')"
