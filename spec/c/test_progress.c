@@ -912,22 +912,21 @@ static void reinstalled(void) {
 
 /* Each thread has its own handler: one installed here does not reach a thread started here
  * (but by find_many's own workers, as its lease). */
-static void *other_thread(void *arg) {
+static void other_thread(void *arg) {
     (void)arg;
     astar_grid *g = astar_grid_new(100, 100, ASTAR_DIAG_NEVER, NULL); /* 10404 units */
     CHECK(g != NULL && astar_progress_left() == UINT64_MAX);
     astar_grid_free(g);
-    return NULL;
 }
 
-#include <pthread.h>
+#include "threads.h" /* the core's own: POSIX or Win32 */
 
 static void per_thread(void) {
     stop_at(1, 1);
     CHECK(astar_grid_new(100, 100, ASTAR_DIAG_NEVER, NULL) == NULL);
-    pthread_t t;
-    CHECK(pthread_create(&t, NULL, other_thread, NULL) == 0);
-    pthread_join(t, NULL);
+    astar_thread t;
+    CHECK(astar_thread_start(&t, other_thread, NULL));
+    astar_thread_join(&t);
     no_handler();
 }
 

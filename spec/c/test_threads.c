@@ -6,13 +6,13 @@
  * in turn. Built under ThreadSanitizer in CI (ASTAR_TSAN): it must be clean.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "astar.h"
+#include "threads.h" /* the core's own: POSIX or Win32 */
 #include "check.h"
 
 static int32_t rnd_below(int32_t n) { return (int32_t)(rnd() % (uint32_t)n); }
@@ -192,7 +192,7 @@ typedef struct hammer_arg {
     int bad;
 } hammer_arg;
 
-static void *hammer(void *p) {
+static void hammer(void *p) {
     hammer_arg *a = p;
     astar_many *m = astar_many_new(astar_grid_width(a->g), astar_grid_height(a->g), NULL);
     astar_result *got = calloc((size_t)a->n, sizeof *got);
@@ -205,7 +205,6 @@ static void *hammer(void *p) {
     }
     free(got);
     astar_many_free(m);
-    return NULL;
 }
 
 static void test_hammer(void) {
@@ -243,14 +242,14 @@ static void test_hammer(void) {
     }
     CHECK(bad == 0);
     /* Four callers at once, each with its own astar_many and three threads: 12 readers. */
-    pthread_t tid[4];
+    astar_thread tid[4];
     hammer_arg args[4];
     for (int k = 0; k < 4; k++) {
         args[k] = (hammer_arg){g, layers, c, e, N, want, 0};
-        CHECK(pthread_create(&tid[k], NULL, hammer, &args[k]) == 0);
+        CHECK(astar_thread_start(&tid[k], hammer, &args[k]));
     }
     for (int k = 0; k < 4; k++) {
-        pthread_join(tid[k], NULL);
+        astar_thread_join(&tid[k]);
         CHECK(args[k].bad == 0);
     }
     free(got);
