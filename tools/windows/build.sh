@@ -6,8 +6,9 @@
 #   lua54/           Lua 5.4 for Windows from Debian's source package: lua.exe, lua54.dll,
 #                    liblua54.dll.a, include/; clib/ busted's C dependencies (build_busted_deps.sh)
 #   astar/core.dll   the Lua module; libastar.a, the C tests, the example and bench_c (.exe)
+#   share/, lib/     astar installed where lua54/lua.exe finds it
 # Then, for instance:
-#   sh tools/windows/wine.sh BUILD BUILD/lua54/lua.exe script.lua   (package.cpath: BUILD/?.dll)
+#   sh tools/windows/wine.sh BUILD BUILD/lua54/lua.exe script.lua   (require("astar") just works)
 #   ctest --test-dir BUILD                                            (the C tests, under Wine)
 #   sh tools/windows/busted.sh BUILD                                  (the busted suite, under Wine)
 # docs/building.md says more.
@@ -40,4 +41,8 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE=cmake/mingw-w64-x86_64.cmake -DCMA
   -DASTAR_LUA54_LIBRARY="$lua/liblua54.dll.a" -DASTAR_TARGET_LUA="$lua/lua.exe" \
   "-DCMAKE_CROSSCOMPILING_EMULATOR=sh;$PWD/$here/wine.sh;$build" >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)"
+# Installed into BUILD itself: share/lua/5.4/astar/*.lua and lib/lua/5.4/astar/core.dll are where
+# the Windows lua.exe looks by default (its luaconf.h: !\..\share\lua\5.4, !\..\lib\lua\5.4),
+# so `lua.exe script.lua` finds require("astar") with no LUA_PATH or LUA_CPATH.
+cmake --install "$build" --prefix "$build" >/dev/null
 echo "$build: astar/core.dll, lua54/lua.exe; run with sh $here/wine.sh $build PROGRAM.exe"
