@@ -34,7 +34,7 @@ typedef struct astar_thread {
 typedef SRWLOCK astar_mutex;
 
 /* _beginthreadex rather than CreateThread: the thread uses the C library (malloc). */
-static unsigned __stdcall astar_thread_entry(void *p) {
+static inline unsigned __stdcall astar_thread_entry(void *p) {
     astar_thread *t = p;
     t->fn(t->arg);
     return 0;
@@ -56,7 +56,7 @@ static inline void astar_mutex_destroy(astar_mutex *m) { (void)m; } /* an SRW lo
 #else
 typedef pthread_mutex_t astar_mutex;
 
-static void *astar_thread_entry(void *p) {
+static inline void *astar_thread_entry(void *p) {
     astar_thread *t = p;
     t->fn(t->arg);
     return NULL;
