@@ -16,8 +16,8 @@
 static const char *num_str(lua_State *L, lua_Number n) {
     /* Spelled here, not by the C library: glibc prints a NaN "-nan" or "nan" by its sign bit,
      * Windows' "nan" (and 1.#INF for infinities with older runtimes). */
-    if (isnan(n)) return lua_pushliteral(L, "nan");
-    if (isinf(n)) return n > 0 ? lua_pushliteral(L, "inf") : lua_pushliteral(L, "-inf");
+    if (isnan(n)) return lua_pushfstring(L, "nan"); /* (lua_pushliteral returns nothing on 5.1) */
+    if (isinf(n)) return lua_pushfstring(L, n > 0 ? "inf" : "-inf");
     if (n == floor(n) && fabs(n) <= 2147483647.0) return lua_pushfstring(L, "%d", (int)n);
     return lua_pushfstring(L, "%f", n);
 }
