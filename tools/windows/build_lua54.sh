@@ -2,7 +2,7 @@
 # Lua 5.4 for Windows, cross-built with MinGW-w64 from Debian's own source package (nothing
 # vendored): lua54.dll, its import library liblua54.dll.a, and lua.exe, in OUT.
 #   sh tools/windows/build_lua54.sh OUT
-# Needs a deb-src entry for the Debian suite in apt's sources (see docs/design/windows.md).
+# Needs a deb-src entry for the Debian suite in apt's sources (tools/windows/build.sh adds one).
 # Lua's own `make mingw` strips with the host's strip, which cannot read PE files: the few
 # compiler calls are written out here instead.
 set -eu
