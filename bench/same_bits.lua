@@ -3,7 +3,7 @@
 -- builds' outputs (written for issue 28's refactor, against d1df2e4). Lua 5.3+.
 --   for r in /tmp/old .; do lua5.4 bench/same_bits.lua $r 7 300 | grep -v ^KNOWN | md5sum; done
 -- (ROOT holds lua/ and build/astar/core.so, or core.dll; ASTAR_BUILD=dir names another build of
--- it, as tools/windows/same_bits.sh does; seed; worlds; SAME_BITS_MAPS=dir adds Moving AI maps;
+-- it, as spec/same_windows.sh does; seed; worlds; SAME_BITS_MAPS=dir adds Moving AI maps;
 -- per-feature counts go to stderr.) Lines tagged KNOWN differ from d1df2e4 on purpose: a
 -- hierarchy build's units (no pass to reset a cluster's distances, no stale heap pops).
 -- luacheck: no max line length, no unused (a tool of long one-line cases)

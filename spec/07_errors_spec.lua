@@ -43,6 +43,7 @@ describe("argument errors", function()
     end
     assert.matches("got inf%)", err_of(function() g:find(1, huge, 1, 1) end))
     assert.matches("got %-inf%)", err_of(function() g:find(1, -huge, 1, 1) end))
+    assert.matches("got %-inf%)", err_of(function() astar.smooth(g, { { x = 1, y = 1 } }, { diagonal = -huge }) end))
   end)
 
   it("unknown option keys are errors naming the key", function()

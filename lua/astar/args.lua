@@ -11,10 +11,13 @@ local function type_name(v)
   return ok and type(name) == "string" and name or type(v)
 end
 
--- v as a message shows it: tostring(v), but a NaN is "nan" on every platform (tostring says
--- "-nan" or "nan", as the C library prints it and by its sign bit).
+-- v as a message shows it: tostring(v), but a NaN is "nan" and the infinities "inf" and "-inf" on
+-- every platform, as the binding spells them (tostring says what the C library prints: "-nan" or
+-- "nan" by the sign bit with glibc, "1.#INF" with old Windows runtimes).
 function M.shown(v)
   if v ~= v then return "nan" end
+  if v == math.huge then return "inf" end
+  if v == -math.huge then return "-inf" end
   return tostring(v)
 end
 
