@@ -184,7 +184,8 @@ function astar.mask(width, height) end
 function astar.graph() end
 
 ---Jobs for many units sharing a per-tick budget: `budget` expansions (default 5000; none with
----`budget_us` alone) and `budget_us` microseconds of `clock` (default os.clock), a tick
+---`budget_us` alone) and `budget_us` microseconds of `clock` (default astar.core.clock: os.clock's CPU seconds, a
+---performance counter's on Windows, where os.clock counts milliseconds), a tick
 ---overrunning it by at most one small slice.
 ---@param opts { budget: integer?, budget_us: number?, concurrent: integer?, aging: number?, clock: (fun(): number)? }?
 ---@return astar.Scheduler
