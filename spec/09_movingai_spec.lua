@@ -67,18 +67,23 @@ describe("astar.load_movingai", function()
     assert.are.equal(2, info.cost)
   end)
 
-  it("gives the same grid from a file, from a string and with CRLF line ends", function()
+  it("gives the same grid from a file, from a string, with CRLF line ends and after a UTF-8 BOM", function()
     local text = read("spec/maps/rooms24x18.map")
     local a = astar.load_movingai("spec/maps/rooms24x18.map")
     local b = astar.load_movingai_string(text)
     local c = astar.load_movingai_string((text:gsub("\n", "\r\n")))
     local d = astar.load_movingai_string(text:gsub("\n$", "")) -- no final line end
+    -- Windows' Notepad saved it: a byte order mark, CRLF line ends
+    local e = astar.load_movingai(temp_file("\239\187\191" .. text:gsub("\n", "\r\n")))
     for y = 1, a.height do
       for x = 1, a.width do
         local w = a:is_walkable(x, y)
-        assert.is_true(w == b:is_walkable(x, y) and w == c:is_walkable(x, y) and w == d:is_walkable(x, y))
+        assert.is_true(w == b:is_walkable(x, y) and w == c:is_walkable(x, y) and w == d:is_walkable(x, y)
+          and w == e:is_walkable(x, y))
       end
     end
+    -- a BOM is taken only where a text starts
+    assert.matches("unexpected", err_of(astar.load_movingai_string, "type octile\n\239\187\191height 2\nwidth 2\nmap\n..\n..\n"))
   end)
 
   it("names the file and the line of a bad row or character", function()
@@ -170,6 +175,7 @@ describe("astar.load_scen", function()
       { p[1].bucket, p[1].map, p[1].width, p[1].height, p[1].sx, p[1].sy, p[1].gx, p[1].gy, p[1].optimal })
     assert.are.equal(0.05, p[1].precision) -- half a unit of the last printed digit
     assert.are.same({}, astar.load_scen_string("version 1\n"))
+    assert.are.equal(1, #astar.load_scen_string("\239\187\191version 1\r\n3 a.map 10 20  0 1 9 19 12.5\r\n"))
     -- an exponent never makes the check coarser than half a step
     local e = astar.load_scen_string("version 1\n0 a 4 4 0 0 1 1 1e3\n0 a 4 4 0 0 1 1 0e99999\n")
     assert.are.same({ 1000, 0.5, 0, 0.5 }, { e[1].optimal, e[1].precision, e[2].optimal, e[2].precision })

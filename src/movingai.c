@@ -26,6 +26,13 @@ static bool next_line(lines *ls, const char **line, size_t *n) {
     return true;
 }
 
+/* The lines of a text; a UTF-8 byte order mark at its start (Windows' Notepad writes one) is no
+ * part of the first line. */
+static lines lines_of(const char *text, size_t len) {
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
+    return (lines){text, text + len, 0};
+}
+
 static void fail(char *err, size_t errlen, int32_t line, const char *fmt, ...) {
     if (!err || errlen == 0) return;
     int k = line > 0 ? snprintf(err, errlen, "line %d: ", (int)line) : 0;
@@ -68,7 +75,7 @@ static bool line_is(const char *line, size_t n, const char *word) {
 
 astar_grid *astar_movingai_parse(const char *text, size_t len, const astar_alloc *alloc,
                                  char *err, size_t errlen) {
-    lines ls = {text, text + len, 0};
+    lines ls = lines_of(text, len);
     const char *line;
     size_t n;
     int32_t width = -1, height = -1;
@@ -247,7 +254,7 @@ astar_scen *astar_scen_parse(const char *text, size_t len, const astar_alloc *al
     memcpy(scen->strings, text, len);
     scen->strings[len] = '\0';
 
-    lines ls = {scen->strings, scen->strings + len, 0};
+    lines ls = lines_of(scen->strings, len);
     const char *cline;
     size_t n;
     bool versioned = false;
