@@ -26,7 +26,7 @@ static bool next_line(lines *ls, const char **line, size_t *n) {
     return true;
 }
 
-/* The lines of a text; a UTF-8 byte order mark at its start (Windows' Notepad writes one) is no
+/* The lines of a text; a UTF-8 byte order mark at its start (Windows' Notepad writes one) is not
  * part of the first line. */
 static lines lines_of(const char *text, size_t len) {
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) text += 3, len -= 3;
