@@ -362,10 +362,17 @@ describe("the scheduler keeps the frame (issue 27)", function()
     -- where clock() has microseconds, the performance counter on Windows.
     local sched = astar.scheduler({ budget_us = 1500 })
     assert.are.equal(require("astar.core").clock, sched.clock)
-    local t0 = sched.clock()
-    assert.is_number(t0)
-    local t1, calls = t0, 0
-    while t1 == t0 and calls < 1e7 do t1, calls = sched.clock(), calls + 1 end
-    assert.is_true(t1 > t0 and t1 - t0 < 1e-4, ("the default clock ticks by %g s"):format(t1 - t0))
+    assert.is_number(sched.clock())
+    -- Its smallest of five steps (one step may be long: the process was descheduled, or runs
+    -- under valgrind): half a millisecond would still tell 1 ms ticks apart.
+    local smallest = math.huge
+    for _ = 1, 5 do
+      local t0 = sched.clock()
+      local t1, calls = t0, 0
+      while t1 == t0 and calls < 1e7 do t1, calls = sched.clock(), calls + 1 end
+      assert.is_true(t1 > t0, "the default clock stood still")
+      smallest = math.min(smallest, t1 - t0)
+    end
+    assert.is_true(smallest < 0.5e-3, ("the default clock ticks by %g s"):format(smallest))
   end)
 end)
